@@ -1,0 +1,93 @@
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"syscall"
+)
+
+// Spec says what to run and how to confine it.
+type Spec struct {
+	Name string   // label for logs and the cgroup name
+	Args []string // argv; Args[0] is looked up in the host's PATH
+	Env  []string // NAME=VALUE pairs declared by policy
+	Dir  string   // working directory (inside); empty means HOME
+
+	Unconfined bool // run with the caller's rights (loudly logged by the caller)
+
+	ReadOnly   []string // host paths bound read-only at the same path
+	ReadWrite  []string // host paths bound read-write at the same path
+	TmpSize    int64    // bytes for the /tmp tmpfs
+	NetHost    bool     // share the host network instead of a lo-only netns
+	User       string   // run as this host user instead of a dynamic uid
+	NoFile     uint64   // RLIMIT_NOFILE
+	Seccomp    string   // "default" or a Docker/OCI seccomp JSON file
+	SeccompLog bool     // log would-be denials instead of refusing
+	Memory     int64    // cgroup memory limit in bytes (0 = none)
+	Pids       int64    // cgroup pids limit (0 = none)
+	CPU        float64  // cgroup CPU limit in cores (0 = none)
+}
+
+// Process is a started server. Its pipes are the server's stdio.
+type Process interface {
+	Stdin() io.WriteCloser
+	Stdout() io.Reader
+	Stderr() io.Reader
+	Pid() int
+	// Signal delivers sig to the server (through the reaper when confined).
+	Signal(sig os.Signal) error
+	// Kill ends the server and every process it started. Safe to repeat.
+	Kill() error
+	// Done is closed once the server has exited; Exit is valid after that.
+	Done() <-chan struct{}
+	Exit() Exit
+	// Stats reports resource use; zero values where unknown.
+	Stats() Stats
+	// Close kills what is left and releases resources (cgroups, pipes).
+	Close() error
+}
+
+// Exit says how a server ended.
+type Exit struct {
+	Code      int            // exit status, -1 when killed by a signal
+	Signal    syscall.Signal // the killing signal, 0 when it exited
+	OOMKilled bool           // the cgroup's memory limit killed it
+	SetupErr  error          // confinement could not be set up; it never ran
+}
+
+// Failed reports whether the exit counts as a failure for restart purposes.
+func (e Exit) Failed() bool { return e.Code != 0 || e.Signal != 0 || e.OOMKilled || e.SetupErr != nil }
+
+func (e Exit) String() string {
+	switch {
+	case e.SetupErr != nil:
+		return "sandbox setup failed: " + e.SetupErr.Error()
+	case e.OOMKilled:
+		return "killed: out of memory (cgroup memory limit)"
+	case e.Signal != 0:
+		return fmt.Sprintf("killed by signal %s", e.Signal)
+	}
+	return fmt.Sprintf("exited with status %d", e.Code)
+}
+
+// Stats is a snapshot of a server's resource use.
+type Stats struct {
+	MemoryBytes uint64
+	MemoryLimit uint64
+	Pids        uint64
+	PidsLimit   uint64
+}
+
+// Start starts spec's program and returns once it is running (for a confined
+// program: once confinement is in place and exec succeeded).
+func Start(spec Spec, log *slog.Logger) (Process, error) {
+	if len(spec.Args) == 0 {
+		return nil, fmt.Errorf("sandbox: empty command")
+	}
+	if spec.Unconfined {
+		return startUnconfined(spec, log)
+	}
+	return startConfined(spec, log)
+}
