@@ -1,5 +1,7 @@
 package sandbox
 
+// PLACEHOLDER owned by the sandbox-core work: replaced by the init stage.
+
 import (
 	"errors"
 	"log/slog"
@@ -8,7 +10,6 @@ import (
 // InitArg0 is argv[0] of the re-executed init stage.
 const InitArg0 = "mcpsandbox-init"
 
-// startConfined is replaced by the confinement implementation.
 func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	return nil, errors.New("sandbox: confinement is not built yet; use --unconfined")
 }
