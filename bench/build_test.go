@@ -1,0 +1,49 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// bins holds the programs every benchmark starts, built once per run.
+var bins struct {
+	dir, mcpsandbox, minrelay, staticserver string
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	// Outside /tmp so that bubblewrap's --tmpfs /tmp does not hide it, and
+	// world-readable so an unprivileged sandbox user can exec it.
+	dir, err := os.MkdirTemp("/var/tmp", "mcpsandbox-bench-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	bins.dir = dir
+	for _, b := range []struct {
+		out *string
+		pkg string
+		cgo string
+	}{
+		{&bins.mcpsandbox, "../cmd/mcpsandbox", "1"},
+		{&bins.minrelay, "./minrelay", "0"},
+		{&bins.staticserver, "./staticserver", "0"},
+	} {
+		*b.out = filepath.Join(dir, filepath.Base(b.pkg))
+		cmd := exec.Command("go", "build", "-o", *b.out, b.pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED="+b.cgo)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", b.pkg, err, out)
+			return 1
+		}
+	}
+	return m.Run()
+}
