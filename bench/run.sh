@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench/out
 out="bench/out/bench-$(date -u +%Y%m%dT%H%M%SZ).txt"
-go test ./bench -run '^$' -bench "${BENCH:-.}" -benchtime "${BENCHTIME:-1x}" -timeout 30m \
+go test ./bench -run '^$' -bench "${BENCH:-.}" -benchtime "${BENCHTIME:-2s}" -timeout 30m \
   -args ${BENCHARGS:-} | tee "$out"
 echo "results in $out"
