@@ -1,0 +1,307 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/containerd/cgroups/v3/cgroup1"
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+)
+
+// v1Mounts maps a cgroup v1 controller name to where its hierarchy is mounted.
+type v1Mounts map[string]string
+
+// readV1Mounts finds the mounted cgroup v1 hierarchies of this mount namespace.
+func readV1Mounts() (v1Mounts, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	mounts := v1Mounts{}
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		// "id parent maj:min root mountpoint opts [tags] - fstype source superopts"
+		pre, post, ok := strings.Cut(s.Text(), " - ")
+		if !ok {
+			continue
+		}
+		preFields, postFields := strings.Fields(pre), strings.Fields(post)
+		if len(preFields) < 5 || len(postFields) < 3 || postFields[0] != "cgroup" {
+			continue
+		}
+		for _, opt := range strings.Split(postFields[2], ",") {
+			if _, seen := mounts[opt]; !seen {
+				mounts[opt] = preFields[4]
+			}
+		}
+	}
+	return mounts, s.Err()
+}
+
+// v1Group is a server's cgroup on cgroup v1: one directory per controller.
+type v1Group struct {
+	cg   cgroup1.Cgroup
+	dirs map[string]string // controller → this cgroup's directory
+	lim  cgroupLimits
+}
+
+// v1Used lists the controllers a server's v1 cgroup joins: those its limits
+// need (missing ones are an error), plus memory and pids for figures and
+// freezer for a clean kill where they exist.
+func v1Used(mounts v1Mounts, lim cgroupLimits) ([]string, error) {
+	var required, missing []string
+	if lim.Memory > 0 {
+		required = append(required, "memory")
+	}
+	if lim.Pids > 0 {
+		required = append(required, "pids")
+	}
+	if lim.CPU > 0 {
+		required = append(required, "cpu")
+	}
+	for _, c := range required {
+		if mounts[c] == "" {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		list := strings.Join(missing, ", ")
+		return nil, &cgroupError{
+			Missing: "cgroup v1 controller " + list + " is not mounted",
+			Fix: fmt.Sprintf("mount it (e.g. `mount -t cgroup -o %s cgroup /sys/fs/cgroup/%s`), "+
+				"or boot with cgroup v2 (systemd.unified_cgroup_hierarchy=1); %s", missing[0], missing[0], fixDoctor),
+		}
+	}
+	used := required
+	for _, c := range []string{"memory", "pids", "freezer"} {
+		if mounts[c] != "" && !slices.Contains(used, c) {
+			used = append(used, c)
+		}
+	}
+	if len(used) == 0 {
+		return nil, &cgroupError{
+			Missing: "none of the cgroup v1 controllers memory, pids, freezer is mounted, so the server's processes could not be tracked",
+			Fix:     "mount the memory and pids hierarchies under /sys/fs/cgroup, or boot with cgroup v2; " + fixDoctor,
+		}
+	}
+	return used, nil
+}
+
+// v1Subsystem builds containerd's controller for c, rooted where c is mounted.
+func v1Subsystem(mounts v1Mounts, c string) (cgroup1.Subsystem, error) {
+	root := filepath.Dir(mounts[c])
+	// containerd addresses a controller as <root>/<name>; co-mounted
+	// hierarchies (cpu,cpuacct) are reached through the usual symlink.
+	a, errA := os.Stat(filepath.Join(root, c))
+	b, errB := os.Stat(mounts[c])
+	if errA != nil || errB != nil || !os.SameFile(a, b) {
+		return nil, &cgroupError{
+			Missing: fmt.Sprintf("cgroup v1 controller %s is mounted at %s, not reachable as %s", c, mounts[c], filepath.Join(root, c)),
+			Fix:     "mount each controller at /sys/fs/cgroup/<controller> (or link it there); " + fixDoctor,
+		}
+	}
+	switch c {
+	case "memory":
+		return cgroup1.NewMemory(root), nil
+	case "pids":
+		return cgroup1.NewPids(root), nil
+	case "cpu":
+		return cgroup1.NewCpu(root), nil
+	case "freezer":
+		return cgroup1.NewFreezer(root), nil
+	}
+	return nil, fmt.Errorf("cgroups: no v1 controller %q", c)
+}
+
+// cfsPeriod is the CPU bandwidth period (µs) for both cgroup versions.
+const cfsPeriod = 100000
+
+func cpuQuota(cores float64) int64 { return max(int64(cores*cfsPeriod), 1000) }
+
+// newV1Cgroup creates group beneath the supervisor's own cgroup in each used
+// controller and sets lim.
+func newV1Cgroup(mounts v1Mounts, group string, lim cgroupLimits) (*v1Group, error) {
+	used, err := v1Used(mounts, lim)
+	if err != nil {
+		return nil, err
+	}
+	var subsystems []cgroup1.Subsystem
+	for _, c := range used {
+		s, err := v1Subsystem(mounts, c)
+		if err != nil {
+			return nil, err
+		}
+		subsystems = append(subsystems, s)
+	}
+	own := cgroup1.NestedPath("")
+	nested := cgroup1.NestedPath(group)
+	dirs := map[string]string{}
+	for _, c := range used {
+		p, err := nested(cgroup1.Name(c))
+		if err != nil {
+			return nil, &cgroupError{Missing: "cannot find this process's cgroup v1 " + c + " path", Fix: fixDoctor, Err: err}
+		}
+		dirs[c] = filepath.Join(filepath.Dir(mounts[c]), c, p)
+	}
+	ownMemory := ""
+	if dirs["memory"] != "" {
+		ownMemory = filepath.Dir(dirs["memory"])
+	}
+
+	res := &specs.LinuxResources{}
+	if lim.Memory > 0 {
+		res.Memory = &specs.LinuxMemory{Limit: &lim.Memory}
+		switch {
+		case fileExists(filepath.Join(ownMemory, "memory.memsw.limit_in_bytes")):
+			// memory+swap = memory: no swap at all.
+			res.Memory.Swap = &lim.Memory
+		case swapActive():
+			// No swap accounting (boot option swapaccount=0): a memcg
+			// swappiness of 0 keeps its anonymous memory out of swap.
+			zero := uint64(0)
+			res.Memory.Swappiness = &zero
+		}
+	}
+	if lim.Pids > 0 {
+		res.Pids = &specs.LinuxPids{Limit: &lim.Pids}
+	}
+	if lim.CPU > 0 {
+		period, quota := uint64(cfsPeriod), cpuQuota(lim.CPU)
+		res.CPU = &specs.LinuxCPU{Period: &period, Quota: &quota}
+	}
+
+	strict := func(cfg *cgroup1.InitConfig) error {
+		// containerd skips a controller it cannot find; a limit that is
+		// silently not enforced is what fail-closed forbids.
+		cfg.InitCheck = func(s cgroup1.Subsystem, _ cgroup1.Path, err error) error {
+			return &cgroupError{Missing: "cgroup v1 controller " + string(s.Name()) + " is not active for this process", Fix: fixDoctor, Err: err}
+		}
+		return nil
+	}
+	hierarchy := cgroup1.WithHierarchy(func() ([]cgroup1.Subsystem, error) { return subsystems, nil })
+	cg, err := cgroup1.New(nested, res, hierarchy, strict)
+	if err != nil {
+		for _, d := range dirs {
+			os.Remove(d)
+		}
+		parent := ""
+		for _, c := range used {
+			if p, perr := own(cgroup1.Name(c)); perr == nil {
+				parent = filepath.Join(filepath.Dir(mounts[c]), c, p)
+				break
+			}
+		}
+		return nil, creationError(parent, err)
+	}
+	return &v1Group{cg: cg, dirs: dirs, lim: lim}, nil
+}
+
+func (g *v1Group) path() string {
+	for _, c := range []string{"memory", "pids", "cpu", "freezer"} {
+		if d := g.dirs[c]; d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+func (g *v1Group) intoFD() int { return -1 }
+
+func (g *v1Group) add(pid int) error { return g.cg.AddProc(uint64(pid)) }
+
+func (g *v1Group) oomKills() uint64 {
+	if d := g.dirs["memory"]; d != "" {
+		return readCgroupKey(filepath.Join(d, "memory.oom_control"), "oom_kill")
+	}
+	return 0
+}
+
+func (g *v1Group) pidsMaxHits() uint64 {
+	if d := g.dirs["pids"]; d != "" {
+		return readCgroupKey(filepath.Join(d, "pids.events"), "max")
+	}
+	return 0
+}
+
+// signalAll is v1's substitute for cgroup.kill: freeze so nothing forks
+// between listing and killing, SIGKILL every process, thaw so they die.
+func (g *v1Group) signalAll() error {
+	freezer := g.dirs["freezer"]
+	if freezer != "" {
+		g.setFreezer(freezer, "FROZEN")
+		defer g.setFreezer(freezer, "THAWED")
+	}
+	for _, d := range g.dirs {
+		pids, err := readCgroupProcs(d)
+		if err != nil {
+			return err
+		}
+		if err := killPids(pids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// freezeTimeout bounds the wait for FROZEN: a task in uninterruptible sleep
+// can keep a v1 cgroup FREEZING; killing without the freeze still works,
+// the caller's loop just may need another round.
+const freezeTimeout = time.Second
+
+func (g *v1Group) setFreezer(dir, state string) {
+	file := filepath.Join(dir, "freezer.state")
+	if err := os.WriteFile(file, []byte(state), 0); err != nil {
+		return
+	}
+	deadline := time.Now().Add(freezeTimeout)
+	for time.Now().Before(deadline) {
+		cur, err := os.ReadFile(file)
+		if err != nil || strings.TrimSpace(string(cur)) == state {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func (g *v1Group) empty() (bool, error) {
+	for _, d := range g.dirs {
+		pids, err := readCgroupProcs(d)
+		if err != nil {
+			return false, err
+		}
+		if len(pids) > 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (g *v1Group) remove() error {
+	err := g.cg.Delete()
+	if errors.Is(err, cgroup1.ErrCgroupDeleted) {
+		return nil
+	}
+	return err
+}
+
+func (g *v1Group) stats() Stats {
+	var s Stats
+	if d := g.dirs["memory"]; d != "" {
+		s.MemoryBytes = readCgroupUint(filepath.Join(d, "memory.usage_in_bytes"))
+		if g.lim.Memory > 0 {
+			s.MemoryLimit = readCgroupUint(filepath.Join(d, "memory.limit_in_bytes"))
+		}
+	}
+	if d := g.dirs["pids"]; d != "" {
+		s.Pids = readCgroupUint(filepath.Join(d, "pids.current"))
+		s.PidsLimit = readCgroupUint(filepath.Join(d, "pids.max"))
+	}
+	return s
+}

@@ -1,0 +1,298 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/containerd/cgroups/v3"
+	"github.com/containerd/cgroups/v3/cgroup2"
+	"golang.org/x/sys/unix"
+)
+
+// unifiedMount is where cgroup v2 lives on a unified host.
+const unifiedMount = "/sys/fs/cgroup"
+
+// v2SupervisorLeaf is the child cgroup the supervisor moves itself into:
+// cgroup v2 enables controllers for children only in cgroups without
+// processes of their own ("no internal processes").
+const v2SupervisorLeaf = "mcpsandbox-supervisor"
+
+// v2SetupMu serialises moving the supervisor and enabling controllers.
+var v2SetupMu sync.Mutex
+
+// v2Group is a server's cgroup on cgroup v2.
+type v2Group struct {
+	mgr *cgroup2.Manager
+	dir string
+	fd  int // O_DIRECTORY fd of dir, for CLONE_INTO_CGROUP
+}
+
+// ownV2Group reads this process's cgroup v2 path ("0::/a/b").
+func ownV2Group() (string, error) {
+	_, unified, err := cgroups.ParseCgroupFileUnified("/proc/self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	if unified == "" || !strings.HasPrefix(unified, "/") || strings.Contains(unified, "/..") {
+		return "", &cgroupError{
+			Missing: fmt.Sprintf("this process's cgroup v2 path %q is not usable", unified),
+			Fix:     "run mcpsandbox inside the cgroup namespace it was started in; " + fixDoctor,
+		}
+	}
+	return unified, nil
+}
+
+// v2Base is the cgroup server cgroups go beneath: the supervisor's own, or
+// its parent once the supervisor has moved into its leaf.
+func v2Base(own string) string {
+	if path.Base(own) == v2SupervisorLeaf {
+		return path.Dir(own)
+	}
+	return own
+}
+
+func v2Controllers(lim cgroupLimits) []string {
+	var c []string
+	if lim.Memory > 0 {
+		c = append(c, "memory")
+	}
+	if lim.Pids > 0 {
+		c = append(c, "pids")
+	}
+	if lim.CPU > 0 {
+		c = append(c, "cpu")
+	}
+	return c
+}
+
+const fixDelegate = "run mcpsandbox as root, or as a systemd service with Delegate=yes, or under " +
+	"`systemd-run --user --scope -p Delegate=yes mcpsandbox ...`, so its cgroup may pass controllers on"
+
+// newV2Cgroup creates group beneath the supervisor's cgroup on the cgroup2
+// hierarchy mounted at mountpoint and sets lim.
+func newV2Cgroup(mountpoint, group string, lim cgroupLimits) (*v2Group, error) {
+	v2SetupMu.Lock()
+	defer v2SetupMu.Unlock()
+	own, err := ownV2Group()
+	if err != nil {
+		return nil, err
+	}
+	base := v2Base(own)
+	baseDir := filepath.Join(mountpoint, base)
+	want := v2Controllers(lim)
+	if err := v2Delegate(baseDir, want); err != nil {
+		return nil, err
+	}
+
+	res := &cgroup2.Resources{}
+	if lim.Memory > 0 {
+		res.Memory = &cgroup2.Memory{Max: &lim.Memory}
+	}
+	if lim.Pids > 0 {
+		res.Pids = &cgroup2.Pids{Max: lim.Pids}
+	}
+	if lim.CPU > 0 {
+		period, quota := uint64(cfsPeriod), cpuQuota(lim.CPU)
+		res.CPU = &cgroup2.CPU{Max: cgroup2.NewCPUMax(&quota, &period)}
+	}
+	mgr, err := cgroup2.NewManager(mountpoint, path.Join(base, group), res)
+	if err != nil {
+		return nil, v2Error(baseDir, want, err)
+	}
+	dir := filepath.Join(baseDir, group)
+	fail := func(err error) (*v2Group, error) {
+		os.Remove(dir)
+		return nil, err
+	}
+	if lim.Memory > 0 {
+		swapMax := filepath.Join(dir, "memory.swap.max")
+		switch {
+		case fileExists(swapMax):
+			if err := os.WriteFile(swapMax, []byte("0"), 0); err != nil {
+				return fail(v2Error(baseDir, want, err))
+			}
+		case swapActive():
+			return fail(&cgroupError{
+				Missing: "swap cannot be turned off for the server: " + swapMax + " is missing (no swap accounting)",
+				Fix:     "boot with swapaccount=1, or turn swap off (swapoff -a); " + fixDoctor,
+			})
+		}
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fail(fmt.Errorf("cgroups: opening %s: %w", dir, err))
+	}
+	return &v2Group{mgr: mgr, dir: dir, fd: fd}, nil
+}
+
+// v2Delegate makes sure the controllers in want are enabled for baseDir's
+// children, moving the supervisor into its leaf first when baseDir holds it.
+func v2Delegate(baseDir string, want []string) error {
+	if len(want) == 0 {
+		return nil
+	}
+	available := readFields(filepath.Join(baseDir, "cgroup.controllers"))
+	var missing []string
+	for _, c := range want {
+		if !slices.Contains(available, c) {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return missingV2Controllers(baseDir, missing, available)
+	}
+	enabled := readFields(filepath.Join(baseDir, "cgroup.subtree_control"))
+	if !slices.ContainsFunc(want, func(c string) bool { return !slices.Contains(enabled, c) }) {
+		return nil
+	}
+	// The root cgroup (no cgroup.type) is exempt from the no-internal-processes rule.
+	if fileExists(filepath.Join(baseDir, "cgroup.type")) {
+		if err := moveSelfToLeaf(baseDir); err != nil {
+			return err
+		}
+	}
+	line := "+" + strings.Join(want, " +")
+	if err := os.WriteFile(filepath.Join(baseDir, "cgroup.subtree_control"), []byte(line), 0); err != nil {
+		return v2Error(baseDir, want, err)
+	}
+	return nil
+}
+
+// moveSelfToLeaf moves the supervisor out of baseDir into its leaf, so
+// baseDir may enable controllers; other processes there block that.
+func moveSelfToLeaf(baseDir string) error {
+	procs, err := readCgroupProcs(baseDir)
+	if err != nil {
+		return v2Error(baseDir, nil, err)
+	}
+	self := os.Getpid()
+	others := slices.DeleteFunc(slices.Clone(procs), func(p int) bool { return p == self })
+	if len(others) > 0 {
+		return &cgroupError{
+			Missing: fmt.Sprintf("the supervisor's cgroup %s also holds other processes %v, and cgroup v2 "+
+				"passes controllers on only from cgroups without processes", baseDir, others),
+			Fix: "start mcpsandbox in a cgroup of its own: " + fixDelegate + "; " + fixDoctor,
+		}
+	}
+	if len(procs) == 0 {
+		return nil
+	}
+	leaf := filepath.Join(baseDir, v2SupervisorLeaf)
+	if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return creationError(baseDir, err)
+	}
+	if err := os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(strconv.Itoa(self)), 0); err != nil {
+		return creationError(baseDir, err)
+	}
+	return nil
+}
+
+func missingV2Controllers(baseDir string, missing, available []string) error {
+	fix := "the parent cgroup must delegate them: " + fixDelegate
+	if cgroups.Mode() == cgroups.Hybrid {
+		fix = "this host binds them to cgroup v1 hierarchies (hybrid mode), where mcpsandbox uses them; " +
+			"for cgroup v2 boot with systemd.unified_cgroup_hierarchy=1"
+	}
+	return &cgroupError{
+		Missing: fmt.Sprintf("cgroup v2 controller %s not available in %s (it offers: %q)",
+			strings.Join(missing, ", "), baseDir, strings.Join(available, " ")),
+		Fix: fix + "; " + fixDoctor,
+	}
+}
+
+// v2Error diagnoses a failure below baseDir. Writing an unavailable
+// controller to cgroup.subtree_control fails with a misleading ENOENT.
+func v2Error(baseDir string, want []string, err error) error {
+	switch {
+	case errors.Is(err, syscall.ENOENT) && strings.Contains(err.Error(), "subtree_control"):
+		return missingV2Controllers(baseDir, want, readFields(filepath.Join(baseDir, "cgroup.controllers")))
+	case errors.Is(err, syscall.EBUSY):
+		return &cgroupError{
+			Missing: "cgroup " + baseDir + " holds processes, so cgroup v2 will not pass controllers on from it",
+			Fix:     "start mcpsandbox in a cgroup of its own: " + fixDelegate + "; " + fixDoctor,
+			Err:     err,
+		}
+	}
+	return creationError(baseDir, err)
+}
+
+func readFields(file string) []string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(data))
+}
+
+func (g *v2Group) path() string { return g.dir }
+
+func (g *v2Group) intoFD() int { return g.fd }
+
+func (g *v2Group) add(pid int) error { return g.mgr.AddProc(uint64(pid)) }
+
+func (g *v2Group) oomKills() uint64 {
+	return readCgroupKey(filepath.Join(g.dir, "memory.events"), "oom_kill")
+}
+
+func (g *v2Group) pidsMaxHits() uint64 {
+	return readCgroupKey(filepath.Join(g.dir, "pids.events"), "max")
+}
+
+// signalAll uses cgroup.kill (Linux 5.14+), else freezes, kills and thaws.
+func (g *v2Group) signalAll() error {
+	kill := filepath.Join(g.dir, "cgroup.kill")
+	if fileExists(kill) {
+		return os.WriteFile(kill, []byte("1"), 0)
+	}
+	freeze := filepath.Join(g.dir, "cgroup.freeze")
+	if err := os.WriteFile(freeze, []byte("1"), 0); err == nil {
+		defer os.WriteFile(freeze, []byte("0"), 0)
+	}
+	pids, err := g.mgr.Procs(true)
+	if err != nil {
+		return err
+	}
+	ints := make([]int, len(pids))
+	for i, p := range pids {
+		ints[i] = int(p)
+	}
+	return killPids(ints)
+}
+
+func (g *v2Group) empty() (bool, error) {
+	data, err := os.ReadFile(filepath.Join(g.dir, "cgroup.events"))
+	if err != nil {
+		return false, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "populated 0" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (g *v2Group) remove() error {
+	if g.fd >= 0 {
+		unix.Close(g.fd)
+		g.fd = -1
+	}
+	return g.mgr.Delete()
+}
+
+func (g *v2Group) stats() Stats {
+	return Stats{
+		MemoryBytes: readCgroupUint(filepath.Join(g.dir, "memory.current")),
+		MemoryLimit: readCgroupUint(filepath.Join(g.dir, "memory.max")),
+		Pids:        readCgroupUint(filepath.Join(g.dir, "pids.current")),
+		PidsLimit:   readCgroupUint(filepath.Join(g.dir, "pids.max")),
+	}
+}
