@@ -196,6 +196,7 @@ func newExampleServer(g *gate) *mcp.Server {
 				Role: "user", Content: &mcp.TextContent{Text: "Say hello to " + req.Params.Arguments["name"]},
 			}}}, nil
 		})
+	addProbeTool(s)
 	return s
 }
 

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/mcpsandbox/mcpsandbox/demo"
+)
+
+func demoCommand(args []string, io stdio) int {
+	fs := newFlagSet("demo")
+	unconfined := fs.Bool("unconfined", false, "")
+	verbose := fs.Bool("verbose", false, "")
+	if status, ok := parseFlags(fs, "demo", args, io); !ok {
+		return status
+	}
+	if status, ok := noArgs(fs, "demo", io); !ok {
+		return status
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(io.Err, "mcpsandbox demo: cannot find this program's own path to start the example server: %v\n", err)
+		return exitFailure
+	}
+
+	// The supervisor's log goes to stderr with --verbose; otherwise it is
+	// kept and shown only if the demo fails.
+	var kept lockedBuffer
+	logTo := slog.NewTextHandler(&kept, &slog.HandlerOptions{Level: slog.LevelDebug})
+	if *verbose {
+		logTo = slog.NewTextHandler(io.Err, &slog.HandlerOptions{Level: slog.LevelDebug})
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	_, err = demo.Run(ctx, demo.Options{
+		ServerCommand: []string{exe, "example-server"},
+		Unconfined:    *unconfined,
+		Log:           slog.New(logTo),
+		Out:           io.Out,
+	})
+	if err != nil {
+		fmt.Fprintf(io.Err, "\nmcpsandbox demo FAILED: %v\n", err)
+		if !*verbose && kept.Len() > 0 {
+			fmt.Fprintf(io.Err, "Supervisor log:\n%s", kept.String())
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+// lockedBuffer is a bytes.Buffer safe for the supervisor's goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Len()
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func demoPage() *manPage {
+	return &manPage{
+		Name:     "mcpsandbox demo - show supervision and confinement with the bundled example server",
+		Synopsis: []string{"mcpsandbox demo [--unconfined] [--verbose]"},
+		Description: []string{
+			"Plays an MCP host: starts the bundled example server (`mcpsandbox example-server`) behind the same supervisor `mcpsandbox run` uses, drives one session with the official MCP Go SDK client, and prints what happens:",
+			"  1. the server's tools are listed\n  2. a tool call is answered\n  3. the server reports from inside what it sees: its uid, namespaces,\n     seccomp mode, cgroup and limits, and whether it can read a file\n     just created in your home or reach a port on the host's loopback\n  4. the server crashes in the middle of a call: the host gets one\n     error for that call, and the next call is answered by a new process\n  5. the server hangs: the heartbeat finds it, the supervisor kills and\n     restarts it, and the session carries on\n  6. a summary with the times taken",
+			"The heartbeat is set short for the demo (ping every 250ms, 500ms timeout, 2 misses); `run` defaults to 15s, 5s and 3. The file planted in your home is removed afterwards.",
+			"The example server runs confined by default. When this machine cannot confine it, the demo says so loudly, names what is missing and runs it unconfined; `mcpsandbox run` would refuse instead.",
+		},
+		Options: []optionDoc{
+			{Flag: "--unconfined", Text: "Run the example server without confinement, to compare. Default: false."},
+			{Flag: "--verbose", Text: "Write the supervisor's log (debug level) to standard error as the demo runs. Default: false; the log is then shown only if the demo fails."},
+			{Flag: "--help, -h", Text: "Print this page."},
+		},
+		ExitStatus: []string{
+			"0 when every step behaved as described.",
+			"1 when a step did not; the message says which, followed by the supervisor's log.",
+			"2 when the command line is wrong.",
+		},
+		Examples: []example{
+			{"mcpsandbox demo", "Run it:"},
+			{"mcpsandbox demo --unconfined", "See what the same server can do without confinement:"},
+		},
+	}
+}

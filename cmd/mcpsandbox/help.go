@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+)
+
+func helpCommand(args []string, io stdio) int {
+	fs := newFlagSet("help")
+	if status, ok := parseFlags(fs, "help", args, io); !ok {
+		return status
+	}
+	switch fs.NArg() {
+	case 0:
+		mainPage().write(io.Out)
+		return exitOK
+	case 1:
+		cmd := findCommand(fs.Arg(0))
+		if cmd == nil {
+			return usageFailure("help", fmt.Sprintf("no command %q\n%s", fs.Arg(0), shortUsage()), io)
+		}
+		cmd.Page().write(io.Out)
+		return exitOK
+	}
+	return usageFailure("help", "give at most one command name", io)
+}
+
+func helpPage() *manPage {
+	return &manPage{
+		Name:     "mcpsandbox help - show the manual of mcpsandbox or of one command",
+		Synopsis: []string{"mcpsandbox help [COMMAND]", "mcpsandbox COMMAND --help"},
+		Description: []string{
+			"Without COMMAND, prints the overview of mcpsandbox. With COMMAND, prints that command's manual: what it does, every option with its default, exit statuses and examples.",
+		},
+		ExitStatus: []string{"0 on success; 2 for an unknown command."},
+		Examples:   []example{{"mcpsandbox help run", "The options of run, the command MCP hosts are configured with:"}},
+	}
+}
+
+// mainPage is `mcpsandbox help`: the overview.
+func mainPage() *manPage {
+	var cmds string
+	for _, c := range commands {
+		if !c.Hidden {
+			cmds += fmt.Sprintf(" %-8s %s\n", c.Name, summary(c.Page()))
+		}
+	}
+	return &manPage{
+		Name: "mcpsandbox - run third-party stdio MCP servers confined and supervised",
+		Synopsis: []string{
+			"mcpsandbox run [OPTIONS] -- COMMAND [ARGS...]",
+			"mcpsandbox demo [OPTIONS]",
+			"mcpsandbox doctor",
+			"mcpsandbox version",
+			"mcpsandbox help [COMMAND]",
+		},
+		Description: []string{
+			"An MCP host (Claude Desktop, Cursor, VS Code, ...) normally starts a stdio MCP server such as `npx -y some-server` with all of your rights: it can read ~/.ssh, talk to the network, and take the machine down. Configure the host to start `mcpsandbox run -- npx -y some-server` instead. mcpsandbox then sits between the host and the server: it starts the server confined (its own namespaces, a minimal read-only root, an unprivileged user, no capabilities, a seccomp filter, cgroup limits), relays every JSON-RPC message exactly, pings the server to find hangs, and restarts it when it crashes or hangs while the host's session carries on.",
+			"Commands:",
+			cmds,
+			"Run `mcpsandbox help COMMAND` or `mcpsandbox COMMAND --help` for a command's manual.",
+		},
+		Options: []optionDoc{
+			{Flag: "--help, -h", Text: "Print this page."},
+			{Flag: "--version", Text: "Same as `mcpsandbox version`."},
+		},
+		ExitStatus: []string{"Each command documents its own. 2 always means the command line was wrong; the message says how to fix it."},
+		Examples: []example{
+			{"mcpsandbox demo", "See what supervision and confinement do, with a bundled example server:"},
+			{"mcpsandbox run --rw ~/notes -- npx -y @modelcontextprotocol/server-filesystem ~/notes", "What to configure a host with, for a filesystem server that may use ~/notes only:"},
+			{"mcpsandbox doctor", "Check that this machine can enforce the default confinement:"},
+		},
+	}
+}
+
+// summary is the part of a page's NAME after the dash.
+func summary(p *manPage) string {
+	for i := 0; i+2 < len(p.Name); i++ {
+		if p.Name[i:i+3] == " - " {
+			return p.Name[i+3:]
+		}
+	}
+	return p.Name
+}

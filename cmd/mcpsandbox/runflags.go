@@ -1,0 +1,125 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/mcpsandbox/mcpsandbox/policy"
+)
+
+// runFlag maps one `run` flag to one Policy field. The table below is the
+// whole mapping; runflags_test.go checks that it covers every field exactly
+// once.
+type runFlag struct {
+	Name  string // without dashes
+	Arg   string // placeholder for the value in --help; "" for booleans
+	Field string // the Policy field it sets, named in --help
+	Group string
+	Usage string
+	Value func(p *policy.Policy) flag.Value
+}
+
+var runFlags = []runFlag{
+	{"max-message", "SIZE", "MaxMessage", "Relay",
+		"Largest JSON-RPC message accepted in either direction. A longer line is discarded without being buffered whole, and the request it belonged to is answered with an error.",
+		func(p *policy.Policy) flag.Value { return &p.MaxMessage }},
+
+	{"log-file", "PATH", "LogFile", "Logging",
+		"Append mcpsandbox's own log to PATH instead of standard error. Hosts usually capture standard error already.",
+		func(p *policy.Policy) flag.Value { return stringValue{&p.LogFile} }},
+	{"log-level", "LEVEL", "LogLevel", "Logging",
+		"Least severe log level written: debug, info, warn or error.",
+		func(p *policy.Policy) flag.Value { return stringValue{&p.LogLevel} }},
+
+	{"ping-interval", "DURATION", "PingInterval", "Heartbeat",
+		"Time between heartbeat pings to the server once its session is initialised. 0 turns pings off.",
+		func(p *policy.Policy) flag.Value { return durationValue{&p.PingInterval} }},
+	{"ping-timeout", "DURATION", "PingTimeout", "Heartbeat",
+		"How long one ping may go unanswered before it counts as missed.",
+		func(p *policy.Policy) flag.Value { return durationValue{&p.PingTimeout} }},
+	{"ping-failures", "N", "PingFailures", "Heartbeat",
+		"Consecutive missed pings after which the server is considered hung, killed and restarted as for a crash.",
+		func(p *policy.Policy) flag.Value { return intValue{&p.PingFailures} }},
+
+	{"restart", "MODE", "Restart", "Restart",
+		"When to restart the server after it exits: always, on-failure (non-zero status, signal, hang) or never.",
+		func(p *policy.Policy) flag.Value { return stringValue{&p.Restart} }},
+	{"restart-backoff", "MIN..MAX", "RestartBackoff", "Restart",
+		"Delay before a restart: MIN at first, doubling with each further restart up to MAX.",
+		func(p *policy.Policy) flag.Value { return &p.RestartBackoff }},
+	{"max-restarts", "N", "MaxRestarts", "Restart",
+		"Restarts allowed within --restart-window before mcpsandbox gives up and answers every request with an error saying why. 0 means no limit.",
+		func(p *policy.Policy) flag.Value { return intValue{&p.MaxRestarts} }},
+	{"restart-window", "DURATION", "RestartWindow", "Restart",
+		"The sliding window in which --max-restarts is counted.",
+		func(p *policy.Policy) flag.Value { return durationValue{&p.RestartWindow} }},
+	{"grace", "DURATION", "Grace", "Restart",
+		"At shutdown, time the server gets after its standard input closes before SIGTERM, and again after SIGTERM before SIGKILL.",
+		func(p *policy.Policy) flag.Value { return durationValue{&p.Grace} }},
+
+	{"unconfined", "", "Unconfined", "Confinement",
+		"Run the server with your own rights and no confinement at all. A warning is logged on every start. Use only for servers you trust, or to find out whether confinement is what breaks one.",
+		func(p *policy.Policy) flag.Value { return boolValue{&p.Unconfined} }},
+	{"ro", "PATH", "ReadOnly", "Confinement",
+		"Make the host path PATH visible read-only at the same path inside. Repeatable.",
+		func(p *policy.Policy) flag.Value { return listValue{&p.ReadOnly} }},
+	{"rw", "PATH", "ReadWrite", "Confinement",
+		"Make the host path PATH visible read-write at the same path inside. Repeatable.",
+		func(p *policy.Policy) flag.Value { return listValue{&p.ReadWrite} }},
+	{"tmp-size", "SIZE", "TmpSize", "Confinement",
+		"Size of the private tmpfs mounted at /tmp.",
+		func(p *policy.Policy) flag.Value { return &p.TmpSize }},
+	{"net", "MODE", "Net", "Confinement",
+		"Network: none (a private network with only loopback) or host (the host's network).",
+		func(p *policy.Policy) flag.Value { return stringValue{&p.Net} }},
+	{"user", "NAME", "User", "Confinement",
+		"Run the server as this existing host user instead of a fresh unprivileged uid.",
+		func(p *policy.Policy) flag.Value { return stringValue{&p.User} }},
+	{"nofile", "N", "NoFile", "Confinement",
+		"Limit on open file descriptors (RLIMIT_NOFILE) inside.",
+		func(p *policy.Policy) flag.Value { return uint64Value{&p.NoFile} }},
+	{"env", "NAME[=VALUE]", "Env", "Confinement",
+		"Pass an environment variable: NAME passes mcpsandbox's own value, NAME=VALUE sets one. Nothing else of the environment reaches the server besides a minimal PATH, HOME and LANG. Repeatable.",
+		func(p *policy.Policy) flag.Value { return listValue{&p.Env} }},
+	{"seccomp", "PROFILE", "Seccomp", "Confinement",
+		"System call filter: default (the built-in profile) or the path of a Docker/OCI seccomp JSON profile.",
+		func(p *policy.Policy) flag.Value { return stringValue{&p.Seccomp} }},
+	{"seccomp-log", "", "SeccompLog", "Confinement",
+		"Log system calls the filter would refuse instead of refusing them (to the kernel audit log). Helps build a profile; not a confinement.",
+		func(p *policy.Policy) flag.Value { return boolValue{&p.SeccompLog} }},
+	{"memory", "SIZE", "Memory", "Confinement",
+		"Memory limit of the server and everything it starts (cgroup), swap off. Exceeding it kills the server and restarts it. 0 means no limit.",
+		func(p *policy.Policy) flag.Value { return &p.Memory }},
+	{"pids", "N", "Pids", "Confinement",
+		"Limit on processes and threads of the server together (cgroup). 0 means no limit.",
+		func(p *policy.Policy) flag.Value { return int64Value{&p.Pids} }},
+	{"cpu", "CORES", "CPU", "Confinement",
+		"CPU limit in cores, e.g. 0.5 or 2 (cgroup). 0 means no limit.",
+		func(p *policy.Policy) flag.Value { return floatValue{&p.CPU} }},
+}
+
+// bindRunFlags registers every run flag on fs, writing into p.
+func bindRunFlags(fs *flag.FlagSet, p *policy.Policy) {
+	for _, f := range runFlags {
+		fs.Var(f.Value(p), f.Name, f.Usage)
+	}
+}
+
+// runOptionDocs turns the table into the OPTIONS section of `run --help`,
+// with defaults taken from policy.Default so they cannot drift.
+func runOptionDocs() []optionDoc {
+	def := policy.Default()
+	docs := make([]optionDoc, 0, len(runFlags))
+	for _, f := range runFlags {
+		head := "--" + f.Name
+		if f.Arg != "" {
+			head += " " + f.Arg
+		}
+		text := f.Usage
+		if v := f.Value(&def).String(); v != "" && v != "false" {
+			text += " Default: " + v + "."
+		}
+		text += " Sets Policy." + f.Field + "."
+		docs = append(docs, optionDoc{Group: f.Group, Flag: head, Text: text})
+	}
+	return docs
+}

@@ -1,0 +1,34 @@
+package main
+
+func runPage() *manPage {
+	return &manPage{
+		Name:     "mcpsandbox run - run one stdio MCP server confined and supervised",
+		Synopsis: []string{"mcpsandbox run [OPTIONS] -- COMMAND [ARGS...]"},
+		Description: []string{
+			"Starts COMMAND as an MCP server speaking JSON-RPC on its standard input and output, and relays the MCP session of the host connected to mcpsandbox's own standard input and output. Configure your MCP host to start `mcpsandbox run [OPTIONS] -- COMMAND [ARGS...]` where it would have started COMMAND. Everything after `--` is the server's command line, untouched.",
+			"Relay. Messages pass through byte for byte. A line on the server's standard output that is not JSON is logged and never reaches the host. The server's standard error goes to mcpsandbox's log.",
+			"Confinement. By default the server runs in its own mount, pid, ipc, uts, cgroup and network namespaces; sees a minimal read-only root with a private /tmp and an empty HOME and only the host paths granted with --ro and --rw; runs as an unprivileged user with no capabilities and no_new_privs; is limited by a seccomp filter, cgroup limits on memory, processes and CPU, and rlimits; and gets only the environment variables granted with --env. If any part of that cannot be enforced on this machine, run refuses to start the server and says what is missing (see `mcpsandbox doctor`). --unconfined turns all of it off.",
+			"Supervision. Once the session is initialised, mcpsandbox pings the server every --ping-interval; after --ping-failures missed pings the server counts as hung. When the server exits or hangs, every request the host still has in flight is answered with one JSON-RPC error, the server is restarted according to --restart with --restart-backoff, the host's session (initialize, logging level, resource subscriptions) is replayed onto the new process, and requests are relayed again. The host keeps its session and never sees the restart except as that one error per in-flight request. After --max-restarts restarts within --restart-window mcpsandbox stops restarting and answers every request with an error saying why.",
+			"Shutdown. When the host closes mcpsandbox's standard input, or mcpsandbox receives SIGTERM or SIGINT, the server's standard input is closed; after --grace it gets SIGTERM, after another --grace SIGKILL, and no process it started is left behind. A second SIGTERM or SIGINT ends mcpsandbox at once; the server is killed with it.",
+			"Logs are structured (key=value) lines on standard error, where hosts record them, or in --log-file.",
+			"Sizes take an optional KiB, MiB or GiB suffix (K, M, G mean the same); durations are Go durations such as 500ms, 15s, 2m.",
+		},
+		Options: append(runOptionDocs(), optionDoc{Group: "Other", Flag: "--help, -h", Text: "Print this page."}),
+		ExitStatus: []string{
+			// TODO(relay): confirm against the supervisor's documented Outcome exit codes.
+			"0 when the host ended the session (or mcpsandbox was asked to stop) and the server was shut down.",
+			"1 when supervision ended in failure: the server could not be started or kept running (for example it crashed too often, or exited with --restart never). The last log line says why.",
+			"2 when the command line is wrong: unknown option, bad value or no COMMAND. The message names the fix.",
+		},
+		Examples: []example{
+			{"mcpsandbox run --rw /home/you/notes -- npx -y @modelcontextprotocol/server-filesystem /home/you/notes",
+				"A filesystem server that may read and write /home/you/notes and nothing else of your files:"},
+			{"mcpsandbox run --net host --env GITHUB_TOKEN -- npx -y @modelcontextprotocol/server-github",
+				"A server that needs the network and one secret from your environment:"},
+			{"mcpsandbox run --memory 512MiB --pids 64 --cpu 1 --ping-interval 5s -- python3 server.py",
+				"Tighter limits, and a faster heartbeat:"},
+			{"mcpsandbox run --unconfined --log-level debug -- ./my-server",
+				"Supervision only, no confinement, with a detailed log (for a server you trust while you debug it):"},
+		},
+	}
+}

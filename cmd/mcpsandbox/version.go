@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	seccomp "github.com/seccomp/libseccomp-golang"
+)
+
+// Set by the Makefile: -ldflags "-X main.version=... -X main.commit=...".
+var (
+	version = ""
+	commit  = ""
+)
+
+type buildInfo struct {
+	Version, Commit, Go, Platform, Libseccomp string
+}
+
+// currentBuild prefers the linker-set values and falls back to what the Go
+// toolchain recorded (module version for `go install pkg@v1.2.3`, VCS
+// revision when built inside a checkout with VCS stamping on).
+func currentBuild() buildInfo {
+	b := buildInfo{Version: version, Commit: commit, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if b.Version == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			b.Version = info.Main.Version
+		}
+		if b.Commit == "" {
+			var rev, dirty string
+			for _, s := range info.Settings {
+				switch s.Key {
+				case "vcs.revision":
+					rev = s.Value
+				case "vcs.modified":
+					if s.Value == "true" {
+						dirty = "-dirty"
+					}
+				}
+			}
+			if rev != "" {
+				b.Commit = rev + dirty
+			}
+		}
+	}
+	if b.Version == "" {
+		b.Version = "devel"
+	}
+	if b.Commit == "" {
+		b.Commit = "unknown"
+	}
+	if major, minor, micro := seccomp.GetLibraryVersion(); major > 0 {
+		b.Libseccomp = fmt.Sprintf("%d.%d.%d", major, minor, micro)
+	} else {
+		b.Libseccomp = "not available"
+	}
+	return b
+}
+
+func versionCommand(args []string, io stdio) int {
+	fs := newFlagSet("version")
+	if status, ok := parseFlags(fs, "version", args, io); !ok {
+		return status
+	}
+	if status, ok := noArgs(fs, "version", io); !ok {
+		return status
+	}
+	b := currentBuild()
+	fmt.Fprintf(io.Out, "mcpsandbox %s\ncommit:     %s\ngo:         %s %s\nlibseccomp: %s\n",
+		b.Version, b.Commit, b.Go, b.Platform, b.Libseccomp)
+	return exitOK
+}
+
+func versionPage() *manPage {
+	return &manPage{
+		Name:     "mcpsandbox version - print version, commit and build details",
+		Synopsis: []string{"mcpsandbox version", "mcpsandbox --version"},
+		Description: []string{
+			"Prints the mcpsandbox version, the source commit it was built from, the Go toolchain and platform, and the version of the libseccomp library linked in. Include this output in bug reports.",
+			"Builds made with `make build` carry the version from `git describe` and the commit; `go install ...@VERSION` builds carry the module version.",
+		},
+		ExitStatus: []string{"0 on success; 2 when given an argument."},
+		Examples: []example{
+			{"mcpsandbox version", "Show what is installed:"},
+		},
+	}
+}
