@@ -81,7 +81,7 @@ func (b *lockedBuffer) String() string {
 
 func demoPage() *manPage {
 	return &manPage{
-		Name:     "mcpsandbox demo - show supervision and confinement with the bundled example server",
+		Name:     "mcpsandbox demo - show supervision and confinement on a bundled server",
 		Synopsis: []string{"mcpsandbox demo [--unconfined] [--verbose]"},
 		Description: []string{
 			"Plays an MCP host: starts the bundled example server (`mcpsandbox example-server`) behind the same supervisor `mcpsandbox run` uses, drives one session with the official MCP Go SDK client, and prints what happens:",

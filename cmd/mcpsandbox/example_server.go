@@ -24,7 +24,7 @@ func exampleServerCommand(args []string, io stdio) int {
 
 func exampleServerPage() *manPage {
 	return &manPage{
-		Name:     "mcpsandbox example-server - the bundled example MCP server (for the demo and tests)",
+		Name:     "mcpsandbox example-server - the bundled example MCP server",
 		Synopsis: []string{"mcpsandbox example-server"},
 		Description: []string{
 			"Serves MCP on standard input and output with tools that misbehave on request: echo, big, sleep, crash, hang, garbage, instance, roots, log, touch, and probe (reports what the server can see of its confinement). `mcpsandbox demo` runs it under `mcpsandbox run`; you can too, to try mcpsandbox with any host:",

@@ -1,0 +1,21 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
+)
+
+// asCLI as the first argument makes the test binary behave as the
+// mcpsandbox binary, so tests can run the real command line (and start it as
+// an MCP server) without building anything.
+const asCLI = "-test.as-mcpsandbox"
+
+func TestMain(m *testing.M) {
+	sandbox.InitStage()
+	if len(os.Args) > 1 && os.Args[1] == asCLI {
+		os.Exit(cli(os.Args[2:], stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+	}
+	os.Exit(m.Run())
+}
