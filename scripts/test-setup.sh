@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Prepares a fresh Debian/Ubuntu machine (with Go and gcc) to build and test
+# mcpsandbox. Idempotent: installs only what is missing.
+#   --build-deps  only what building needs (libseccomp-dev), for the demo
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_only=false
+case "${1:-}" in
+--build-deps) build_only=true ;;
+"") ;;
+*) echo "usage: $0 [--build-deps]" >&2; exit 2 ;;
+esac
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null; then
+    sudo "$@"
+  else
+    echo "test-setup: need root for: $*; run this script as root or install sudo" >&2
+    exit 1
+  fi
+}
+
+command -v go >/dev/null || { echo "test-setup: Go is not installed; get it from https://go.dev/dl/" >&2; exit 1; }
+command -v gcc >/dev/null || { echo "test-setup: gcc is needed (cgo, for libseccomp): apt-get install gcc" >&2; exit 1; }
+
+# Packages by the command or file that shows they are there. Node and npm
+# are checked as commands: a NodeSource nodejs already carries npm, and
+# Debian's npm package would conflict with it.
+missing=()
+dpkg -s libseccomp-dev >/dev/null 2>&1 || missing+=(libseccomp-dev)
+if ! $build_only; then
+  command -v bwrap >/dev/null || missing+=(bubblewrap)
+  command -v ip >/dev/null || missing+=(iproute2)
+  command -v node >/dev/null || missing+=(nodejs)
+  command -v npm >/dev/null || missing+=(npm)
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "test-setup: installing ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" </dev/null
+fi
+
+go mod download
+$build_only && exit 0
+
+# The pinned npm reference servers, run by the tests as node <pkg>/dist/index.js.
+# Reinstalled only when the lock file changed since the last install.
+lock_sum=$(sha256sum testdata/npm/package-lock.json | cut -d' ' -f1)
+stamp=testdata/npm/node_modules/.mcpsandbox-installed
+if [ "$(cat "$stamp" 2>/dev/null)" != "$lock_sum" ]; then
+  echo "test-setup: installing the npm reference servers (testdata/npm)"
+  (cd testdata/npm && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null)
+  echo "$lock_sum" >"$stamp"
+fi
+
+# An unprivileged account for tests that run the supervisor as a non-root
+# user (the user-namespace path of the sandbox).
+if ! id mcpsandbox-test >/dev/null 2>&1; then
+  echo "test-setup: creating user mcpsandbox-test"
+  as_root useradd --system --user-group --no-create-home --shell /usr/sbin/nologin mcpsandbox-test
+fi
