@@ -1,0 +1,71 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// startFDs is taken during package initialisation, before the server opens
+// anything: every descriptor above 2 here was inherited.
+var startFDs = inheritedFDs()
+
+type inheritedFD struct {
+	fd     int
+	target string
+}
+
+func inheritedFDs() []inheritedFD {
+	var out []inheritedFD
+	for fd := 3; fd < 4096; fd++ {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
+			continue
+		}
+		target, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+		if err != nil {
+			target = errText(err)
+		}
+		out = append(out, inheritedFD{fd, target})
+	}
+	return out
+}
+
+func probeLeakedFDs(a *Args, at *attempts) {
+	for _, f := range startFDs {
+		at.got("fd %d was open at start: %s", f.fd, f.target)
+	}
+	if len(startFDs) == 0 {
+		at.note("only fds 0-2 were open at start")
+	}
+}
+
+func probeEnvSecrets(a *Args, at *attempts) {
+	if a.EnvCanary == "" {
+		at.got("no canary variable given: nothing tried")
+		return
+	}
+	var names []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		names = append(names, name)
+		if name == a.EnvCanary {
+			at.got("%s is in the environment", name)
+		}
+	}
+	at.note("environment: %s", strings.Join(names, " "))
+	for _, p := range []string{"/proc/self/environ", "/proc/1/environ"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			at.note("read %s: %s", p, errText(err))
+			continue
+		}
+		if bytes.Contains(b, []byte(a.EnvCanary+"=")) {
+			at.got("%s holds %s", p, a.EnvCanary)
+		}
+	}
+}
