@@ -212,6 +212,7 @@ var seccompProbes = map[string]func() error{
 	},
 	"rseq":        func() error { return sys(unix.SYS_RSEQ, 0, 0, 0, 0) },                                              // EINVAL when reached
 	"execveat":    func() error { return sys(unix.SYS_EXECVEAT, ^uintptr(0), cstr(""), 0, 0, unix.AT_EMPTY_PATH) },     // EBADF when reached
+	"mkdir":       func() error { return unix.Mkdir("/nonexistent-mcpsandbox/dir", 0o755) },                            // ENOENT when reached
 	"fchmodat2":   func() error { return sys(452, atFdcwd, cstr("/nonexistent-mcpsandbox"), 0, 0) },                    // ENOENT when reached
 	"mseal":       func() error { return sys(462, 0, 0, 0) },                                                           // zero length: a no-op
 	"sigaltstack": func() error { var st [64]byte; return sys(unix.SYS_SIGALTSTACK, 0, uintptr(unsafe.Pointer(&st))) }, // reads stack_t

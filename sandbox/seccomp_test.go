@@ -22,7 +22,7 @@ var defaultProfileWant = map[string]string{
 	"personality_query": "ok", "personality_linux": "ok", "socket_unix": "ok",
 	"socket_unix_highbits": "ok", "socket_netlink_route": "ok", "socketpair": "ok",
 	// reached the kernel, which refused the invalid arguments
-	"rseq": "EINVAL", "execveat": "EBADF", "fchmodat2": "ENOENT",
+	"rseq": "EINVAL", "execveat": "EBADF", "fchmodat2": "ENOENT", "mkdir": "ENOENT",
 	// clone3 looks unimplemented, so libc and Go fall back to clone
 	"clone3": "ENOSYS",
 	// refused by the filter
