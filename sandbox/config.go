@@ -1,0 +1,208 @@
+package sandbox
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Fixed places inside every sandbox.
+const (
+	sandboxHome     = "/sandbox" // the server's empty tmpfs HOME
+	sandboxHostname = "mcpsandbox"
+	sandboxPath     = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
+	sandboxLang     = "C.UTF-8"
+	defaultTmpSize  = 64 << 20
+)
+
+// initConfig is everything the init and exec stages need, resolved by the
+// supervisor and sent over a pipe (never argv or env).
+type initConfig struct {
+	Args []string // argv; Args[0] as the user gave it
+	Exe  string   // the executable's real path, the same inside and outside
+	Env  []string // the complete environment of the server
+	Dir  string   // working directory inside
+
+	Binds   []bind // user binds, parents before children
+	ExeBind bool   // Exe lies outside the visible paths: bind it read-only
+
+	TmpSize int64
+	NetHost bool
+	NoFile  uint64
+
+	UID, GID uint32 // the server's ids as seen inside the sandbox
+	UserName string // its name in the synthesized /etc/passwd
+	UserNS   bool   // the sandbox has its own user namespace (unprivileged supervisor)
+
+	Seccomp []byte // compiled BPF, loaded right before exec; empty only in tests
+}
+
+// bind is one --ro or --rw path.
+type bind struct {
+	Path     string
+	Writable bool
+}
+
+func (b bind) flag() string {
+	if b.Writable {
+		return "--rw"
+	}
+	return "--ro"
+}
+
+// reservedPaths are built by the sandbox itself; binding over them would
+// undo the masking of /proc or the minimal /dev.
+var reservedPaths = []string{"/proc", "/dev"}
+
+// resolveBinds checks the user's paths and orders them parents first, so a
+// nested bind lands on top of its parent.
+func resolveBinds(ro, rw []string) ([]bind, error) {
+	seen := map[string]bind{}
+	add := func(p string, writable bool) error {
+		b := bind{Path: p, Writable: writable}
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("%s %s: the path must be absolute", b.flag(), p)
+		}
+		clean := filepath.Clean(p)
+		if clean == "/" {
+			return fmt.Errorf("%s /: binding the whole host root defeats the sandbox; grant the directories the server needs", b.flag())
+		}
+		for _, r := range reservedPaths {
+			if within(clean, r) {
+				return fmt.Errorf("%s %s: %s is built by the sandbox and cannot be bound", b.flag(), p, r)
+			}
+		}
+		if prev, ok := seen[clean]; ok && prev.Writable != writable {
+			return fmt.Errorf("%s is given both as --ro and --rw: keep one", clean)
+		}
+		b.Path = clean
+		seen[clean] = b
+		return nil
+	}
+	for _, p := range ro {
+		if err := add(p, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range rw {
+		if err := add(p, true); err != nil {
+			return nil, err
+		}
+	}
+	binds := make([]bind, 0, len(seen))
+	for _, b := range seen {
+		binds = append(binds, b)
+	}
+	sort.Slice(binds, func(i, j int) bool {
+		di, dj := strings.Count(binds[i].Path, "/"), strings.Count(binds[j].Path, "/")
+		if di != dj {
+			return di < dj
+		}
+		return binds[i].Path < binds[j].Path
+	})
+	return binds, nil
+}
+
+// within reports whether path is dir or lies beneath it.
+func within(path, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return path == dir || strings.HasPrefix(path, dir+"/")
+}
+
+// resolveExecutable looks Args[0] up in the host's PATH and returns its real
+// path, which is where the sandbox shows it.
+func resolveExecutable(arg0 string) (string, error) {
+	p, err := exec.LookPath(arg0)
+	if err != nil {
+		return "", fmt.Errorf("server command %q: %w", arg0, err)
+	}
+	if p, err = filepath.Abs(p); err != nil {
+		return "", fmt.Errorf("server command %q: %w", arg0, err)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fmt.Errorf("server command %q: %w", arg0, err)
+	}
+	return real, nil
+}
+
+// exeVisible reports whether the executable is already inside the sandbox
+// through /usr or a user bind.
+func exeVisible(exe string, binds []bind) bool {
+	if within(exe, "/usr") {
+		return true
+	}
+	for _, b := range binds {
+		if within(exe, b.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// serverEnv is the server's whole environment: a minimal PATH, HOME and LANG,
+// overridden by what the policy declares.
+func serverEnv(declared []string) ([]string, error) {
+	env := []string{"PATH=" + sandboxPath, "HOME=" + sandboxHome, "LANG=" + sandboxLang}
+	index := map[string]int{"PATH": 0, "HOME": 1, "LANG": 2}
+	for _, kv := range declared {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("environment entry %q: the supervisor must pass NAME=VALUE", kv)
+		}
+		if i, dup := index[name]; dup {
+			env[i] = kv
+			continue
+		}
+		index[name] = len(env)
+		env = append(env, kv)
+	}
+	return env, nil
+}
+
+// newInitConfig resolves spec into what the stages need, except the user and
+// the seccomp program, which the caller fills in.
+func newInitConfig(spec Spec) (*initConfig, error) {
+	exe, err := resolveExecutable(spec.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	binds, err := resolveBinds(spec.ReadOnly, spec.ReadWrite)
+	if err != nil {
+		return nil, err
+	}
+	env, err := serverEnv(spec.Env)
+	if err != nil {
+		return nil, err
+	}
+	dir := spec.Dir
+	if dir == "" {
+		dir = sandboxHome
+	}
+	if !filepath.IsAbs(dir) {
+		return nil, fmt.Errorf("working directory %q must be absolute", dir)
+	}
+	tmp := spec.TmpSize
+	if tmp <= 0 {
+		tmp = defaultTmpSize
+	}
+	nofile := spec.NoFile
+	if nofile == 0 {
+		nofile = 1024
+	}
+	return &initConfig{
+		Args:    append([]string(nil), spec.Args...),
+		Exe:     exe,
+		Env:     env,
+		Dir:     filepath.Clean(dir),
+		Binds:   binds,
+		ExeBind: !exeVisible(exe, binds),
+		TmpSize: tmp,
+		NetHost: spec.NetHost,
+		NoFile:  nofile,
+	}, nil
+}

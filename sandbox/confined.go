@@ -1,0 +1,330 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// setupTimeout bounds how long building the sandbox may take before Start
+// gives up; it is far above the milliseconds setup really needs.
+const setupTimeout = 30 * time.Second
+
+// initCaps are what the init stage needs inside its user namespace (as
+// ambient capabilities, since it keeps the caller's uid there): mounts,
+// pivot_root, hostname and cgroup namespace (SYS_ADMIN), lo (NET_ADMIN),
+// emptying the bounding set (SETPCAP), and building the root (DAC_OVERRIDE).
+var initCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP, unix.CAP_DAC_OVERRIDE}
+
+func startConfined(spec Spec, log *slog.Logger) (Process, error) {
+	cfg, err := newInitConfig(spec)
+	if err != nil {
+		return nil, err
+	}
+	if omitForTests.seccomp == "" {
+		if cfg.Seccomp, err = compileSeccomp(spec.Seccomp, spec.NetHost, spec.SeccompLog); err != nil {
+			return nil, fmt.Errorf("sandbox: seccomp cannot be enforced: %w", err)
+		}
+	} else {
+		log.Warn("sandbox: TEST BUILD: seccomp omitted", "reason", omitForTests.seccomp)
+	}
+	usr, err := chooseUser(spec)
+	if err != nil {
+		return nil, err
+	}
+	cfg.UID, cfg.GID, cfg.UserName, cfg.UserNS = usr.uid, usr.gid, usr.name, usr.userns
+
+	p := &confinedProcess{user: usr, done: make(chan struct{}), setupDone: make(chan struct{})}
+	if omitForTests.cgroup == "" {
+		p.cg, err = newServerCgroup(cgroupName(spec.Name), cgroupLimits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU})
+		if err != nil {
+			usr.release()
+			return nil, fmt.Errorf("sandbox: cgroup limits cannot be enforced: %w", err)
+		}
+	} else {
+		log.Warn("sandbox: TEST BUILD: cgroup omitted", "reason", omitForTests.cgroup)
+	}
+	err = p.start(cfg)
+	p.endSetup()
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "uid", cfg.UID, "userns", cfg.UserNS)
+	return p, nil
+}
+
+// omitForTests lets this package's tests run before the seccomp and cgroup
+// parts exist; a non-empty field names why that part is left out. Nothing
+// outside the tests sets it.
+var omitForTests struct{ seccomp, cgroup string }
+
+// cgroupName makes the server's cgroup name unique per start.
+func cgroupName(name string) string {
+	if name == "" {
+		name = "server"
+	}
+	return fmt.Sprintf("%s-%d-%d", name, os.Getpid(), nextStart.Add(1))
+}
+
+var nextStart atomic.Uint64
+
+// confinedProcess is the supervisor's handle on one sandbox: the init stage
+// (the reaper, PID 1 inside) and, through it, the server.
+type confinedProcess struct {
+	cmd            *exec.Cmd
+	stdin          io.WriteCloser
+	stdout, stderr *os.File
+	reports        *bufio.Reader
+	reportFile     *os.File
+	reportCh       chan report
+	setupDone      chan struct{} // closed once Start stops reading reports
+	setupOnce      sync.Once
+	cg             *serverCgroup
+	user           *sandboxUser
+
+	done      chan struct{}
+	exit      Exit
+	closeOnce sync.Once
+}
+
+func (p *confinedProcess) start(cfg *initConfig) error {
+	cfgR, cfgW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer cfgW.Close()
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		cfgR.Close()
+		return err
+	}
+	p.reportFile = repR
+	p.reports = bufio.NewReader(repR)
+
+	cmd := &exec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        []string{InitArg0},
+		Env:         []string{},
+		ExtraFiles:  []*os.File{cfgR, repW}, // configFD, reportFD
+		SysProcAttr: p.sysProcAttr(cfg),
+	}
+	p.cmd = cmd
+	p.stdin, p.stdout, p.stderr, err = attachPipes(cmd)
+	if err != nil {
+		cfgR.Close()
+		repW.Close()
+		return err
+	}
+	err = cmd.Start()
+	cfgR.Close()
+	repW.Close()
+	closeChildEnds(cmd)
+	if err != nil {
+		return fmt.Errorf("sandbox: starting the init stage: %w%s", err, startHint(err, cfg))
+	}
+	p.reportCh = make(chan report, 4)
+	go p.readReports()
+	go p.wait()
+
+	// cgroup v1 has no CLONE_INTO_CGROUP: the init stage blocks reading its
+	// config until it has been moved.
+	if p.cg != nil && p.cg.IntoFD() < 0 {
+		if err := p.cg.Add(cmd.Process.Pid); err != nil {
+			return fmt.Errorf("sandbox: moving the server into its cgroup: %w", err)
+		}
+	}
+	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
+		p.endSetup()
+		p.Kill()
+		<-p.done
+		return fmt.Errorf("sandbox: sending the configuration to the init stage: %v (init stage: %v)", err, p.exit)
+	}
+	cfgW.Close()
+	return p.awaitStarted()
+}
+
+func (p *confinedProcess) sysProcAttr(cfg *initConfig) *syscall.SysProcAttr {
+	flags := uintptr(unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS)
+	if !cfg.NetHost {
+		flags |= unix.CLONE_NEWNET
+	}
+	// CLONE_NEWCGROUP is done by the init stage itself once it sits in its
+	// cgroup, so that the namespace's root is the server's cgroup.
+	attr := &syscall.SysProcAttr{Cloneflags: flags, Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if cfg.UserNS {
+		attr.Cloneflags |= unix.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: int(cfg.UID), HostID: os.Getuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: int(cfg.GID), HostID: os.Getgid(), Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+		attr.AmbientCaps = initCaps
+	}
+	if p.cg != nil {
+		if fd := p.cg.IntoFD(); fd >= 0 {
+			attr.UseCgroupFD = true
+			attr.CgroupFD = fd
+		}
+	}
+	return attr
+}
+
+// startHint turns a failed clone into advice.
+func startHint(err error, cfg *initConfig) string {
+	if cfg.UserNS && (errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ENOSPC)) {
+		return "; user namespaces are unavailable to this user: run `mcpsandbox doctor`, enable them (e.g. sysctl kernel.apparmor_restrict_unprivileged_userns=0 or user.max_user_namespaces>0) or run mcpsandbox as root"
+	}
+	if errors.Is(err, unix.EPERM) {
+		return "; creating namespaces was refused (inside a container without CAP_SYS_ADMIN?): run `mcpsandbox doctor`"
+	}
+	return ""
+}
+
+// readReports forwards every report line until the init stage is gone.
+func (p *confinedProcess) readReports() {
+	defer close(p.reportCh)
+	for {
+		rep, err := readReport(p.reports)
+		if err != nil {
+			return
+		}
+		p.reportCh <- rep
+	}
+}
+
+// awaitStarted waits for the init stage to report that the server's exec
+// succeeded, or why setup failed.
+func (p *confinedProcess) awaitStarted() error {
+	timer := time.NewTimer(setupTimeout)
+	defer timer.Stop()
+	var rep report
+	var ok bool
+	select {
+	case rep, ok = <-p.reportCh:
+	case <-timer.C:
+		p.Kill()
+		return fmt.Errorf("sandbox: setup did not finish within %s", setupTimeout)
+	}
+	p.endSetup()
+	switch {
+	case !ok:
+		<-p.done
+		return fmt.Errorf("sandbox: the init stage died before the server started (%v)", p.exit)
+	case rep.Error != "":
+		p.Kill()
+		<-p.done
+		return errors.New("sandbox: " + rep.Error)
+	case !rep.Started:
+		p.Kill()
+		return fmt.Errorf("sandbox: unexpected first report from the init stage: %+v", rep)
+	}
+	return nil
+}
+
+// endSetup lets wait consume reports; until then they belong to Start.
+func (p *confinedProcess) endSetup() { p.setupOnce.Do(func() { close(p.setupDone) }) }
+
+// wait turns the reaper's report of the server's end and the init stage's
+// own status into Exit. The report pipe closes when the init stage is gone.
+func (p *confinedProcess) wait() {
+	err := p.cmd.Wait()
+	ex := exitFromState(p.cmd.ProcessState, err)
+	<-p.setupDone
+	for rep := range p.reportCh {
+		switch {
+		case rep.Exited && rep.Signal != 0:
+			ex = Exit{Code: -1, Signal: syscall.Signal(rep.Signal)}
+		case rep.Exited:
+			ex = Exit{Code: rep.Code}
+		case rep.Error != "":
+			ex = Exit{Code: -1, SetupErr: errors.New(rep.Error)}
+		}
+	}
+	if p.cg != nil && p.cg.OOMKilled() {
+		ex.OOMKilled = true
+	}
+	p.exit = ex
+	close(p.done)
+}
+
+func (p *confinedProcess) Stdin() io.WriteCloser { return p.stdin }
+func (p *confinedProcess) Stdout() io.Reader     { return p.stdout }
+func (p *confinedProcess) Stderr() io.Reader     { return p.stderr }
+func (p *confinedProcess) Pid() int              { return p.cmd.Process.Pid }
+func (p *confinedProcess) Done() <-chan struct{} { return p.done }
+
+func (p *confinedProcess) Exit() Exit {
+	<-p.done
+	return p.exit
+}
+
+func (p *confinedProcess) Stats() Stats {
+	if p.cg == nil {
+		return Stats{}
+	}
+	return p.cg.Stats()
+}
+
+// Signal goes to the reaper, which forwards it to the server.
+func (p *confinedProcess) Signal(sig os.Signal) error {
+	select {
+	case <-p.done:
+		return os.ErrProcessDone
+	default:
+	}
+	return p.cmd.Process.Signal(sig)
+}
+
+// Kill takes down the whole sandbox: SIGKILL to PID 1 ends every process in
+// the pid namespace, and the cgroup catches anything else.
+func (p *confinedProcess) Kill() error {
+	var err error
+	if p.started() {
+		if e := p.cmd.Process.Signal(syscall.SIGKILL); e != nil && !errors.Is(e, os.ErrProcessDone) {
+			err = e
+		}
+	}
+	if p.cg != nil {
+		if e := p.cg.Kill(); e != nil {
+			err = e
+		}
+	}
+	return err
+}
+
+func (p *confinedProcess) started() bool { return p.cmd != nil && p.cmd.Process != nil }
+
+// Close kills what is left, waits for it, then frees the cgroup, the uid and
+// the pipes.
+func (p *confinedProcess) Close() error {
+	var err error
+	p.closeOnce.Do(func() {
+		p.Kill()
+		if p.started() {
+			<-p.done
+		}
+		if p.cg != nil {
+			err = p.cg.Delete()
+		}
+		p.user.release()
+		for _, f := range []*os.File{p.stdout, p.stderr, p.reportFile} {
+			if f != nil {
+				f.Close()
+			}
+		}
+		if p.stdin != nil {
+			p.stdin.Close()
+		}
+	})
+	return err
+}

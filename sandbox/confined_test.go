@@ -1,0 +1,433 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestConfinedIdentity(t *testing.T) {
+	f := sbxProbe(t, sbxSpec())
+	if f.UID == 0 || f.EUID == 0 || f.GID == 0 {
+		t.Errorf("server runs with uid %d euid %d gid %d; want never 0", f.UID, f.EUID, f.GID)
+	}
+	if os.Geteuid() == 0 && (f.UID < DynamicIDFirst || f.UID >= DynamicIDFirst+DynamicIDCount) {
+		t.Errorf("as root, the server's uid %d is outside the dynamic range %d+%d", f.UID, DynamicIDFirst, DynamicIDCount)
+	}
+	if os.Geteuid() != 0 && f.UID != os.Getuid() {
+		t.Errorf("unprivileged: the server's uid %d is not the caller's %d", f.UID, os.Getuid())
+	}
+	if f.PasswdName == "" {
+		t.Errorf("uid %d has no /etc/passwd entry inside (programs calling getpwuid break)", f.UID)
+	}
+	if f.Hostname != sandboxHostname {
+		t.Errorf("hostname %q, want %q", f.Hostname, sandboxHostname)
+	}
+}
+
+func TestConfinedPrivileges(t *testing.T) {
+	f := sbxProbe(t, sbxSpec())
+	for _, k := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+		if f.Status[k] != "0000000000000000" {
+			t.Errorf("%s = %q, want every capability dropped", k, f.Status[k])
+		}
+	}
+	if f.Status["NoNewPrivs"] != "1" {
+		t.Errorf("NoNewPrivs = %q, want 1", f.Status["NoNewPrivs"])
+	}
+	if omitForTests.seccomp == "" && f.Status["Seccomp"] != "2" {
+		t.Errorf("Seccomp = %q, want 2 (filter mode)", f.Status["Seccomp"])
+	}
+	if f.CoreMax != 0 {
+		t.Errorf("RLIMIT_CORE hard limit %d, want 0", f.CoreMax)
+	}
+	if f.NoFileCur != 256 {
+		t.Errorf("RLIMIT_NOFILE %d, want the spec's 256", f.NoFileCur)
+	}
+}
+
+func TestConfinedDescriptorsAreNotInherited(t *testing.T) {
+	// A descriptor the supervisor forgot to mark close-on-exec.
+	fd, err := syscall.Open(t.TempDir(), syscall.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	f := sbxProbe(t, sbxSpec())
+	for n, what := range f.FDs {
+		switch {
+		case n <= 2 && strings.HasPrefix(what, "pipe:"):
+		case n > 2 && (what == "anon_inode:[eventpoll]" || what == "anon_inode:[eventfd]"):
+			// the probe's own Go runtime poller
+		default:
+			t.Errorf("descriptor %d (%s) is open inside; want only the stdio pipes (the leaked one was %d)", n, what, fd)
+		}
+	}
+	if len(f.FDs) < 3 {
+		t.Errorf("descriptors inside: %v, want at least stdio", f.FDs)
+	}
+}
+
+func TestConfinedEnvironment(t *testing.T) {
+	t.Setenv("MCPSANDBOX_TEST_SECRET", "hunter2")
+	spec := sbxSpec()
+	spec.Env = []string{"DECLARED=yes", "LANG=de_DE.UTF-8"}
+	f := sbxProbe(t, spec)
+	got := map[string]string{}
+	for _, kv := range f.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		got[k] = v
+	}
+	want := map[string]string{"PATH": sandboxPath, "HOME": sandboxHome, "LANG": "de_DE.UTF-8", "DECLARED": "yes", sbxProbeEnv: "1"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s=%q inside, want %q", k, got[k], v)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("undeclared variable %s reached the server", k)
+		}
+	}
+	if f.Cwd != sandboxHome {
+		t.Errorf("working directory %q, want HOME %s", f.Cwd, sandboxHome)
+	}
+}
+
+func TestConfinedNetworkIsolated(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	abstract := fmt.Sprintf("@mcpsandbox-test-%d", os.Getpid())
+	uln, err := net.Listen("unix", abstract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer uln.Close()
+	f := sbxProbe(t, sbxSpec(), sbxDialEnv+"="+ln.Addr().String()+","+abstract)
+	if !slices.Equal(f.Interfaces, []string{"lo"}) {
+		t.Errorf("interfaces inside: %v, want only lo", f.Interfaces)
+	}
+	if !f.LoUp {
+		t.Errorf("lo is down inside (%s)", f.LoErr)
+	}
+	for addr, e := range f.Dial {
+		if e == "" {
+			t.Errorf("the server reached the host's %s", addr)
+		}
+	}
+	if len(f.Dial) != 2 {
+		t.Errorf("dial results %v, want 2", f.Dial)
+	}
+}
+
+func TestConfinedNetHostSharesNetwork(t *testing.T) {
+	spec := sbxSpec()
+	spec.NetHost = true
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	f := sbxProbe(t, spec, sbxDialEnv+"="+ln.Addr().String())
+	if e := f.Dial[ln.Addr().String()]; e != "" {
+		t.Errorf("with --net host the server cannot reach the host's loopback: %s", e)
+	}
+}
+
+func TestConfinedSeesOnlyItsOwnProcesses(t *testing.T) {
+	f := sbxProbe(t, sbxSpec())
+	// PID 1 is the reaper; the probe is the only other process.
+	if !slices.Equal(f.Pids, []int{1, f.Pid}) {
+		t.Errorf("processes visible inside: %v, want only the reaper and the server", f.Pids)
+	}
+}
+
+func TestConfinedFilesystem(t *testing.T) {
+	ro := t.TempDir()
+	rw := t.TempDir()
+	os.Chmod(rw, 0o777) // the dynamic uid is not the owner
+	os.Chmod(ro, 0o755)
+	os.Chmod(filepath.Dir(rw), 0o755)
+	spec := sbxSpec()
+	spec.ReadOnly = []string{ro}
+	spec.ReadWrite = []string{rw}
+	absent := []string{"/home", "/root", "/run", "/var", "/sys", "/dev/tty", "/dev/console", "/dev/ptmx", "/boot", "/mnt", "/opt", "/srv", "/work", "/etc/shadow", "/etc/ssh"}
+	present := []string{"/usr/bin/sh", "/bin", "/etc/passwd", "/etc/ld.so.cache", "/etc/ssl/certs", "/dev/null", "/dev/urandom", "/dev/shm", "/proc/self", ro, rw}
+	f := sbxProbe(t, spec,
+		sbxExistsEnv+"="+strings.Join(append(absent, present...), ","),
+		sbxWriteEnv+"="+strings.Join([]string{rw, "/tmp", sandboxHome, "/dev/shm", ro, "/", "/usr", "/etc", "/dev"}, ","))
+	for _, p := range absent {
+		if f.Exists[p] {
+			t.Errorf("%s is visible inside the sandbox", p)
+		}
+	}
+	for _, p := range present {
+		if !f.Exists[p] {
+			t.Errorf("%s is missing inside the sandbox", p)
+		}
+	}
+	for _, dir := range []string{rw, "/tmp", sandboxHome, "/dev/shm"} {
+		if e := f.Write[dir]; e != "" {
+			t.Errorf("cannot write in %s: %s", dir, e)
+		}
+	}
+	for _, dir := range []string{ro, "/", "/usr", "/etc", "/dev"} {
+		if f.Write[dir] == "" {
+			t.Errorf("could write in %s", dir)
+		}
+	}
+	if f.TmpBytes != uint64(spec.TmpSize) {
+		t.Errorf("/tmp holds %d bytes, want --tmp-size %d", f.TmpBytes, spec.TmpSize)
+	}
+	if f.HomeBytes == 0 || f.HomeBytes > uint64(spec.TmpSize) {
+		t.Errorf("HOME holds %d bytes, want a tmpfs of at most %d", f.HomeBytes, spec.TmpSize)
+	}
+	if exe, _ := os.Executable(); !slices.Equal(f.ExeDir, []string{filepath.Base(exe)}) {
+		t.Errorf("the executable's directory shows %v inside, want only the executable", f.ExeDir)
+	}
+	for _, p := range []string{ro, "/usr", "/proc/sys", "/proc/sysrq-trigger"} {
+		if _, err := os.Stat(p); err != nil {
+			continue // this kernel has no such file
+		}
+		if opts := f.Mounts[p]; !strings.HasPrefix(opts, "ro,") {
+			t.Errorf("%s is mounted %q, want read-only", p, opts)
+		}
+	}
+	for _, p := range []string{ro, rw, "/tmp", sandboxHome} {
+		if opts := f.Mounts[p]; !strings.Contains(opts, "nosuid") || !strings.Contains(opts, "nodev") {
+			t.Errorf("%s is mounted %q, want nosuid,nodev", p, opts)
+		}
+	}
+	for _, p := range []string{"/proc/kcore", "/proc/keys", "/proc/timer_list", "/proc/sched_debug", "/proc/kallsyms"} {
+		if _, err := os.Stat(p); err != nil {
+			continue // this kernel has no such file
+		}
+		if _, masked := f.Mounts[p]; !masked {
+			t.Errorf("%s is not masked", p)
+		}
+	}
+}
+
+func TestConfinedReadWriteIsTheHostDirectory(t *testing.T) {
+	rw := t.TempDir()
+	os.Chmod(rw, 0o777)
+	spec := sbxSpec()
+	spec.ReadWrite = []string{rw}
+	sbxShell(t, spec, "echo from-inside > "+rw+"/out")
+	data, err := os.ReadFile(filepath.Join(rw, "out"))
+	if err != nil || string(data) != "from-inside\n" {
+		t.Fatalf("the host sees %q (%v), want what the server wrote", data, err)
+	}
+}
+
+func TestConfinedSetupErrorsAreClear(t *testing.T) {
+	dir := t.TempDir()
+	secret := t.TempDir()
+	// A symlink a server could have planted in its granted directory.
+	if err := os.Symlink(secret, filepath.Join(dir, "planted")); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		edit func(*Spec)
+		want []string
+	}{
+		{"missing rw path", func(s *Spec) { s.ReadWrite = []string{"/nonexistent/mcpsandbox"} },
+			[]string{"--rw /nonexistent/mcpsandbox", "no such file or directory", "create it or drop --rw"}},
+		{"planted symlink", func(s *Spec) { s.ReadOnly = []string{filepath.Join(dir, "planted")} },
+			[]string{"--ro " + filepath.Join(dir, "planted"), "symlink", "pass the real path " + secret}},
+		{"relative path", func(s *Spec) { s.ReadOnly = []string{"data"} }, []string{"--ro data", "absolute"}},
+		{"proc", func(s *Spec) { s.ReadWrite = []string{"/proc/self"} }, []string{"--rw /proc/self", "cannot be bound"}},
+		{"missing command", func(s *Spec) { s.Args = []string{"no-such-mcp-server"} }, []string{"no-such-mcp-server", "not found"}},
+		{"missing working directory", func(s *Spec) { s.Dir = "/srv/app" }, []string{"working directory /srv/app", "grant it with --ro or --rw"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			spec := sbxSpec("/bin/true")
+			c.edit(&spec)
+			p, err := Start(spec, sbxLogger(t))
+			if err == nil {
+				p.Close()
+				t.Fatal("Start succeeded")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestConfinedExitStatus(t *testing.T) {
+	_, _, ex := sbxRun(t, func() Spec { s := sbxSpec("/bin/sh", "-c", "exit 7"); return s }())
+	if ex.Code != 7 || ex.Signal != 0 || ex.SetupErr != nil {
+		t.Errorf("exit 7 reported as %+v", ex)
+	}
+	_, _, ex = sbxRun(t, sbxSpec("/bin/sh", "-c", "kill -KILL $$"))
+	if ex.Signal != syscall.SIGKILL || ex.Code != -1 {
+		t.Errorf("a server killed by SIGKILL is reported as %+v", ex)
+	}
+}
+
+func TestConfinedSignalsReachTheServer(t *testing.T) {
+	spec := sbxSpec("/bin/sh", "-c", `trap 'echo got-term; exit 42' TERM; echo ready; sleep 1000 & wait`)
+	p, err := Start(spec, sbxLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	out := bufio.NewReader(p.Stdout())
+	if line, err := out.ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not react to SIGTERM")
+	}
+	if ex := p.Exit(); ex.Code != 42 {
+		t.Errorf("exit %+v, want 42 from the server's TERM trap", ex)
+	}
+}
+
+func TestConfinedKillLeavesNothing(t *testing.T) {
+	// The server starts a daemon that leaves its session, then waits.
+	spec := sbxSpec("/bin/sh", "-c", `id -u; setsid sleep 1000 & sleep 1000 & echo started; wait`)
+	p, err := Start(spec, sbxLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	out := bufio.NewReader(p.Stdout())
+	uidLine, _ := out.ReadString('\n')
+	if line, _ := out.ReadString('\n'); line != "started\n" {
+		t.Fatalf("got %q", line)
+	}
+	uid := strings.TrimSpace(uidLine)
+	if n := len(sbxHostProcessesOf(t, uid)); n < 3 {
+		t.Fatalf("found %d processes of uid %s before Kill, want at least 3 (the check would prove nothing)", n, uid)
+	}
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("Kill did not end the sandbox")
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if left := sbxHostProcessesOf(t, uid); len(left) > 0 {
+		t.Errorf("processes of the sandbox user left after Kill: %v", left)
+	}
+	if ex := p.Exit(); ex.Signal != syscall.SIGKILL {
+		t.Errorf("killed sandbox reports %+v", ex)
+	}
+}
+
+// sbxHostProcessesOf lists host pids whose real uid is uid (as the host sees
+// it; in a user namespace the ids are mapped one to one).
+func sbxHostProcessesOf(t *testing.T, uid string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []string
+	for _, e := range entries {
+		data, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if fields := strings.Fields(line); len(fields) > 1 && fields[0] == "Uid:" && fields[1] == uid {
+				// In the unprivileged run the test itself has this uid.
+				if e.Name() != fmt.Sprint(os.Getpid()) && !sbxSameNamespace(e.Name()) {
+					pids = append(pids, e.Name())
+				}
+			}
+		}
+	}
+	return pids
+}
+
+// sbxSameNamespace skips processes of the test's own uid that are not
+// sandbox processes (only relevant when the test runs unprivileged).
+func sbxSameNamespace(pid string) bool {
+	if os.Geteuid() == 0 {
+		return false
+	}
+	ns, err := os.Readlink("/proc/" + pid + "/ns/pid")
+	self, err2 := os.Readlink("/proc/self/ns/pid")
+	return err == nil && err2 == nil && ns == self
+}
+
+func TestConfinedConcurrentServersGetDistinctUsers(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("dynamic uids are for a root supervisor; unprivileged runs use the caller's uid")
+	}
+	uids := map[string]bool{}
+	var procs []Process
+	defer func() {
+		for _, p := range procs {
+			p.Close()
+		}
+	}()
+	for i := 0; i < 3; i++ {
+		p, err := Start(sbxSpec("/bin/sh", "-c", "id -u; read x"), sbxLogger(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, p)
+		line, err := bufio.NewReader(p.Stdout()).ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		uids[strings.TrimSpace(line)] = true
+	}
+	if len(uids) != 3 {
+		t.Errorf("three running servers of the same name got uids %v, want three distinct", uids)
+	}
+}
+
+func TestConfinedRefusesRootUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("--user needs a root supervisor")
+	}
+	spec := sbxSpec("/bin/true")
+	spec.User = "root"
+	_, err := Start(spec, sbxLogger(t))
+	if err == nil || !strings.Contains(err.Error(), "never run as uid or gid 0") {
+		t.Fatalf("--user root: %v", err)
+	}
+}
+
+var _ = errors.Is
+var _ = unix.Getpid

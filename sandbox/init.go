@@ -1,0 +1,65 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// runInit is the init stage: PID 1 of the server's new namespaces. It builds
+// the sandbox, starts the exec stage, and stays as the reaper. Errors go to
+// the supervisor as a report, never only as an exit code.
+func runInit() int {
+	rep := reportWriter{os.NewFile(reportFD, "report")}
+	// Nothing else may inherit the report pipe; the exec stage gets its own.
+	unix.CloseOnExec(reportFD)
+	// Keep the server (same uid when unprivileged) from opening this
+	// process's /proc entries, /proc/1/exe above all.
+	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+	// Blocks until the supervisor has placed this process in its cgroup.
+	cfg, err := readConfig()
+	if err != nil {
+		rep.send(report{Error: err.Error()})
+		return 1
+	}
+	if err := setupSandbox(cfg); err != nil {
+		rep.send(report{Error: err.Error()})
+		return 1
+	}
+	return reap(cfg, rep)
+}
+
+// setupSandbox builds the namespaces' contents in DESIGN §2 order.
+func setupSandbox(cfg *initConfig) error {
+	// Now that this process sits in its cgroup, make that the root of a new
+	// cgroup namespace. Only this thread changes; it is the one that forks.
+	if err := unix.Unshare(unix.CLONE_NEWCGROUP); err != nil {
+		return fmt.Errorf("cgroup namespace: %v: the kernel needs CONFIG_CGROUPS with cgroup namespaces (4.6+)", err)
+	}
+	if err := buildRoot(cfg); err != nil {
+		return err
+	}
+	if !cfg.NetHost {
+		if err := loopbackUp(); err != nil {
+			return fmt.Errorf("network namespace: bringing up lo: %v", err)
+		}
+	}
+	if err := unix.Sethostname([]byte(sandboxHostname)); err != nil {
+		return fmt.Errorf("setting the hostname: %v", err)
+	}
+	if err := unix.Setdomainname([]byte("(none)")); err != nil {
+		return fmt.Errorf("setting the domain name: %v", err)
+	}
+	return nil
+}
+
+// exitStatus splits a wait status into a report.
+func exitStatus(ws syscall.WaitStatus) report {
+	if ws.Signaled() {
+		return report{Exited: true, Code: -1, Signal: int(ws.Signal())}
+	}
+	return report{Exited: true, Code: ws.ExitStatus()}
+}

@@ -1,0 +1,111 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// forwardedSignals reach the server; PID 1 would otherwise drop them, since
+// the kernel gives a namespace's init no default signal actions.
+var forwardedSignals = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
+	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH, syscall.SIGCONT}
+
+// reap starts the exec stage, reports whether the server's exec succeeded,
+// then stays as PID 1: it forwards signals, reaps orphans, and reports the
+// server's end before exiting (which ends every other process inside).
+func reap(cfg *initConfig, rep reportWriter) int {
+	sigs := make(chan os.Signal, 32)
+	signal.Notify(sigs, forwardedSignals...)
+
+	pid, err := startExecStage(cfg)
+	if err != nil {
+		rep.send(report{Error: err.Error()})
+		return 1
+	}
+	rep.send(report{Started: true})
+
+	exited := make(chan syscall.WaitStatus, 1)
+	go reapChildren(pid, exited)
+	for {
+		select {
+		case sig := <-sigs:
+			if err := unix.Kill(pid, sig.(syscall.Signal)); err != nil && err != unix.ESRCH {
+				fmt.Fprintf(os.Stderr, "mcpsandbox-init: forwarding %v: %v\n", sig, err)
+			}
+		case ws := <-exited:
+			r := exitStatus(ws)
+			rep.send(r)
+			if r.Signal != 0 {
+				return 128 + r.Signal
+			}
+			return r.Code
+		}
+	}
+}
+
+// reapChildren waits for every child, orphans included, and hands over the
+// server's status when it ends.
+func reapChildren(server int, exited chan<- syscall.WaitStatus) {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			// No children left without having seen the server: cannot happen,
+			// but never leave the reaper waiting forever.
+			exited <- syscall.WaitStatus(127 << 8)
+			return
+		}
+		if pid == server {
+			exited <- ws
+			return
+		}
+	}
+}
+
+// startExecStage re-executes this binary as the exec stage and waits for its
+// exec of the server: the error pipe is close-on-exec, so EOF without a
+// message means the server is running.
+func startExecStage(cfg *initConfig) (int, error) {
+	cfgR, cfgW, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	defer cfgR.Close()
+	defer cfgW.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	defer errR.Close()
+	pid, err := syscall.ForkExec("/proc/self/exe", []string{execArg0}, &syscall.ProcAttr{
+		Env:   []string{},
+		Files: []uintptr{0, 1, 2, cfgR.Fd(), errW.Fd()},
+		Sys:   &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
+	})
+	errW.Close()
+	if err != nil {
+		return 0, fmt.Errorf("starting the exec stage: %v", err)
+	}
+	cfgR.Close()
+	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
+		return 0, fmt.Errorf("configuring the exec stage: %v", err)
+	}
+	cfgW.Close()
+	msg, _ := io.ReadAll(errR)
+	if len(msg) > 0 {
+		var ws syscall.WaitStatus
+		syscall.Wait4(pid, &ws, 0, nil)
+		return 0, fmt.Errorf("%s", strings.TrimSpace(string(msg)))
+	}
+	return pid, nil
+}
