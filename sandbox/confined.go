@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -47,7 +46,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 
 	p := &confinedProcess{user: usr, done: make(chan struct{}), setupDone: make(chan struct{})}
 	if omitForTests.cgroup == "" {
-		p.cg, err = newServerCgroup(cgroupName(spec.Name), cgroupLimits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU})
+		p.cg, err = newServerCgroup(spec.Name, cgroupLimits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU})
 		if err != nil {
 			usr.release()
 			return nil, fmt.Errorf("sandbox: cgroup limits cannot be enforced: %w", err)
@@ -69,16 +68,6 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 // parts exist; a non-empty field names why that part is left out. Nothing
 // outside the tests sets it.
 var omitForTests struct{ seccomp, cgroup string }
-
-// cgroupName makes the server's cgroup name unique per start.
-func cgroupName(name string) string {
-	if name == "" {
-		name = "server"
-	}
-	return fmt.Sprintf("%s-%d-%d", name, os.Getpid(), nextStart.Add(1))
-}
-
-var nextStart atomic.Uint64
 
 // confinedProcess is the supervisor's handle on one sandbox: the init stage
 // (the reaper, PID 1 inside) and, through it, the server.

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +13,13 @@ func TestMain(m *testing.M) {
 	InitStage()
 	if os.Getenv(sbxProbeEnv) != "" {
 		os.Exit(runSbxProbe())
+	}
+	if os.Getenv(sbxStartRoleEnv) != "" {
+		os.Exit(sbxStartRole())
+	}
+	if os.Getenv(sbxWaitEnv) != "" {
+		// Wait until the parent test has moved us into our cgroups.
+		bufio.NewReader(os.Stdin).ReadString('\n')
 	}
 	omitUnbuiltParts()
 	os.Exit(m.Run())
