@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"golang.org/x/sys/unix"
 )
 
 // tryRead reads path: a file with content or a directory with entries got
@@ -83,6 +85,11 @@ func tryCreate(at *attempts, path string, keep bool) {
 	}
 }
 
+func sameFilesystem(a, b string) bool {
+	var sa, sb unix.Stat_t
+	return unix.Stat(a, &sa) == nil && unix.Stat(b, &sb) == nil && sa.Dev == sb.Dev
+}
+
 // tryOpenWrite opens an existing file for writing and closes it unwritten.
 func tryOpenWrite(at *attempts, path string) {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
@@ -104,8 +111,17 @@ func probeWriteOutside(a *Args, at *attempts) {
 		tryCreate(at, filepath.Join(a.ReadOnlyDir, "hostile-canary"), false)
 		tryOpenWrite(at, filepath.Join(a.ReadOnlyDir, "granted-ro.txt"))
 	}
+	// The binary's own directory counts only when it is the host's (same
+	// filesystem as the binary); a sandbox may instead bind the file alone
+	// into a directory of its own making. The file is kept for the test to
+	// look for on the host.
 	if exe, err := os.Executable(); err == nil {
-		tryCreate(at, filepath.Join(filepath.Dir(exe), "hostile-canary"), false)
+		dir := filepath.Dir(exe)
+		if sameFilesystem(dir, exe) {
+			tryCreate(at, filepath.Join(dir, "hostile-canary"), true)
+		} else {
+			at.note("%s belongs to the sandbox (the binary is bound alone)", dir)
+		}
 	}
 	for _, dir := range []string{"/usr", "/usr/bin", "/usr/lib", "/etc"} {
 		tryCreate(at, filepath.Join(dir, "hostile-canary"), false)

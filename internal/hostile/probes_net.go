@@ -117,12 +117,23 @@ func probeSocketInet(a *Args, at *attempts) {
 }
 
 // probeSocketOtherFamilies: only AF_UNIX (and IP with --net host) is allowed;
-// raw, netlink, vsock and crypto sockets are kernel attack surface.
+// raw, netlink, vsock and crypto sockets are kernel attack surface. The one
+// exception is NETLINK_ROUTE, which getifaddrs (libc, libuv) needs: it only
+// reads the server's own namespace, which net_namespace checks.
 func probeSocketOtherFamilies(a *Args, at *attempts) {
+	if fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE); err == nil {
+		unix.Close(fd)
+		at.note("socket(AF_NETLINK, NETLINK_ROUTE) allowed (getifaddrs)")
+	} else {
+		at.note("socket(AF_NETLINK, NETLINK_ROUTE): %s", errText(err))
+	}
 	trySocket(at, "AF_PACKET, SOCK_RAW", unix.AF_PACKET, unix.SOCK_RAW, 0)
 	trySocket(at, "AF_INET, SOCK_RAW", unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP)
-	trySocket(at, "AF_NETLINK, NETLINK_ROUTE", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE)
 	trySocket(at, "AF_NETLINK, NETLINK_AUDIT", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_AUDIT)
+	trySocket(at, "AF_NETLINK, NETLINK_NETFILTER", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_NETFILTER)
+	trySocket(at, "AF_NETLINK, NETLINK_XFRM", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_XFRM)
+	trySocket(at, "AF_NETLINK, NETLINK_GENERIC", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_GENERIC)
+	trySocket(at, "AF_NETLINK, NETLINK_KOBJECT_UEVENT", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_KOBJECT_UEVENT)
 	trySocket(at, "AF_VSOCK", unix.AF_VSOCK, unix.SOCK_STREAM, 0)
 	trySocket(at, "AF_ALG", unix.AF_ALG, unix.SOCK_SEQPACKET, 0)
 	trySocket(at, "AF_KEY", unix.AF_KEY, unix.SOCK_RAW, 2 /* PF_KEY_V2 */)

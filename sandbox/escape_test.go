@@ -1,0 +1,611 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
+	"github.com/mcpsandbox/mcpsandbox/policy"
+)
+
+// The escape test runs internal/hostile confined with `mcpsandbox run`'s
+// default policy and asserts that every escape class it tries is blocked,
+// first with the supervisor as root and then as an unprivileged user (this
+// test binary re-run as escapeUser in a cgroup delegated to it).
+
+const (
+	escapeUser        = "mcpsandbox-test" // created by scripts/test-setup.sh
+	escapeChildEnv    = "MCPSANDBOX_ESCAPE_CHILD"
+	escapeHostileEnv  = "MCPSANDBOX_ESCAPE_HOSTILE"
+	escapeCallTimeout = 3 * time.Minute
+)
+
+type escapeRow struct {
+	class string
+	host  func(c *escapeCanaries, t *testing.T)
+}
+
+// escapeChecks is the table: one row per escape class the hostile server
+// reports, with what the host side can verify on top of its report.
+var escapeChecks = []escapeRow{
+	{"host_secrets", nil},
+	{"write_outside_grants", (*escapeCanaries).checkNothingWritten},
+	{"symlink_in_granted_dir", nil}, // the second start is its own subtest
+	{"proc_root_traversal", nil},
+	{"host_service_sockets", nil},
+	{"net_host_loopback_tcp", func(c *escapeCanaries, t *testing.T) { escapeNoConnection(t, "tcp", c.tcp) }},
+	{"net_host_abstract_unix", func(c *escapeCanaries, t *testing.T) { escapeNoConnection(t, "abstract unix", c.abstract) }},
+	{"net_host_unix_path", func(c *escapeCanaries, t *testing.T) { escapeNoConnection(t, "unix path", c.unixPath) }},
+	{"net_namespace", nil},
+	{"socket_inet", nil},
+	{"socket_other_families", nil},
+	{"ptrace_host", (*escapeCanaries).checkHostProcessUntouched},
+	{"signal_host", (*escapeCanaries).checkHostProcessUntouched},
+	{"process_vm_host", nil},
+	{"ptrace_seccomp", nil},
+	{"reaper_access", nil},
+	{"host_processes_visible", nil},
+	{"proc_exe_write", nil},
+	{"tty_access", nil},
+	{"tiocsti_seccomp", nil},
+	{"leaked_fds", nil},
+	{"env_secrets", nil},
+	{"uid_root", nil},
+	{"setuid_root", nil},
+	{"capabilities", nil},
+	{"no_new_privs", nil},
+	{"setuid_binaries", nil},
+	{"open_by_handle_at", nil},
+	{"mount", nil},
+	{"user_namespaces", nil},
+	{"other_namespaces", nil},
+	{"setns", nil},
+	{"pivot_root_chroot", nil},
+	{"cgroupfs", nil},
+	{"seccomp_active", nil},
+	{"seccomp_arch_bypass", nil},
+	{"keyctl", nil},
+	{"bpf", nil},
+	{"perf_event_open", nil},
+	{"userfaultfd", nil},
+	{"io_uring", nil},
+	{"kernel_modules", nil},
+	{"kexec", nil},
+	{"reboot", nil},
+	{"swap_acct", nil},
+	{"raw_io", nil},
+	{"personality_aslr", nil},
+	{"dev_nodes", nil},
+	{"sys_absent", nil},
+	{"proc_sys_writes", nil},
+	{"sysrq_trigger", nil},
+	{"proc_masked", nil},
+	{"kallsyms_addresses", nil},
+	{"kernel_log", nil},
+	{"ipc_host", nil},
+	{"clock_set", nil},
+	{"hostname_set", (*escapeCanaries).checkHostnameUnchanged},
+	{"rlimit_raise", nil},
+}
+
+func TestEscape(t *testing.T) {
+	if os.Getenv(escapeChildEnv) != "" {
+		// This binary re-run by the root part as the unprivileged supervisor.
+		escapeTable(t, os.Getenv(escapeHostileEnv))
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Fatalf("TestEscape must start as root: it runs the supervisor as root and then re-runs itself as %s for the unprivileged path", escapeUser)
+	}
+	hostile := escapeBuildHostile(t)
+	t.Run("root", func(t *testing.T) { escapeTable(t, hostile) })
+	t.Run("unprivileged", func(t *testing.T) { escapeAsUnprivileged(t, hostile) })
+}
+
+// escapeSpec is `mcpsandbox run`'s default confinement with one --ro and one
+// --rw grant.
+func escapeSpec(hostile string, ro, rw []string) Spec {
+	p := policy.Default()
+	return Spec{
+		Name:      "hostile",
+		Args:      []string{hostile},
+		ReadOnly:  ro,
+		ReadWrite: rw,
+		TmpSize:   int64(p.TmpSize),
+		NetHost:   p.Net == policy.NetHost,
+		User:      p.User,
+		NoFile:    p.NoFile,
+		Seccomp:   p.Seccomp,
+		Memory:    int64(p.Memory),
+		Pids:      p.Pids,
+		CPU:       p.CPU,
+	}
+}
+
+type escapeResult struct {
+	Blocked bool   `json:"blocked"`
+	Detail  string `json:"detail"`
+}
+
+func escapeTable(t *testing.T, hostile string) {
+	c := newEscapeCanaries(t, hostile)
+	spec := escapeSpec(hostile, []string{c.roDir}, []string{c.rwDir})
+	report := escapeRun(t, spec, c.args)
+
+	for _, row := range escapeChecks {
+		t.Run(row.class, func(t *testing.T) {
+			r, ok := report[row.class]
+			if !ok {
+				t.Fatalf("the hostile server did not report %s", row.class)
+			}
+			if !r.Blocked {
+				t.Errorf("NOT BLOCKED: %s", r.Detail)
+			} else {
+				t.Logf("blocked: %s", r.Detail)
+			}
+			if row.host != nil {
+				row.host(c, t)
+			}
+		})
+	}
+	for class := range report {
+		if !slices.ContainsFunc(escapeChecks, func(r escapeRow) bool { return r.class == class }) {
+			t.Errorf("the hostile server reports %s, which has no row here: add it to escapeChecks", class)
+		}
+	}
+
+	t.Run("symlink_in_granted_dir/second_start", func(t *testing.T) { escapeSecondStart(t, c, hostile) })
+}
+
+// escapeSecondStart binds a link the first server planted in its --rw dir,
+// as a later policy might: the mount must not follow it to the secret.
+func escapeSecondStart(t *testing.T, c *escapeCanaries, hostile string) {
+	link := filepath.Join(c.rwDir, "link-secret-dir")
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the first server could not plant %s (lstat: %v), so the second start tests nothing", link, err)
+	}
+	spec := escapeSpec(hostile, []string{c.roDir, link}, []string{c.rwDir})
+	p, err := Start(spec, escapeLogger(t))
+	if err != nil {
+		if !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), "symlink") {
+			t.Fatalf("refused, but the error does not name the planted symlink %s: %v", link, err)
+		}
+		t.Logf("refused as it should: %v", err)
+		return
+	}
+	// Started anyway: then the secret must still be out of reach.
+	p.Close()
+	report := escapeRun(t, spec, c.args)
+	for _, class := range []string{"host_secrets", "symlink_in_granted_dir"} {
+		if r := report[class]; !r.Blocked {
+			t.Errorf("second start with %s bound: %s NOT BLOCKED: %s", link, class, r.Detail)
+		}
+	}
+}
+
+// escapeRun starts spec, calls the escape tool with args over the SDK client
+// and returns the report.
+func escapeRun(t *testing.T, spec Spec, args map[string]any) map[string]escapeResult {
+	t.Helper()
+	p, err := Start(spec, escapeLogger(t))
+	if err != nil {
+		t.Fatalf("starting the hostile server confined: %v", err)
+	}
+	stderrDone := make(chan struct{})
+	go func() {
+		defer close(stderrDone)
+		s := bufio.NewScanner(p.Stderr())
+		for s.Scan() {
+			t.Logf("hostile stderr: %s", s.Text())
+		}
+	}()
+	defer func() {
+		p.Close()
+		<-stderrDone
+	}()
+
+	ctx, cancel := context.WithTimeout(context.Background(), escapeCallTimeout)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "escape-test", Version: "0"}, nil)
+	sess, err := client.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(p.Stdout()), Writer: p.Stdin()}, nil)
+	if err != nil {
+		t.Fatalf("initialize with the confined hostile server: %v (server: %v)", err, escapeExitSoFar(p))
+	}
+	defer sess.Close()
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "escape", Arguments: args})
+	if err != nil {
+		t.Fatalf("tools/call escape: %v (server: %v)", err, escapeExitSoFar(p))
+	}
+	if res.IsError || len(res.Content) != 1 {
+		t.Fatalf("tools/call escape answered %+v", res)
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("tools/call escape answered %T, want text", res.Content[0])
+	}
+	var report map[string]escapeResult
+	if err := json.Unmarshal([]byte(text.Text), &report); err != nil {
+		t.Fatalf("escape report: %v: %s", err, text.Text)
+	}
+	return report
+}
+
+func escapeExitSoFar(p Process) string {
+	select {
+	case <-p.Done():
+		return p.Exit().String()
+	default:
+		return "still running"
+	}
+}
+
+func escapeLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(escapeTestWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type escapeTestWriter struct{ t *testing.T }
+
+func (w escapeTestWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
+
+// escapeBuildHostile builds internal/hostile static into a directory every
+// user may read, as the sandbox user has to exec it.
+func escapeBuildHostile(t *testing.T) string {
+	t.Helper()
+	dir := escapeSharedDir(t, "mcpsandbox-hostile-")
+	bin := filepath.Join(dir, "hostile")
+	cmd := exec.Command("go", "build", "-o", bin, "./internal/hostile")
+	cmd.Dir = testenv.RepoRoot(t)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the hostile server: %v\n%s", err, out)
+	}
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// escapeSharedDir is a fresh 0755 directory (t.TempDir's parents are 0700).
+func escapeSharedDir(t *testing.T, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func escapeRandom(t *testing.T) string {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// escapeCanaries is everything outside the sandbox the hostile server aims
+// at, set up the way a user's machine would have it.
+type escapeCanaries struct {
+	hostile, secretFile, rwDir, roDir, writeCanary string
+	tcp, unixPath, abstract                        net.Listener
+	host                                           *exec.Cmd
+	hostname                                       string
+	args                                           map[string]any
+}
+
+func newEscapeCanaries(t *testing.T, hostile string) *escapeCanaries {
+	t.Helper()
+	token := escapeRandom(t)
+	c := &escapeCanaries{hostile: hostile}
+
+	home := escapeSharedDir(t, "mcpsandbox-escape-home-")
+	secretDir := filepath.Join(home, ".ssh")
+	c.secretFile = filepath.Join(secretDir, "id_ed25519")
+	escapeMust(t, os.Mkdir(secretDir, 0o700))
+	escapeMust(t, os.WriteFile(c.secretFile, []byte("SECRET "+token+"\n"), 0o600))
+	t.Setenv("HOME", home)
+
+	outside := escapeSharedDir(t, "mcpsandbox-escape-outside-")
+	c.writeCanary = filepath.Join(outside, "written-by-server")
+	c.roDir = escapeSharedDir(t, "mcpsandbox-escape-ro-")
+	escapeMust(t, os.WriteFile(filepath.Join(c.roDir, "granted-ro.txt"), []byte("read me\n"), 0o644))
+	c.rwDir = escapeSharedDir(t, "mcpsandbox-escape-rw-")
+	escapeMust(t, os.Chmod(c.rwDir, 0o777)) // the server's uid is not the test's
+
+	var err error
+	c.tcp, err = net.Listen("tcp", "127.0.0.1:0")
+	escapeMust(t, err)
+	c.unixPath, err = net.Listen("unix", filepath.Join(outside, "host.sock"))
+	escapeMust(t, err)
+	abstract := "mcpsandbox-escape-" + token
+	c.abstract, err = net.Listen("unix", "@"+abstract)
+	escapeMust(t, err)
+	for _, l := range []net.Listener{c.tcp, c.unixPath, c.abstract} {
+		t.Cleanup(func() { l.Close() })
+	}
+
+	// A host process of the same user, for ptrace, signals and /proc.
+	c.host = exec.Command(hostile, "canary", token)
+	escapeMust(t, c.host.Start())
+	t.Cleanup(func() {
+		c.host.Process.Kill()
+		c.host.Wait()
+	})
+
+	// System V and POSIX shared memory on the host.
+	shmKey := int(time.Now().UnixNano()&0x3fffffff) | 1
+	shmID, err := unix.SysvShmGet(shmKey, 4096, unix.IPC_CREAT|unix.IPC_EXCL|0o600)
+	escapeMust(t, err)
+	t.Cleanup(func() { unix.SysvShmCtl(shmID, unix.IPC_RMID, nil) })
+	devShm := "/dev/shm/mcpsandbox-escape-" + token
+	escapeMust(t, os.WriteFile(devShm, []byte("SECRET "+token+"\n"), 0o600))
+	t.Cleanup(func() { os.Remove(devShm) })
+
+	// A descriptor the supervisor forgot to mark close-on-exec.
+	leaked, err := syscall.Open(c.secretFile, syscall.O_RDONLY, 0)
+	escapeMust(t, err)
+	t.Cleanup(func() { syscall.Close(leaked) })
+
+	envName := "MCPSANDBOX_ESCAPE_SECRET"
+	t.Setenv(envName, token)
+
+	c.hostname, err = os.Hostname()
+	escapeMust(t, err)
+
+	c.args = map[string]any{
+		"secret_file":     c.secretFile,
+		"secret_dir":      secretDir,
+		"write_canary":    c.writeCanary,
+		"read_only_dir":   c.roDir,
+		"read_write_dir":  c.rwDir,
+		"tcp_addr":        c.tcp.Addr().String(),
+		"unix_socket":     filepath.Join(outside, "host.sock"),
+		"abstract_socket": abstract,
+		"host_pid":        c.host.Process.Pid,
+		"host_token":      token,
+		"supervisor_pid":  os.Getpid(),
+		"env_canary":      envName,
+		"shm_key":         shmKey,
+		"dev_shm_file":    devShm,
+	}
+	return c
+}
+
+func escapeMust(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (c *escapeCanaries) checkNothingWritten(t *testing.T) {
+	if _, err := os.Lstat(c.writeCanary); err == nil {
+		t.Errorf("%s exists on the host", c.writeCanary)
+	}
+	ents, err := os.ReadDir(c.roDir)
+	escapeMust(t, err)
+	if len(ents) != 1 || ents[0].Name() != "granted-ro.txt" {
+		t.Errorf("the --ro dir changed on the host: %v", ents)
+	}
+	if ents, err := os.ReadDir(filepath.Dir(c.hostile)); err != nil || len(ents) != 1 {
+		t.Errorf("the hostile binary's directory changed on the host: %v %v", ents, err)
+	}
+	if _, err := os.Lstat(filepath.Join(c.rwDir, "hardlink-secret")); err == nil {
+		t.Errorf("a hard link to the secret appeared in the --rw dir")
+	}
+}
+
+// checkHostProcessUntouched: the canary is alive, not stopped, not traced.
+func (c *escapeCanaries) checkHostProcessUntouched(t *testing.T) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.host.Process.Pid))
+	if err != nil {
+		t.Fatalf("host canary process: %v", err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		switch k {
+		case "State":
+			if !strings.HasPrefix(v, "S") {
+				t.Errorf("host canary process state %q, want sleeping", v)
+			}
+		case "TracerPid":
+			if v != "0" {
+				t.Errorf("host canary process is traced by %s", v)
+			}
+		}
+	}
+}
+
+func (c *escapeCanaries) checkHostnameUnchanged(t *testing.T) {
+	if h, _ := os.Hostname(); h != c.hostname {
+		t.Errorf("host name changed from %q to %q", c.hostname, h)
+	}
+}
+
+// escapeNoConnection: a connection that got through is in the accept queue
+// by the time the report arrives, so a non-blocking accept sees it.
+func escapeNoConnection(t *testing.T, what string, l net.Listener) {
+	sc, err := l.(syscall.Conn).SyscallConn()
+	escapeMust(t, err)
+	var aerr error
+	escapeMust(t, sc.Control(func(fd uintptr) {
+		var nfd int
+		nfd, _, aerr = unix.Accept4(int(fd), unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+		if aerr == nil {
+			unix.Close(nfd)
+		}
+	}))
+	switch {
+	case aerr == nil:
+		t.Errorf("a connection reached the host's %s listener", what)
+	case !errors.Is(aerr, unix.EAGAIN):
+		t.Errorf("checking the host's %s listener: %v", what, aerr)
+	}
+}
+
+// escapeAsUnprivileged re-runs this test binary as escapeUser, in cgroups
+// delegated to that user, so that the sandbox takes its user-namespace path.
+func escapeAsUnprivileged(t *testing.T, hostile string) {
+	u, err := user.Lookup(escapeUser)
+	if err != nil {
+		t.Fatalf("the unprivileged supervisor needs the user %s (%v): run scripts/test-setup.sh", escapeUser, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+
+	// The binary belongs to the user, as a user's own install would: the
+	// server must not be able to write it through /proc/1/exe either.
+	dir := escapeSharedDir(t, "mcpsandbox-escape-bin-")
+	bin := filepath.Join(dir, "sandbox.test")
+	escapeCopy(t, os.Args[0], bin)
+	escapeMust(t, os.Chown(bin, uid, gid))
+
+	cgroups := escapeDelegateCgroups(t, uid, gid)
+
+	// sh waits for a line on stdin so that it can be moved into the
+	// delegated cgroups before the test binary runs.
+	cmd := exec.Command("/bin/sh", "-c", `read _ && exec "$0" "$@"`, bin,
+		"-test.run=^TestEscape$", "-test.v", "-test.count=1", "-test.timeout=10m")
+	cmd.Dir = dir
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=/", "TMPDIR=" + os.TempDir(),
+		escapeChildEnv + "=1", escapeHostileEnv + "=" + hostile,
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}},
+		Pdeathsig:  syscall.SIGKILL,
+	}
+	stdin, err := cmd.StdinPipe()
+	escapeMust(t, err)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	escapeMust(t, cmd.Start())
+	for _, procs := range cgroups {
+		if err := os.WriteFile(procs, []byte(strconv.Itoa(cmd.Process.Pid)), 0); err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("moving the unprivileged supervisor into %s: %v", procs, err)
+		}
+	}
+	io.WriteString(stdin, "go\n")
+	stdin.Close()
+	err = cmd.Wait()
+	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+		t.Log(line)
+	}
+	if err != nil {
+		t.Errorf("the escape table as %s (uid %d, user namespace) failed: %v (its output is above)", escapeUser, uid, err)
+	}
+}
+
+func escapeCopy(t *testing.T, src, dst string) {
+	t.Helper()
+	in, err := os.Open(src)
+	escapeMust(t, err)
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	escapeMust(t, err)
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	escapeMust(t, out.Close())
+}
+
+// escapeDelegateCgroups creates a cgroup owned by uid for every controller
+// the sandbox uses and returns the cgroup.procs files to move the
+// unprivileged supervisor in. It first puts the test under an outer limit;
+// on cgroup v2 that also moves the test into a leaf, so that the delegated
+// cgroup is a sibling with the memory and pids controllers available.
+// Cleanup fails the test if the sandbox left cgroups behind.
+func escapeDelegateCgroups(t *testing.T, uid, gid int) []string {
+	t.Helper()
+	testenv.OuterLimit(t, 4<<30, 4096)
+	name := fmt.Sprintf("mcpsandbox-escape-%d", os.Getpid())
+	var dirs []string
+	t.Cleanup(func() {
+		for _, d := range dirs {
+			left, _ := filepath.Glob(filepath.Join(d, "*", "cgroup.procs"))
+			if len(left) > 0 {
+				t.Errorf("the sandbox left cgroups behind under %s: %v", d, left)
+			}
+			for _, l := range left {
+				os.Remove(filepath.Dir(l))
+			}
+			if err := os.Remove(d); err != nil {
+				t.Errorf("removing the delegated cgroup: %v", err)
+			}
+		}
+	})
+	own, err := os.ReadFile("/proc/self/cgroup")
+	escapeMust(t, err)
+	unified := escapeIsUnified()
+	for _, line := range strings.Split(strings.TrimSpace(string(own)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		var dir string
+		switch {
+		case unified && parts[1] == "":
+			dir = filepath.Join("/sys/fs/cgroup", filepath.Dir(parts[2]), name)
+		case !unified && slices.ContainsFunc(strings.Split(parts[1], ","), func(c string) bool {
+			return c == "memory" || c == "pids" || c == "cpu" || c == "freezer"
+		}):
+			dir = filepath.Join("/sys/fs/cgroup", parts[1], parts[2], name)
+		default:
+			continue
+		}
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatalf("delegating a cgroup to %s: %v", escapeUser, err)
+		}
+		dirs = append(dirs, dir)
+		for _, f := range []string{"", "cgroup.procs", "tasks", "cgroup.subtree_control", "cgroup.threads"} {
+			p := filepath.Join(dir, f)
+			if err := os.Chown(p, uid, gid); err != nil && !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("delegating %s: %v", p, err)
+			}
+		}
+	}
+	if len(dirs) == 0 {
+		t.Fatal("no cgroup hierarchy to delegate to the unprivileged supervisor")
+	}
+	procs := make([]string, len(dirs))
+	for i, d := range dirs {
+		procs[i] = filepath.Join(d, "cgroup.procs")
+	}
+	return procs
+}
+
+func escapeIsUnified() bool {
+	var st unix.Statfs_t
+	return unix.Statfs("/sys/fs/cgroup", &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
+}
