@@ -123,6 +123,48 @@ func TestEscape(t *testing.T) {
 	t.Run("unprivileged", func(t *testing.T) { escapeAsUnprivileged(t, hostile) })
 }
 
+// TestEscapeProbesSeeThroughAWeakSandbox calibrates the hostile server: run
+// under bubblewrap, which has namespaces but no seccomp filter and passes
+// the environment and descriptors on, the probes must report exactly those
+// gaps, and still find the host's files and sockets out of reach. A probe
+// that could never report an escape would make the table above worthless.
+func TestEscapeProbesSeeThroughAWeakSandbox(t *testing.T) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatalf("bubblewrap is needed to calibrate the hostile server (%v): run scripts/test-setup.sh", err)
+	}
+	hostile := escapeBuildHostile(t)
+	c := newEscapeCanaries(t, hostile)
+	cmd := exec.Command(bwrap, "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent",
+		"--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+		"--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+		"--ro-bind", filepath.Dir(hostile), filepath.Dir(hostile),
+		"--ro-bind", c.roDir, c.roDir, "--bind", c.rwDir, c.rwDir, hostile)
+	report := escapeCall(t, &mcp.CommandTransport{Command: cmd}, c.args, func() string { return "bwrap" })
+
+	// bwrap applies no seccomp filter and keeps the caller's environment
+	// and inherited descriptors.
+	for _, class := range []string{
+		"seccomp_active", "keyctl", "perf_event_open", "io_uring", "userfaultfd", "tiocsti_seccomp",
+		"seccomp_arch_bypass", "ptrace_seccomp", "socket_inet", "personality_aslr", "leaked_fds", "env_secrets",
+	} {
+		if r, ok := report[class]; !ok || r.Blocked {
+			t.Errorf("%s: the probe missed a gap bwrap leaves open: %+v", class, r)
+		}
+	}
+	// What bwrap's namespaces and root do stop.
+	for _, class := range []string{
+		"host_secrets", "write_outside_grants", "symlink_in_granted_dir", "net_host_loopback_tcp",
+		"net_host_abstract_unix", "net_host_unix_path", "ipc_host", "host_processes_visible", "sys_absent",
+	} {
+		if r, ok := report[class]; !ok || !r.Blocked {
+			t.Errorf("%s: reported an escape bwrap does not allow: %+v", class, r)
+		}
+	}
+	c.checkNothingWritten(t)
+	escapeNoConnection(t, "tcp", c.tcp)
+}
+
 // escapeSpec is `mcpsandbox run`'s default confinement with one --ro and one
 // --rw grant.
 func escapeSpec(hostile string, ro, rw []string) Spec {
@@ -225,17 +267,25 @@ func escapeRun(t *testing.T, spec Spec, args map[string]any) map[string]escapeRe
 		<-stderrDone
 	}()
 
+	return escapeCall(t, &mcp.IOTransport{Reader: io.NopCloser(p.Stdout()), Writer: p.Stdin()}, args,
+		func() string { return escapeExitSoFar(p) })
+}
+
+// escapeCall connects the SDK client over tr, calls the escape tool with args
+// and returns the report; state says how the server is doing, for errors.
+func escapeCall(t *testing.T, tr mcp.Transport, args map[string]any, state func() string) map[string]escapeResult {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), escapeCallTimeout)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "escape-test", Version: "0"}, nil)
-	sess, err := client.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(p.Stdout()), Writer: p.Stdin()}, nil)
+	sess, err := client.Connect(ctx, tr, nil)
 	if err != nil {
-		t.Fatalf("initialize with the confined hostile server: %v (server: %v)", err, escapeExitSoFar(p))
+		t.Fatalf("initialize with the hostile server: %v (server: %v)", err, state())
 	}
 	defer sess.Close()
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "escape", Arguments: args})
 	if err != nil {
-		t.Fatalf("tools/call escape: %v (server: %v)", err, escapeExitSoFar(p))
+		t.Fatalf("tools/call escape: %v (server: %v)", err, state())
 	}
 	if res.IsError || len(res.Content) != 1 {
 		t.Fatalf("tools/call escape answered %+v", res)
