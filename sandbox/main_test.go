@@ -14,6 +14,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(sbxProbeEnv) != "" {
 		os.Exit(runSbxProbe())
 	}
+	if os.Getenv(sbxDoctorRoleEnv) != "" {
+		os.Exit(sbxDoctorRole())
+	}
 	if os.Getenv(sbxStartRoleEnv) != "" {
 		os.Exit(sbxStartRole())
 	}

@@ -1,0 +1,67 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestDoctorOnThisHost(t *testing.T) {
+	r := Doctor()
+	var out bytes.Buffer
+	if err := r.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	t.Log("\n" + text)
+	// Every test in this package confines servers here, so this host can.
+	if !r.OK() {
+		t.Fatal("doctor says the default confinement cannot be enforced on the host these tests confine servers on")
+	}
+	_, libVersion, _ := SeccompInfo()
+	for _, want := range []string{"namespaces", "user namespace", "seccomp", "libseccomp " + libVersion, "cgroups (" + r.Cgroups.Mode + ")", "confined /bin/true", "can be enforced"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report does not mention %q", want)
+		}
+	}
+	if strings.Contains(text, "FAIL") {
+		t.Errorf("report has FAIL lines although OK() is true")
+	}
+}
+
+// sbxDoctorRoleEnv makes the test binary print the doctor's report and exit
+// 1 when it is not OK, as `mcpsandbox doctor` does.
+const sbxDoctorRoleEnv = "MCPSANDBOX_SBX_DOCTOR"
+
+func sbxDoctorRole() int {
+	r := Doctor()
+	r.Write(os.Stdout)
+	if !r.OK() {
+		return 1
+	}
+	return 0
+}
+
+func TestDoctorNamesWhatAnUnprivilegedUserLacks(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to start the unprivileged run")
+	}
+	cmd := exec.Command(sbxCopyForOthers(t))
+	cmd.Dir = "/"
+	cmd.Env = []string{"PATH=/usr/bin:/bin", sbxDoctorRoleEnv + "=1"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sbxUnprivUID, Gid: sbxUnprivUID}}
+	out, err := cmd.CombinedOutput()
+	text := string(out)
+	t.Log("\n" + text)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("doctor without a delegated cgroup: %v, want exit status 1", err)
+	}
+	for _, want := range []string{"running as an unprivileged user", "FAIL  cgroups", "fix:", "CANNOT be enforced", "ok    user namespace", "not tried"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report does not say %q", want)
+		}
+	}
+}
