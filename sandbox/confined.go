@@ -242,6 +242,9 @@ func (p *confinedProcess) wait() {
 	if p.cg != nil && p.cg.OOMKilled() {
 		ex.OOMKilled = true
 	}
+	if p.cg != nil && p.cg.PidsLimitHit() {
+		ex.PidsLimit = true
+	}
 	p.exit = ex
 	close(p.done)
 }

@@ -54,6 +54,7 @@ type Exit struct {
 	Code      int            // exit status, -1 when killed by a signal
 	Signal    syscall.Signal // the killing signal, 0 when it exited
 	OOMKilled bool           // the cgroup's memory limit killed it
+	PidsLimit bool           // a fork failed on the cgroup's pids limit while it ran
 	SetupErr  error          // confinement could not be set up; it never ran
 }
 
@@ -61,6 +62,14 @@ type Exit struct {
 func (e Exit) Failed() bool { return e.Code != 0 || e.Signal != 0 || e.OOMKilled || e.SetupErr != nil }
 
 func (e Exit) String() string {
+	s := e.cause()
+	if e.PidsLimit && e.SetupErr == nil {
+		s += " after reaching its pids limit (a fork failed on the cgroup's pids.max)"
+	}
+	return s
+}
+
+func (e Exit) cause() string {
 	switch {
 	case e.SetupErr != nil:
 		return "sandbox setup failed: " + e.SetupErr.Error()
