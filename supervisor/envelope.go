@@ -1,0 +1,605 @@
+package supervisor
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// The envelope scanner reads just enough of a JSON-RPC message to route it:
+// the top-level id (as raw bytes and their span), method, and whether there
+// is a result or an error. It also validates the whole message as JSON in
+// the same single pass, because one malformed line reaching a host ends its
+// session. Nothing is decoded: ids stay bytes (never float64) and rewriting
+// one is splicing bytes at the recorded span.
+
+// msgKind classifies a JSON-RPC message.
+type msgKind uint8
+
+const (
+	kindInvalid      msgKind = iota
+	kindRequest              // method and id
+	kindNotification         // method, no id
+	kindResponse             // result or error, and id
+)
+
+func (k msgKind) String() string {
+	return [...]string{"invalid", "request", "notification", "response"}[k]
+}
+
+// idKind says what JSON type an id has.
+type idKind uint8
+
+const (
+	idNone idKind = iota
+	idNull
+	idString
+	idNumber
+)
+
+// envelope is what routing needs from one message. Slices alias the scanned
+// message; spans are offsets into it.
+type envelope struct {
+	kind          msgKind
+	idKind        idKind
+	idStart       int // span of the raw id token, quotes included
+	idEnd         int
+	idEscaped     bool   // the id string has backslash escapes
+	method        []byte // method string contents, without quotes
+	methodEscaped bool
+	params        []byte // raw params value, nil when absent
+	result        []byte // raw result value
+	hasResult     bool
+	hasError      bool
+	errorValue    []byte // raw error value
+	jsonrpcOK     bool   // "jsonrpc":"2.0" is present
+	problem       string // why kind is invalid
+}
+
+// id returns the raw id token of e within msg.
+func (e *envelope) id(msg []byte) []byte {
+	if e.idKind == idNone {
+		return nil
+	}
+	return msg[e.idStart:e.idEnd]
+}
+
+// methodIs reports whether the method equals m (handling escaped methods).
+func (e *envelope) methodIs(m string) bool {
+	if !e.methodEscaped {
+		return string(e.method) == m
+	}
+	s, ok := unquoteContents(e.method)
+	return ok && s == m
+}
+
+// methodString returns the method as a Go string.
+func (e *envelope) methodString() string {
+	if !e.methodEscaped {
+		return string(e.method)
+	}
+	s, _ := unquoteContents(e.method)
+	return s
+}
+
+// batch is a scanned top-level value: one message or a JSON-RPC batch.
+type batch struct {
+	isArray bool
+	msgs    []envelope
+	spans   [][2]int // each element's span in the line (batches only)
+}
+
+var errTruncated = errors.New("unexpected end of message")
+
+// scanner walks one JSON text. stack is reused between messages.
+type scanner struct {
+	b     []byte
+	i     int
+	stack []byte
+}
+
+// maxDepth bounds nesting, as encoding/json does, so the scanner cannot be
+// made to grow its stack without limit.
+const maxDepth = 10000
+
+// scanLine scans one line into out (whose slices are reused). It returns an
+// error when the line is not a JSON value; a valid JSON value that is not
+// JSON-RPC comes back with kindInvalid and a problem instead. The envelope of
+// an invalid line still holds an id when one was read before the error, so
+// that the request it answers can be found.
+func (s *scanner) scanLine(line []byte, out *batch) error {
+	s.b, s.i = line, 0
+	out.isArray = false
+	out.msgs = out.msgs[:0]
+	out.spans = out.spans[:0]
+	s.ws()
+	if s.i >= len(s.b) {
+		return errTruncated
+	}
+	switch s.b[s.i] {
+	case '{':
+		out.msgs = append(out.msgs, envelope{})
+		if err := s.object(&out.msgs[0]); err != nil {
+			return err
+		}
+	case '[':
+		out.isArray = true
+		s.i++
+		s.ws()
+		if s.peek() == ']' {
+			s.i++
+			break
+		}
+		for {
+			s.ws()
+			start := s.i
+			out.msgs = append(out.msgs, envelope{})
+			e := &out.msgs[len(out.msgs)-1]
+			if s.peek() == '{' {
+				if err := s.object(e); err != nil {
+					return err
+				}
+			} else {
+				if err := s.value(); err != nil {
+					return err
+				}
+				e.kind, e.problem = kindInvalid, "batch element is not an object"
+			}
+			out.spans = append(out.spans, [2]int{start, s.i})
+			s.ws()
+			c := s.peek()
+			s.i++
+			if c == ']' {
+				break
+			}
+			if c != ',' {
+				return s.errAt("expected , or ] in batch")
+			}
+		}
+	default:
+		if err := s.value(); err != nil {
+			return err
+		}
+		out.msgs = append(out.msgs, envelope{problem: "not a JSON object"})
+	}
+	s.ws()
+	if s.i != len(s.b) {
+		return s.errAt("trailing data after the JSON value")
+	}
+	return nil
+}
+
+func (s *scanner) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *scanner) errAt(what string) error {
+	if s.i >= len(s.b) {
+		return errTruncated
+	}
+	return errors.New(what + " at byte " + strconv.Itoa(s.i))
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// object scans a top-level JSON-RPC object, filling e.
+func (s *scanner) object(e *envelope) error {
+	*e = envelope{}
+	s.i++ // '{'
+	s.ws()
+	if s.peek() == '}' {
+		s.i++
+		return s.classify(e)
+	}
+	for {
+		s.ws()
+		if s.peek() != '"' {
+			return s.errAt("expected a member name")
+		}
+		kStart := s.i
+		escaped, err := s.str()
+		if err != nil {
+			return err
+		}
+		key := s.b[kStart+1 : s.i-1]
+		if escaped {
+			if k, ok := unquoteContents(key); ok {
+				key = []byte(k)
+			}
+		}
+		s.ws()
+		if s.peek() != ':' {
+			return s.errAt("expected :")
+		}
+		s.i++
+		s.ws()
+		vStart := s.i
+		switch string(key) {
+		case "id":
+			switch c := s.peek(); {
+			case c == '"':
+				e.idKind = idString
+				e.idEscaped, err = s.str()
+			case c == '-' || (c >= '0' && c <= '9'):
+				e.idKind = idNumber
+				err = s.number()
+			case c == 'n':
+				e.idKind = idNull
+				err = s.value()
+			default:
+				err = s.value()
+				e.problem = "id is neither a string nor a number"
+			}
+			if err == nil {
+				e.idStart, e.idEnd = vStart, s.i
+			} else {
+				e.idKind = idNone
+			}
+		case "method":
+			if s.peek() != '"' {
+				err = s.value()
+				e.problem = "method is not a string"
+				break
+			}
+			if e.methodEscaped, err = s.str(); err == nil {
+				e.method = s.b[vStart+1 : s.i-1]
+			}
+		case "jsonrpc":
+			err = s.value()
+			e.jsonrpcOK = string(s.b[vStart:s.i]) == `"2.0"`
+		case "result":
+			e.hasResult = true
+			err = s.value()
+			e.result = s.b[vStart:s.i]
+		case "error":
+			e.hasError = true
+			err = s.value()
+			e.errorValue = s.b[vStart:s.i]
+		case "params":
+			err = s.value()
+			e.params = s.b[vStart:s.i]
+		default:
+			err = s.value()
+		}
+		if err != nil {
+			return err
+		}
+		s.ws()
+		c := s.peek()
+		s.i++
+		if c == '}' {
+			return s.classify(e)
+		}
+		if c != ',' {
+			s.i--
+			return s.errAt("expected , or }")
+		}
+	}
+}
+
+// classify decides the kind of a syntactically valid object.
+func (s *scanner) classify(e *envelope) error {
+	switch {
+	case e.problem != "":
+	case !e.jsonrpcOK:
+		e.problem = `"jsonrpc":"2.0" is missing`
+	case e.method != nil && (e.hasResult || e.hasError):
+		e.problem = "both method and result/error"
+	case e.method != nil && e.idKind == idNone:
+		e.kind = kindNotification
+	case e.method != nil && e.idKind == idNull:
+		e.problem = "request with a null id"
+	case e.method != nil:
+		e.kind = kindRequest
+	case e.hasResult == e.hasError:
+		e.problem = "neither method nor exactly one of result and error"
+	case e.idKind == idNone:
+		e.problem = "response without an id"
+	default:
+		e.kind = kindResponse
+	}
+	return nil
+}
+
+// memberValue returns the raw value of the named member of a JSON object
+// (which must be valid JSON), or nil.
+func memberValue(obj []byte, name string) []byte {
+	var s scanner
+	s.b = obj
+	s.ws()
+	if s.peek() != '{' {
+		return nil
+	}
+	s.i++
+	for {
+		s.ws()
+		if s.peek() != '"' {
+			return nil
+		}
+		kStart := s.i
+		escaped, err := s.str()
+		if err != nil {
+			return nil
+		}
+		key := obj[kStart+1 : s.i-1]
+		match := string(key) == name
+		if escaped {
+			k, _ := unquoteContents(key)
+			match = k == name
+		}
+		s.ws()
+		if s.peek() != ':' {
+			return nil
+		}
+		s.i++
+		s.ws()
+		vStart := s.i
+		if s.value() != nil {
+			return nil
+		}
+		if match {
+			return obj[vStart:s.i]
+		}
+		s.ws()
+		if s.peek() != ',' {
+			return nil
+		}
+		s.i++
+	}
+}
+
+// value skips one JSON value, validating it. Containers are walked with an
+// explicit stack, so nesting depth costs no Go stack.
+func (s *scanner) value() error {
+	base := len(s.stack)
+	defer func() { s.stack = s.stack[:base] }()
+	for {
+		// Expect a value.
+		s.ws()
+		if s.i >= len(s.b) {
+			return errTruncated
+		}
+		switch c := s.b[s.i]; {
+		case c == '{' || c == '[':
+			if len(s.stack)-base >= maxDepth {
+				return s.errAt("nesting too deep")
+			}
+			s.i++
+			s.ws()
+			if (c == '{' && s.peek() == '}') || (c == '[' && s.peek() == ']') {
+				s.i++
+				break
+			}
+			s.stack = append(s.stack, c)
+			if c == '{' {
+				if err := s.memberName(); err != nil {
+					return err
+				}
+			}
+			continue
+		case c == '"':
+			if _, err := s.str(); err != nil {
+				return err
+			}
+		case c == 't':
+			if err := s.literal("true"); err != nil {
+				return err
+			}
+		case c == 'f':
+			if err := s.literal("false"); err != nil {
+				return err
+			}
+		case c == 'n':
+			if err := s.literal("null"); err != nil {
+				return err
+			}
+		default:
+			if err := s.number(); err != nil {
+				return err
+			}
+		}
+		// After a value: close containers or move to the next element.
+		for {
+			if len(s.stack) == base {
+				return nil
+			}
+			s.ws()
+			top := s.stack[len(s.stack)-1]
+			c := s.peek()
+			if c == ',' {
+				s.i++
+				if top == '{' {
+					if err := s.memberName(); err != nil {
+						return err
+					}
+				}
+				break
+			}
+			if (top == '{' && c == '}') || (top == '[' && c == ']') {
+				s.i++
+				s.stack = s.stack[:len(s.stack)-1]
+				continue
+			}
+			return s.errAt("expected , or closing bracket")
+		}
+	}
+}
+
+// memberName scans `"name" :` inside an object.
+func (s *scanner) memberName() error {
+	s.ws()
+	if s.peek() != '"' {
+		return s.errAt("expected a member name")
+	}
+	if _, err := s.str(); err != nil {
+		return err
+	}
+	s.ws()
+	if s.peek() != ':' {
+		return s.errAt("expected :")
+	}
+	s.i++
+	return nil
+}
+
+func (s *scanner) literal(lit string) error {
+	if len(s.b)-s.i < len(lit) {
+		return errTruncated
+	}
+	if string(s.b[s.i:s.i+len(lit)]) != lit {
+		return s.errAt("invalid literal")
+	}
+	s.i += len(lit)
+	return nil
+}
+
+// number validates the JSON number grammar.
+func (s *scanner) number() error {
+	b, i := s.b, s.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		s.i = i
+		return errTruncated
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		s.i = i
+		return s.errAt("invalid character in number")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		d := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			s.i = i
+			return s.errAt("digit expected after decimal point")
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			s.i = i
+			return s.errAt("digit expected in exponent")
+		}
+	}
+	s.i = i
+	return nil
+}
+
+// str scans a string starting at its opening quote and leaves s.i after the
+// closing one. Control characters are rejected as encoding/json does;
+// invalid UTF-8 is left alone (decoders replace it).
+func (s *scanner) str() (escaped bool, err error) {
+	b := s.b
+	i := s.i + 1
+	for {
+		i = skipPlain(b, i)
+		if i >= len(b) {
+			s.i = i
+			return escaped, errTruncated
+		}
+		switch c := b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return escaped, nil
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				s.i = len(b)
+				return escaped, errTruncated
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if len(b)-i < 6 {
+					s.i = len(b)
+					return escaped, errTruncated
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !isHex(h) {
+						s.i = i
+						return escaped, s.errAt("invalid \\u escape")
+					}
+				}
+				i += 6
+			default:
+				s.i = i
+				return escaped, s.errAt("invalid escape")
+			}
+		default:
+			s.i = i
+			return escaped, s.errAt("control character in string")
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// skipPlain returns the index of the first '"', '\\' or control character at
+// or after i. It tests eight bytes per step (SWAR), which keeps validating a
+// 16 MiB result cheap next to the pipe copies it rides on.
+func skipPlain(b []byte, i int) int {
+	const (
+		lo    = 0x0101010101010101
+		hi    = 0x8080808080808080
+		quote = 0x2222222222222222
+		bslsh = 0x5c5c5c5c5c5c5c5c
+		space = 0x2020202020202020
+	)
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q := x ^ quote
+		k := x ^ bslsh
+		if ((q-lo)&^q|(k-lo)&^k|(x-space)&^x)&hi != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
+}
+
+// unquoteContents decodes the contents of a JSON string (without quotes).
+// Only escaped strings get here, which is rare: encoding/json is fine.
+func unquoteContents(b []byte) (string, bool) {
+	quoted := make([]byte, 0, len(b)+2)
+	quoted = append(append(append(quoted, '"'), b...), '"')
+	var s string
+	err := json.Unmarshal(quoted, &s)
+	return s, err == nil
+}

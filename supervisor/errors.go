@@ -1,0 +1,35 @@
+package supervisor
+
+// JSON-RPC error codes mcpsandbox answers host requests with. They sit in
+// the implementation-defined server-error range (-32000..-32099) and are
+// stable: hosts and scripts may match on them. Each error's data object
+// carries "reason" (what happened, e.g. "exited with status 2" or "hang: no
+// answer to 3 pings") and, where it applies, "generation" (the server
+// process, counted from 1).
+const (
+	// CodeServerCrashed answers requests that were in flight when the server
+	// process died or was killed as hung. mcpsandbox is restarting it; the
+	// host may retry the request.
+	CodeServerCrashed = -32001
+	// CodeServerStopped answers requests while the server is down for good:
+	// it crash-looped (--max-restarts within --restart-window), exited with
+	// --restart never (or exited cleanly with on-failure), could not be
+	// started again, or mcpsandbox is shutting down. The message says which.
+	CodeServerStopped = -32002
+	// CodeMessageTooLarge answers a request that was longer than
+	// --max-message, or whose response from the server was.
+	CodeMessageTooLarge = -32003
+	// CodeQueueFull answers a request that arrived while the server was
+	// restarting and the queue of held host messages was full.
+	CodeQueueFull = -32004
+	// CodeInvalidResponse answers a request whose response from the server
+	// was not valid JSON-RPC (it went to the log instead).
+	CodeInvalidResponse = -32005
+)
+
+// Standard JSON-RPC codes used for malformed host input and for heartbeats.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+)

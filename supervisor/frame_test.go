@@ -1,0 +1,134 @@
+package supervisor
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func readAll(t *testing.T, r io.Reader, max int) []frame {
+	t.Helper()
+	lr := newLineReader(r, max)
+	var out []frame
+	for {
+		var f frame
+		err := lr.next(&f)
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.line = bytes.Clone(f.line)
+		out = append(out, f)
+	}
+}
+
+func TestLineReaderSplitsLines(t *testing.T) {
+	in := "a\nbb\r\n\nlast-without-newline"
+	for _, r := range []io.Reader{strings.NewReader(in), iotest.OneByteReader(strings.NewReader(in))} {
+		fs := readAll(t, r, 1024)
+		var got []string
+		for _, f := range fs {
+			got = append(got, string(f.line))
+		}
+		want := []string{"a\n", "bb\r\n", "\n", "last-without-newline"}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("lines %q, want %q", got, want)
+		}
+	}
+}
+
+func TestLineReaderDiscardsOversizedLineAndKeepsGoing(t *testing.T) {
+	huge := `{"jsonrpc":"2.0","id":9,"result":"` + strings.Repeat("x", 100_000) + `"}`
+	in := "first\n" + huge + "\nnext\n"
+	fs := readAll(t, iotest.HalfReader(strings.NewReader(in)), 4096)
+	if len(fs) != 3 {
+		t.Fatalf("%d frames, want 3", len(fs))
+	}
+	if string(fs[0].line) != "first\n" || string(fs[2].line) != "next\n" {
+		t.Errorf("neighbours of the oversized line: %q, %q", fs[0].line, fs[2].line)
+	}
+	f := fs[1]
+	if !f.oversize || f.size != int64(len(huge)) || f.line != nil {
+		t.Fatalf("oversize=%v size=%d line=%d bytes; want discarded %d bytes", f.oversize, f.size, len(f.line), len(huge))
+	}
+	if !strings.HasPrefix(huge, string(f.head)) || !strings.HasSuffix(huge, string(f.tail)) || len(f.tail) != oversizeTail {
+		t.Errorf("head/tail are not the line's ends: head %q… tail …%q", f.head[:20], f.tail)
+	}
+}
+
+func TestLineReaderOversizedAtEOF(t *testing.T) {
+	fs := readAll(t, strings.NewReader(strings.Repeat("y", 10_000)), 1024)
+	if len(fs) != 1 || !fs[0].oversize || fs[0].size != 10_000 {
+		t.Fatalf("frames %+v, want one oversized of 10000 bytes", fs)
+	}
+}
+
+func TestLineReaderLineOfExactlyMax(t *testing.T) {
+	line := strings.Repeat("z", 5000)
+	fs := readAll(t, strings.NewReader(line+"\n"+line+"z\n"), 5000)
+	if len(fs) != 2 || fs[0].oversize || len(fs[0].line) != 5001 || !fs[1].oversize {
+		t.Fatalf("max-length line must pass and max+1 must not: %d frames", len(fs))
+	}
+}
+
+// A bounded reader must not hold an oversized line whole: memory stays near
+// the bound however long the line is.
+func TestLineReaderDoesNotBufferOversizedLine(t *testing.T) {
+	lr := newLineReader(io.MultiReader(&repeatReader{n: 64 << 20}, strings.NewReader("\nok\n")), 1<<20)
+	var f frame
+	if err := lr.next(&f); err != nil || !f.oversize || f.size != 64<<20 {
+		t.Fatalf("err=%v oversize=%v size=%d", err, f.oversize, f.size)
+	}
+	if cap(lr.buf) > 2<<20 {
+		t.Errorf("buffer grew to %d bytes for a 1 MiB bound", cap(lr.buf))
+	}
+	if err := lr.next(&f); err != nil || string(f.line) != "ok\n" {
+		t.Errorf("after the oversized line: %q, %v", f.line, err)
+	}
+}
+
+func TestLineReaderShrinksAfterBigLine(t *testing.T) {
+	big := strings.Repeat("b", 4<<20)
+	lr := newLineReader(strings.NewReader(big+"\nsmall\n"), 16<<20)
+	var f frame
+	if err := lr.next(&f); err != nil || len(f.line) != len(big)+1 {
+		t.Fatalf("big line: %d bytes, %v", len(f.line), err)
+	}
+	if err := lr.next(&f); err != nil || string(f.line) != "small\n" {
+		t.Fatalf("small line: %q, %v", f.line, err)
+	}
+	if cap(lr.buf) > keepLineBuf {
+		t.Errorf("buffer of %d bytes kept after the big line", cap(lr.buf))
+	}
+}
+
+func TestLineReaderReportsReadErrors(t *testing.T) {
+	boom := errors.New("boom")
+	lr := newLineReader(io.MultiReader(strings.NewReader("a\n"), iotest.ErrReader(boom)), 1024)
+	var f frame
+	if err := lr.next(&f); err != nil {
+		t.Fatal(err)
+	}
+	if err := lr.next(&f); !errors.Is(err, boom) {
+		t.Errorf("error %v, want boom", err)
+	}
+}
+
+type repeatReader struct{ n int }
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), r.n)
+	for i := range p[:n] {
+		p[i] = 'r'
+	}
+	r.n -= n
+	return n, nil
+}

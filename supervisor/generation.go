@@ -1,0 +1,155 @@
+package supervisor
+
+import (
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/healthcheck"
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
+)
+
+// generation is one server process. A restart makes a new one; ids and
+// requests belonging to an old one are never mixed into a newer one.
+type generation struct {
+	n       int
+	proc    sandbox.Process
+	log     *slog.Logger
+	started time.Time
+	stderr  stderrRing
+
+	dead     atomic.Bool // stop writing: the process exited or is being stopped
+	retired  atomic.Bool // its crash was handled: late output is dropped
+	answered atomic.Bool // it answered something: the heartbeat may start
+
+	checkerMu sync.Mutex
+	checker   *healthcheck.Checker
+	hang      chan string   // the heartbeat's verdict
+	stopped   chan struct{} // closed when the generation is retired
+
+	stdoutDone, stderrDone chan struct{}
+}
+
+var errDead = errors.New("server process is gone")
+
+// write sends one newline-terminated message; the caller holds s.writeMu.
+func (g *generation) write(msg []byte) error {
+	if g.dead.Load() {
+		return errDead
+	}
+	_, err := g.proc.Stdin().Write(msg)
+	return err
+}
+
+// startGeneration starts a new server process and its readers.
+func (s *server) startGeneration() (*generation, error) {
+	s.mu.Lock()
+	s.genCount++
+	n := s.genCount
+	s.mu.Unlock()
+	log := s.log.With("generation", n)
+	if s.pol.Unconfined {
+		log.Warn("UNCONFINED: the server runs with mcpsandbox's own user, files and network (--unconfined); only supervision applies")
+	}
+	proc, err := sandbox.Start(specFromPolicy(s.name, s.pol), log)
+	if err != nil {
+		return nil, err
+	}
+	g := &generation{
+		n:          n,
+		proc:       proc,
+		log:        log,
+		started:    time.Now(),
+		hang:       make(chan string, 1),
+		stopped:    make(chan struct{}),
+		stdoutDone: make(chan struct{}),
+		stderrDone: make(chan struct{}),
+	}
+	go s.readServer(g)
+	go pumpStderr(proc.Stderr(), &g.stderr, log, g.stderrDone)
+	log.Info("server started", "pid", proc.Pid(), "command", s.pol.Command)
+	s.emit(Event{Kind: EventStarted, Generation: n, Pid: proc.Pid()})
+	return g, nil
+}
+
+// startHeartbeat starts pinging g; called once it answered something, since
+// cold starts can take seconds.
+func (s *server) startHeartbeat(g *generation) {
+	if s.pol.PingInterval <= 0 {
+		return
+	}
+	s.mu.Lock()
+	var discover []byte
+	fallback := ""
+	if s.sess.init == nil && s.sess.discoverParams != nil {
+		// Stateless sessions have no ping; server/discover is cheap and
+		// every 2026-07-28 server answers it.
+		discover, fallback = s.sess.discoverParams, "server/discover"
+	}
+	s.mu.Unlock()
+	c := healthcheck.New(healthcheck.Options{
+		Interval: s.pol.PingInterval,
+		Timeout:  s.pol.PingTimeout,
+		Failures: s.pol.PingFailures,
+		IDPrefix: relayPrefix + "ping:" + strconv.Itoa(g.n) + ":",
+		Fallback: fallback,
+		Log:      g.log,
+		Send: func(id, method string) {
+			var params []byte
+			if method == "server/discover" {
+				params = discover
+			}
+			msg := request(quoteID(id), method, params)
+			s.writeMu.Lock()
+			g.write(msg)
+			s.writeMu.Unlock()
+		},
+	})
+	g.checkerMu.Lock()
+	if g.checker != nil || g.dead.Load() {
+		g.checkerMu.Unlock()
+		return
+	}
+	g.checker = c
+	g.checkerMu.Unlock()
+	go func() {
+		select {
+		case <-c.Dead():
+			g.hang <- c.Reason()
+		case <-g.stopped:
+		}
+	}()
+	c.Start()
+}
+
+func (g *generation) probe() *healthcheck.Checker {
+	g.checkerMu.Lock()
+	defer g.checkerMu.Unlock()
+	return g.checker
+}
+
+// stopWriting marks g dead for writers and stops its heartbeat.
+func (g *generation) stopWriting() {
+	g.dead.Store(true)
+	if c := g.probe(); c != nil {
+		c.Stop()
+	}
+}
+
+// drain waits (bounded) for the readers to see EOF after the process died,
+// so responses it wrote just before dying still reach the host.
+func (g *generation) drain() {
+	t := time.NewTimer(drainTimeout)
+	defer t.Stop()
+	for _, ch := range []chan struct{}{g.stdoutDone, g.stderrDone} {
+		select {
+		case <-ch:
+		case <-t.C:
+			g.log.Warn("server output still open after it died (a descendant holds it); closing it")
+			return
+		}
+	}
+}

@@ -1,0 +1,342 @@
+package supervisor_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/supervisor"
+)
+
+// waitLimit bounds every wait in these tests; nothing waits by sleeping.
+const waitLimit = 20 * time.Second
+
+// exampleCommand runs the bundled example server (this test binary in the
+// example-server role).
+func exampleCommand(t testing.TB) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{exe, roleExampleServer}
+}
+
+// testPolicy is the default policy, unconfined until confinement lands,
+// with quick restarts and no heartbeat unless a test asks for one.
+func testPolicy(cmd []string) policy.Policy {
+	p := policy.Default()
+	p.Command = cmd
+	p.Unconfined = true
+	p.PingInterval = 0
+	p.RestartBackoff = policy.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond}
+	p.Grace = 2 * time.Second
+	return p
+}
+
+// relay is supervisor.Run in-process, wired to the test as its host.
+type relay struct {
+	t       testing.TB
+	toRelay *io.PipeWriter // the host's writes
+	fromRly *io.PipeReader // the host's reads
+	events  chan supervisor.Event
+	outcome chan supervisor.Outcome
+	logs    *syncBuffer
+	cancel  context.CancelFunc
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func startRelay(t testing.TB, pol policy.Policy) *relay {
+	t.Helper()
+	hostInR, hostInW := io.Pipe()
+	hostOutR, hostOutW := io.Pipe()
+	r := &relay{
+		t:       t,
+		toRelay: hostInW,
+		fromRly: hostOutR,
+		events:  make(chan supervisor.Event, 256),
+		outcome: make(chan supervisor.Outcome, 1),
+		logs:    &syncBuffer{},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	log := slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	go func() {
+		out, err := supervisor.Run(ctx, supervisor.Options{
+			Name: "test", Policy: pol, HostIn: hostInR, HostOut: hostOutW, Log: log,
+			Events: func(e supervisor.Event) { r.events <- e },
+		})
+		if err != nil {
+			out.Reason = "Run error: " + err.Error()
+		}
+		hostOutW.Close()
+		hostInR.Close()
+		r.outcome <- out
+	}()
+	t.Cleanup(func() {
+		cancel()
+		hostInW.Close()
+		hostOutR.Close()
+		if t.Failed() {
+			t.Logf("supervisor log:\n%s", r.logs.String())
+		}
+	})
+	return r
+}
+
+// waitEvent waits for the next event of the given kind.
+func (r *relay) waitEvent(kind supervisor.EventKind) supervisor.Event {
+	r.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		select {
+		case e := <-r.events:
+			if e.Kind == kind {
+				return e
+			}
+		case <-deadline:
+			r.t.Fatalf("no %s event within %s", kind, waitLimit)
+		}
+	}
+}
+
+// end closes the host's side and returns how supervision ended.
+func (r *relay) end() supervisor.Outcome {
+	r.t.Helper()
+	r.toRelay.Close()
+	return r.wait()
+}
+
+func (r *relay) wait() supervisor.Outcome {
+	r.t.Helper()
+	select {
+	case out := <-r.outcome:
+		return out
+	case <-time.After(waitLimit):
+		r.t.Fatalf("supervisor did not end within %s", waitLimit)
+	}
+	return supervisor.Outcome{}
+}
+
+// sdkClient connects an official Go SDK client through the relay.
+func (r *relay) sdkClient(version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	r.t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0"}, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	var so *mcp.ClientSessionOptions
+	if version != "" {
+		so = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: r.fromRly, Writer: r.toRelay}, so)
+	if err != nil {
+		r.t.Fatalf("connect (protocol %q): %v", version, err)
+	}
+	return cs
+}
+
+// rawHost speaks JSON-RPC lines to the relay directly, to see exactly what
+// a host receives.
+type rawHost struct {
+	t    testing.TB
+	r    *relay
+	wmu  sync.Mutex
+	msgs chan map[string]json.RawMessage
+	seen chan []byte // every line received, raw
+	all  struct {
+		sync.Mutex
+		lines [][]byte
+	}
+}
+
+func (r *relay) rawHost() *rawHost {
+	h := &rawHost{t: r.t, r: r, msgs: make(chan map[string]json.RawMessage, 1024)}
+	go func() {
+		sc := bufio.NewScanner(r.fromRly)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			line := bytes.Clone(sc.Bytes())
+			h.all.Lock()
+			h.all.lines = append(h.all.lines, line)
+			h.all.Unlock()
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(line, &m); err != nil {
+				h.msgs <- map[string]json.RawMessage{"INVALID": json.RawMessage(fmt.Sprintf("%q", line))}
+				continue
+			}
+			h.msgs <- m
+		}
+		close(h.msgs)
+	}()
+	return h
+}
+
+func (h *rawHost) send(line string) {
+	h.t.Helper()
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	if _, err := io.WriteString(h.r.toRelay, line+"\n"); err != nil {
+		h.t.Fatalf("host write: %v", err)
+	}
+}
+
+// call sends a request and returns its response.
+func (h *rawHost) call(id, method, params string) map[string]json.RawMessage {
+	h.t.Helper()
+	h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, params))
+	return h.response(id)
+}
+
+// response waits for the response with the given raw id, failing on any
+// line that is not JSON (a host would die of it).
+func (h *rawHost) response(id string) map[string]json.RawMessage {
+	h.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		select {
+		case m, ok := <-h.msgs:
+			if !ok {
+				h.t.Fatalf("relay closed the host connection while waiting for %s", id)
+			}
+			if bad, isBad := m["INVALID"]; isBad {
+				h.t.Fatalf("host received a line that is not JSON: %s", bad)
+			}
+			if string(m["id"]) == id && m["method"] == nil {
+				return m
+			}
+		case <-deadline:
+			h.t.Fatalf("no response to %s within %s", id, waitLimit)
+		}
+	}
+}
+
+// next waits for the next message that satisfies pred.
+func (h *rawHost) next(what string, pred func(map[string]json.RawMessage) bool) map[string]json.RawMessage {
+	h.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		select {
+		case m, ok := <-h.msgs:
+			if !ok {
+				h.t.Fatalf("connection closed while waiting for %s", what)
+			}
+			if pred(m) {
+				return m
+			}
+		case <-deadline:
+			h.t.Fatalf("no %s within %s", what, waitLimit)
+		}
+	}
+}
+
+// initialize performs the classic handshake.
+func (h *rawHost) initialize(version string) map[string]json.RawMessage {
+	h.t.Helper()
+	resp := h.call(`0`, "initialize", fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"roots":{}},"clientInfo":{"name":"raw","version":"1"}}`, version))
+	if resp["result"] == nil {
+		h.t.Fatalf("initialize failed: %s", resp["error"])
+	}
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return resp
+}
+
+// countByID counts the responses the host received per id (after the
+// relay closed the connection, so the count is final).
+func (h *rawHost) countByID() map[string]int {
+	h.t.Helper()
+	select {
+	case <-h.closed():
+	case <-time.After(waitLimit):
+		h.t.Fatal("host connection still open")
+	}
+	h.all.Lock()
+	defer h.all.Unlock()
+	n := map[string]int{}
+	for _, line := range h.all.lines {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(line, &m) == nil && m["method"] == nil && m["id"] != nil {
+			n[string(m["id"])]++
+		}
+	}
+	return n
+}
+
+func (h *rawHost) closed() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		for range h.msgs {
+		}
+		close(done)
+	}()
+	return done
+}
+
+// errorCode returns the JSON-RPC error code of a response, or 0.
+func errorCode(m map[string]json.RawMessage) int {
+	var e struct {
+		Code int `json:"code"`
+	}
+	if m["error"] == nil || json.Unmarshal(m["error"], &e) != nil {
+		return 0
+	}
+	return e.Code
+}
+
+// toolText returns the text of a tools/call result.
+func toolText(t testing.TB, res *mcp.CallToolResult) string {
+	t.Helper()
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "")
+}
+
+func callTool(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+func mustCallTool(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	res, err := callTool(t, cs, name, args)
+	if err != nil {
+		t.Fatalf("tools/call %s: %v", name, err)
+	}
+	if res.IsError {
+		t.Fatalf("tools/call %s returned a tool error: %s", name, toolText(t, res))
+	}
+	return toolText(t, res)
+}

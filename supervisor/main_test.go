@@ -1,0 +1,64 @@
+package supervisor_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"testing"
+
+	"github.com/mcpsandbox/mcpsandbox/demo"
+	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/supervisor"
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
+)
+
+// Roles the test binary plays when re-executed. They are passed in argv,
+// not the environment, because confined children get a cleared one.
+const (
+	roleExampleServer = "mcpsandbox-test-role=example-server"
+	roleSupervisor    = "mcpsandbox-test-role=supervisor"
+)
+
+func TestMain(m *testing.M) {
+	sandbox.InitStage()
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case roleExampleServer:
+			if err := demo.ServeExample(context.Background(), os.Stdin, os.Stdout); err != nil {
+				fmt.Fprintln(os.Stderr, "example server:", err)
+			}
+			os.Exit(0)
+		case roleSupervisor:
+			os.Exit(runSupervisorRole())
+		}
+	}
+	os.Exit(m.Run())
+}
+
+// runSupervisorRole runs supervisor.Run on this process's stdio around the
+// example server, reporting each event on stderr as "EVENT kind gen pid".
+func runSupervisorRole() int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	pol := policy.Default()
+	pol.Unconfined = true
+	pol.Command = []string{exe, roleExampleServer}
+	out, err := supervisor.Run(context.Background(), supervisor.Options{
+		Name:    "example",
+		Policy:  pol,
+		HostIn:  os.Stdin,
+		HostOut: os.Stdout,
+		Log:     slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		Events: func(e supervisor.Event) {
+			fmt.Fprintf(os.Stderr, "EVENT %s %d %d\n", e.Kind, e.Generation, e.Pid)
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	return out.ExitCode
+}

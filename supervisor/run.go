@@ -1,0 +1,71 @@
+package supervisor
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/mcpsandbox/mcpsandbox/policy"
+)
+
+// Options is one supervised server attached to one host connection.
+type Options struct {
+	Name    string        // label in logs (and later the daemon's server name); default: the command's base name
+	Policy  policy.Policy // validated by Run
+	HostIn  io.Reader     // messages from the host
+	HostOut io.Writer     // messages to the host
+	Log     *slog.Logger  // default: slog.Default()
+	// Events, when set, is called at each lifecycle change of the server
+	// (from the supervisor's goroutines; keep it quick). The demo driver
+	// and tests use it to report and wait; logs carry the same facts.
+	Events func(Event)
+}
+
+// EventKind names a lifecycle change.
+type EventKind string
+
+const (
+	EventStarted EventKind = "started" // a server process started (Pid, Generation)
+	EventExited  EventKind = "exited"  // it died or was killed as hung (Reason)
+	EventReady   EventKind = "ready"   // a restarted process took over the session
+	EventStopped EventKind = "stopped" // the server is down for good (Reason)
+)
+
+// Event is one lifecycle change of the supervised server.
+type Event struct {
+	Kind       EventKind
+	Generation int // server process number, from 1
+	Pid        int
+	Reason     string
+}
+
+// Outcome says why supervision ended: ExitCode is what mcpsandbox exits with
+// (0 after a clean end of the session, 1 when the server could not be kept
+// up), Reason is the same fact in words (also the last log line).
+type Outcome struct {
+	Reason   string
+	ExitCode int
+	Restarts int // how often the server was restarted
+}
+
+// Run supervises until the host disconnects, ctx is cancelled (shutdown as on
+// host EOF, but in-flight requests are answered), or the server ends the
+// session by exiting cleanly when it is not to be restarted. It returns an
+// error only when the policy is invalid or the first server process cannot
+// be started.
+//
+// When Run returns because of ctx or the server, a goroutine may still be
+// blocked reading HostIn; it ends once HostIn is closed.
+func Run(ctx context.Context, opts Options) (Outcome, error) {
+	if err := opts.Policy.Validate(); err != nil {
+		return Outcome{Reason: err.Error(), ExitCode: 2}, err
+	}
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	if opts.Name == "" {
+		opts.Name = filepath.Base(opts.Policy.Command[0])
+	}
+	return newServer(opts).serve(ctx)
+}

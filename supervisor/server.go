@@ -1,0 +1,196 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/policy"
+)
+
+// state is where the supervised server stands, from the host's point of view.
+type state uint8
+
+const (
+	stateRunning    state = iota // the current process takes host traffic
+	stateRestarting              // no process takes traffic yet: host messages are queued
+	stateStopped                 // down for good: requests get CodeServerStopped
+	stateClosing                 // mcpsandbox is shutting down
+)
+
+// Bounds of the queue of host messages held while the server restarts.
+const maxQueued = 1024
+
+// replayTimeout bounds how long a restarted server may take to answer the
+// replayed initialize (npx cold starts take seconds).
+const replayTimeout = 30 * time.Second
+
+// drainTimeout bounds the wait for a dead server's last stdout and stderr
+// lines; only a descendant that escaped the kill could hold the pipes longer.
+const drainTimeout = 2 * time.Second
+
+// server supervises one MCP server for one host connection. Run wraps
+// exactly one; a daemon would hold many.
+type server struct {
+	name   string
+	pol    policy.Policy
+	log    *slog.Logger
+	events func(Event)
+	hostIn io.Reader
+	host   *hostWriter
+
+	hostGone     chan struct{} // the host closed its side (EOF or write error)
+	hostGoneOnce sync.Once
+
+	// writeMu orders writes to the server. It is held while deciding between
+	// writing a host message and queueing it, and while a restart flushes the
+	// queue, so host messages reach the new process in the order sent. It is
+	// never held while waiting for s.mu's holders to write to the host.
+	writeMu sync.Mutex
+
+	mu          sync.Mutex
+	state       state
+	gen         *generation // current process; nil before the first start
+	genCount    int
+	stopReason  string // why the server is down for good (stateStopped)
+	inflight    map[string]hostRequest
+	pending     map[string]serverRequest // server→host requests, by relay id token
+	pendingOrig map[string]string        // server id key → relay id token, current generation
+	queue       [][]byte
+	queueBytes  int
+	sess        session
+	seq         uint64 // numbers relay ids
+	waiters     map[string]chan []byte
+	restarts    []time.Time
+	nRestarts   int
+}
+
+// hostRequest is a host request awaiting its response.
+type hostRequest struct {
+	hostID    string // the id token as the host sent it
+	gen       int    // process it was written to; 0 while queued
+	method    methodKind
+	params    []byte // kept only for methods the session cache needs
+	remapped  bool   // the server sees a relay id instead of hostID
+	cancelled bool   // the host sent notifications/cancelled for it
+}
+
+// serverRequest is a server→host request awaiting the host's response.
+type serverRequest struct {
+	gen    int
+	origID string // the id token as the server sent it
+	origKy string
+}
+
+func newServer(opts Options) *server {
+	return &server{
+		name:        opts.Name,
+		pol:         opts.Policy,
+		log:         opts.Log.With("server", opts.Name),
+		events:      opts.Events,
+		hostIn:      opts.HostIn,
+		host:        &hostWriter{w: opts.HostOut},
+		hostGone:    make(chan struct{}),
+		inflight:    make(map[string]hostRequest),
+		pending:     make(map[string]serverRequest),
+		pendingOrig: make(map[string]string),
+		waiters:     make(map[string]chan []byte),
+		sess:        session{subs: make(map[string][]byte)},
+	}
+}
+
+func (s *server) emit(e Event) {
+	if s.events != nil {
+		s.events(e)
+	}
+}
+
+func (s *server) closeHost() { s.hostGoneOnce.Do(func() { close(s.hostGone) }) }
+
+// serve starts the server and supervises it until the session ends.
+func (s *server) serve(ctx context.Context) (Outcome, error) {
+	s.host.onError = func(err error) {
+		s.log.Warn("writing to the host failed; ending the session", "error", err)
+		s.closeHost()
+	}
+	g, err := s.startGeneration()
+	if err != nil {
+		reason := "the server could not be started: " + err.Error()
+		s.log.Error("mcpsandbox: session ended", "reason", reason)
+		return Outcome{Reason: reason, ExitCode: 1}, fmt.Errorf("%s", reason)
+	}
+	s.mu.Lock()
+	s.gen, s.state = g, stateRunning
+	s.mu.Unlock()
+	go s.readHost()
+
+	for {
+		s.mu.Lock()
+		st, g := s.state, s.gen
+		s.mu.Unlock()
+		if st == stateStopped {
+			select {
+			case <-s.hostGone:
+				return s.finish("host closed the connection after the server went down: " + s.stopReason), nil
+			case <-ctx.Done():
+				return s.finish("shutdown requested after the server went down: " + s.stopReason), nil
+			}
+		}
+		var out Outcome
+		var done bool
+		select {
+		case <-g.proc.Done():
+			ex := g.proc.Exit()
+			out, done = s.afterExit(ctx, g, ex.String(), ex.Failed())
+		case reason := <-g.hang:
+			g.log.Warn("server stopped answering; killing it", "reason", reason)
+			g.proc.Kill()
+			<-g.proc.Done()
+			out, done = s.afterExit(ctx, g, reason, true)
+		case <-s.hostGone:
+			return s.shutdown(g, "host closed the connection", false), nil
+		case <-ctx.Done():
+			return s.shutdown(g, "shutdown requested", true), nil
+		}
+		if done {
+			return out, nil
+		}
+	}
+}
+
+// finish ends a session whose server is already gone.
+func (s *server) finish(reason string) Outcome {
+	s.mu.Lock()
+	s.state = stateClosing
+	n := s.nRestarts
+	s.mu.Unlock()
+	s.log.Error("mcpsandbox: session ended", "reason", reason, "exit_code", 1)
+	return Outcome{Reason: reason, ExitCode: 1, Restarts: n}
+}
+
+// hostWriter serialises writes to the host: one Write per message.
+type hostWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	failed  bool
+	onError func(error)
+}
+
+func (h *hostWriter) write(msg []byte) {
+	h.mu.Lock()
+	if h.failed {
+		h.mu.Unlock()
+		return
+	}
+	_, err := h.w.Write(msg)
+	if err != nil {
+		h.failed = true
+	}
+	h.mu.Unlock()
+	if err != nil && h.onError != nil {
+		h.onError(err)
+	}
+}

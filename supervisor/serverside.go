@@ -1,0 +1,272 @@
+package supervisor
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Server → host. One goroutine per server process reads its stdout. Only
+// valid JSON-RPC reaches the host; everything else goes to the log.
+
+// serverActs are follow-ups of routing one server message that must run
+// outside s.mu.
+type serverActs struct {
+	startHeartbeat bool
+	probeID        string
+	probeAnswered  bool
+	probeIsError   bool
+	probeCode      int
+	waiter         chan []byte
+	waiterMsg      []byte
+}
+
+func (s *server) readServer(g *generation) {
+	defer close(g.stdoutDone)
+	lr := newLineReader(g.proc.Stdout(), int(s.pol.MaxMessage))
+	var (
+		f  frame
+		b  batch
+		sc scanner
+	)
+	for lr.next(&f) == nil {
+		switch {
+		case f.oversize:
+			s.serverOversize(g, &f)
+		case isBlank(f.line):
+		default:
+			if err := sc.scanLine(f.line, &b); err != nil {
+				s.serverGarbage(g, f.line, &b, err.Error())
+			} else if b.isArray {
+				s.serverBatch(g, f.line, &b)
+			} else if e := &b.msgs[0]; e.kind == kindInvalid {
+				s.serverGarbage(g, f.line, &b, e.problem)
+			} else {
+				s.serverSingle(g, f.line, e)
+			}
+		}
+	}
+}
+
+func (s *server) serverSingle(g *generation, line []byte, e *envelope) {
+	var acts serverActs
+	s.mu.Lock()
+	out := s.serverElemLocked(g, line, e, &acts)
+	s.mu.Unlock()
+	s.serverFollowUp(g, &acts)
+	if out != nil {
+		s.host.write(withNewline(out))
+	}
+}
+
+// serverElemLocked routes one server message and returns what to send to
+// the host (nil: nothing). s.mu is held.
+func (s *server) serverElemLocked(g *generation, msg []byte, e *envelope, acts *serverActs) []byte {
+	switch e.kind {
+	case kindResponse:
+		raw := e.id(msg)
+		key := ""
+		var r hostRequest
+		var ok bool
+		if e.idEscaped {
+			key = idKey(raw, true)
+			r, ok = s.inflight[key]
+		} else {
+			r, ok = s.inflight[string(raw)] // no allocation on this path
+		}
+		if ok && r.gen == g.n {
+			if e.idEscaped {
+				delete(s.inflight, key)
+			} else {
+				delete(s.inflight, string(raw))
+			}
+			if r.method != mOther && !e.hasError {
+				s.sess.record(r, e, s.log)
+			}
+			acts.startHeartbeat = !g.answered.Swap(true)
+			if r.remapped {
+				return splice(msg, e.idStart, e.idEnd, []byte(r.hostID))
+			}
+			return msg
+		}
+		if isRelayID(raw) {
+			s.relayResponseLocked(g, msg, e, acts)
+			return nil
+		}
+		g.log.Warn("server answered an id that is not in flight; dropped", "id", string(raw))
+		return nil
+
+	case kindRequest:
+		if g.retired.Load() {
+			return nil
+		}
+		s.seq++
+		nid := quoteID(relayPrefix + "g" + strconv.Itoa(g.n) + ":" + strconv.FormatUint(s.seq, 10))
+		orig := e.id(msg)
+		p := serverRequest{gen: g.n, origID: string(orig), origKy: idKey(orig, e.idEscaped)}
+		s.pending[string(nid)] = p
+		s.pendingOrig[p.origKy] = string(nid)
+		return splice(msg, e.idStart, e.idEnd, nid)
+
+	case kindNotification:
+		if g.retired.Load() {
+			return nil
+		}
+		if e.methodIs("notifications/cancelled") {
+			// The server gave up one of its own requests: name it by the
+			// id the host knows.
+			reqID := memberValue(e.params, "requestId")
+			if reqID == nil {
+				return msg
+			}
+			nid, ok := s.pendingOrig[idKey(reqID, bytes.IndexByte(reqID, '\\') >= 0)]
+			if !ok {
+				return nil // already answered, or never asked
+			}
+			delete(s.pendingOrig, idKey(reqID, bytes.IndexByte(reqID, '\\') >= 0))
+			delete(s.pending, nid)
+			start := offsetIn(msg, reqID)
+			return splice(msg, start, start+len(reqID), []byte(nid))
+		}
+		return msg
+	}
+	return nil
+}
+
+// relayResponseLocked takes the server's answer to one of mcpsandbox's own
+// requests: it never goes to the host.
+func (s *server) relayResponseLocked(g *generation, msg []byte, e *envelope, acts *serverActs) {
+	raw := e.id(msg)
+	id := string(raw[1 : len(raw)-1])
+	if strings.HasPrefix(id, relayPrefix+"ping:") {
+		acts.probeAnswered, acts.probeID, acts.probeIsError = true, id, e.hasError
+		if e.hasError {
+			acts.probeCode, _ = strconv.Atoi(string(memberValue(e.errorValue, "code")))
+		}
+		return
+	}
+	if ch, ok := s.waiters[id]; ok {
+		delete(s.waiters, id)
+		acts.waiter, acts.waiterMsg = ch, bytes.Clone(msg)
+		return
+	}
+	if e.hasError {
+		g.log.Warn("server refused a request mcpsandbox replayed", "id", id, "error", truncate(e.errorValue, 300))
+	}
+}
+
+func (s *server) serverFollowUp(g *generation, acts *serverActs) {
+	if acts.startHeartbeat {
+		s.startHeartbeat(g)
+	}
+	if acts.probeAnswered {
+		if c := g.probe(); c != nil {
+			c.Answer(acts.probeID, acts.probeIsError, acts.probeCode)
+		}
+	}
+	if acts.waiter != nil {
+		select {
+		case acts.waiter <- acts.waiterMsg:
+		default:
+		}
+	}
+}
+
+// serverGarbage logs a line that is not JSON-RPC. If it still names a host
+// request in flight (a malformed response), that request is answered with
+// CodeInvalidResponse rather than left waiting.
+func (s *server) serverGarbage(g *generation, line []byte, b *batch, problem string) {
+	g.log.Warn("server wrote a line to stdout that is not JSON-RPC; dropped (stdout is reserved for MCP messages, logs belong on stderr)",
+		"problem", problem, "line", truncate(line, 200))
+	if b.isArray || len(b.msgs) != 1 {
+		return
+	}
+	e := &b.msgs[0]
+	if (e.idKind == idString || e.idKind == idNumber) && e.method == nil {
+		s.failInflight(g, e.id(line), e.idEscaped, CodeInvalidResponse,
+			"MCP server sent an invalid response (not JSON-RPC: "+problem+"); see mcpsandbox's log", errorData{Reason: problem, Generation: g.n})
+	}
+}
+
+// serverOversize handles a server message over --max-message: a response
+// becomes an error for the host request; a request is answered to the
+// server with an error, since the host could never have read it.
+func (s *server) serverOversize(g *generation, f *frame) {
+	g.log.Warn("server message over --max-message discarded", "bytes", f.size, "limit", s.pol.MaxMessage.String(), "head", truncate(f.head, 120))
+	raw, escaped, isRequest, _ := recoverID(f)
+	if raw == nil {
+		g.log.Warn("could not tell which request the oversized message answered; the request stays in flight until the server answers or dies")
+		return
+	}
+	data := errorData{Reason: "message too large", Generation: g.n, Limit: s.pol.MaxMessage.String()}
+	if isRequest {
+		msg := errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's --max-message %s; the host never saw it", f.size, s.pol.MaxMessage), data)
+		s.writeMu.Lock()
+		g.write(msg)
+		s.writeMu.Unlock()
+		return
+	}
+	s.failInflight(g, raw, escaped, CodeMessageTooLarge,
+		fmt.Sprintf("MCP server's response of %d bytes is over mcpsandbox's --max-message %s", f.size, s.pol.MaxMessage), data)
+}
+
+// failInflight answers a host request of generation g with an error.
+func (s *server) failInflight(g *generation, raw []byte, escaped bool, code int, message string, data errorData) {
+	key := idKey(raw, escaped)
+	s.mu.Lock()
+	r, ok := s.inflight[key]
+	if ok && r.gen == g.n {
+		delete(s.inflight, key)
+	}
+	s.mu.Unlock()
+	if ok && r.gen == g.n {
+		s.host.write(errorResponse([]byte(r.hostID), code, message, data))
+	}
+}
+
+// serverBatch relays a batch from the server element by element: answers
+// to mcpsandbox's own requests and to unknown ids are taken out, ids of
+// server→host requests are rewritten.
+func (s *server) serverBatch(g *generation, line []byte, b *batch) {
+	var (
+		sc      scanner
+		eb      batch
+		parts   [][]byte
+		changed bool
+		acts    []serverActs
+	)
+	s.mu.Lock()
+	for _, sp := range b.spans {
+		elem := line[sp[0]:sp[1]]
+		if sc.scanLine(elem, &eb) != nil {
+			continue
+		}
+		e := &eb.msgs[0]
+		if e.kind == kindInvalid {
+			g.log.Warn("server batch element is not JSON-RPC; dropped", "problem", e.problem, "element", truncate(elem, 200))
+			changed = true
+			continue
+		}
+		var a serverActs
+		out := s.serverElemLocked(g, elem, e, &a)
+		acts = append(acts, a)
+		if out == nil || len(out) != len(elem) || &out[0] != &elem[0] {
+			changed = true
+		}
+		if out != nil {
+			parts = append(parts, out)
+		}
+	}
+	s.mu.Unlock()
+	for i := range acts {
+		s.serverFollowUp(g, &acts[i])
+	}
+	switch {
+	case len(parts) == 0:
+	case !changed:
+		s.host.write(withNewline(line))
+	default:
+		s.host.write(append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']', '\n'))
+	}
+}

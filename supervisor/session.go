@@ -1,0 +1,217 @@
+package supervisor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sort"
+	"strconv"
+)
+
+// The session cache holds what a restarted server must be told to continue
+// the host's session: the host's initialize (replayed unchanged), the
+// negotiated protocol version and capabilities (checked against the new
+// process), the log level and the active resource subscriptions.
+// Stateless 2026-07-28 sessions have none of it: each request carries its
+// own _meta, so there is nothing to replay.
+type session struct {
+	init            *initState
+	hostInitialized bool              // the host sent notifications/initialized
+	logLevel        []byte            // params of the last successful logging/setLevel
+	subs            map[string][]byte // uri → params of an active resources/subscribe
+	discoverParams  []byte            // stateless sessions: the host's server/discover params
+}
+
+type initState struct {
+	params          []byte // the host's initialize params, raw
+	result          []byte // the server's first initialize result, raw
+	protocolVersion string
+	capabilities    map[string]any
+}
+
+// record updates the cache from a successful response to a host request.
+func (ss *session) record(r hostRequest, e *envelope, log *slog.Logger) {
+	switch r.method {
+	case mInitialize:
+		var res struct {
+			ProtocolVersion string         `json:"protocolVersion"`
+			Capabilities    map[string]any `json:"capabilities"`
+		}
+		if err := json.Unmarshal(e.result, &res); err != nil {
+			log.Warn("server's initialize result is malformed; the session cannot be replayed after a restart", "error", err)
+			return
+		}
+		ss.init = &initState{
+			params:          r.params,
+			result:          bytes.Clone(e.result),
+			protocolVersion: res.ProtocolVersion,
+			capabilities:    res.Capabilities,
+		}
+		log.Info("session initialized", "protocol_version", res.ProtocolVersion)
+	case mSetLevel:
+		ss.logLevel = r.params
+	case mSubscribe:
+		if uri := uriOf(r.params); uri != "" {
+			ss.subs[uri] = r.params
+		}
+	case mUnsubscribe:
+		delete(ss.subs, uriOf(r.params))
+	case mDiscover:
+		if r.params == nil {
+			r.params = []byte("{}")
+		}
+		ss.discoverParams = r.params
+	}
+}
+
+func uriOf(params []byte) string {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	json.Unmarshal(params, &p)
+	return p.URI
+}
+
+// listChanged returns the lists the server declared listChanged for.
+func (in *initState) listChanged() []string {
+	var lists []string
+	for _, name := range []string{"tools", "prompts", "resources"} {
+		if c, ok := in.capabilities[name].(map[string]any); ok && c["listChanged"] == true {
+			lists = append(lists, name)
+		}
+	}
+	return lists
+}
+
+var errHostGone = errors.New("the host closed the connection")
+
+// replay brings a new server process into the host's session: the cached
+// initialize under a relay id (its result is checked and swallowed),
+// notifications/initialized, the log level and the subscriptions. It
+// returns the new process's initialize state, or nil for stateless
+// sessions.
+func (s *server) replay(ctx context.Context, g *generation) (*initState, error) {
+	s.mu.Lock()
+	init := s.sess.init
+	hostInitialized := s.sess.hostInitialized
+	level := s.sess.logLevel
+	var subs [][]byte
+	uris := make([]string, 0, len(s.sess.subs))
+	for u := range s.sess.subs {
+		uris = append(uris, u)
+	}
+	sort.Strings(uris)
+	for _, u := range uris {
+		subs = append(subs, s.sess.subs[u])
+	}
+	s.mu.Unlock()
+	if init == nil {
+		return nil, nil
+	}
+
+	id := relayPrefix + "init:" + strconv.Itoa(g.n)
+	answer := make(chan []byte, 1)
+	s.mu.Lock()
+	s.waiters[id] = answer
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.waiters, id)
+		s.mu.Unlock()
+	}()
+	s.writeMu.Lock()
+	err := g.write(request(quoteID(id), "initialize", init.params))
+	s.writeMu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("could not send the replayed initialize: %w", err)
+	}
+	t := newTimer(replayTimeout)
+	defer t.Stop()
+	var msg []byte
+	select {
+	case msg = <-answer:
+	case <-g.proc.Done():
+		return nil, errDead
+	case <-t.C:
+		return nil, fmt.Errorf("the restarted server did not answer initialize within %s", replayTimeout)
+	case <-s.hostGone:
+		return nil, errHostGone
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+
+	var resp struct {
+		Result *struct {
+			ProtocolVersion string         `json:"protocolVersion"`
+			Capabilities    map[string]any `json:"capabilities"`
+		} `json:"result"`
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(msg, &resp); err != nil || (resp.Result == nil && resp.Error == nil) {
+		return nil, fmt.Errorf("the restarted server answered the replayed initialize with %s", truncate(msg, 200))
+	}
+	if resp.Error != nil {
+		return nil, fmt.Errorf("the restarted server refused the replayed initialize: %d %s", resp.Error.Code, resp.Error.Message)
+	}
+	if resp.Result.ProtocolVersion != init.protocolVersion {
+		return nil, fmt.Errorf("the restarted server negotiated protocol version %q, but the session uses %q (did the server change?)",
+			resp.Result.ProtocolVersion, init.protocolVersion)
+	}
+	now := &initState{params: init.params, result: init.result, protocolVersion: init.protocolVersion, capabilities: resp.Result.Capabilities}
+	if !reflect.DeepEqual(resp.Result.Capabilities, init.capabilities) {
+		g.log.Warn("the restarted server declares other capabilities than at the start of the session; the host keeps the first ones",
+			"before", init.capabilities, "after", resp.Result.Capabilities)
+	}
+	g.answered.Store(true)
+	s.startHeartbeat(g)
+
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if hostInitialized {
+		g.write(notification("notifications/initialized", nil))
+	}
+	if level != nil {
+		g.write(request(quoteID(s.relayID("replay")), "logging/setLevel", level))
+	}
+	for _, p := range subs {
+		g.write(request(quoteID(s.relayID("replay")), "resources/subscribe", p))
+	}
+	return now, nil
+}
+
+func (s *server) relayID(kind string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	return relayPrefix + kind + ":" + strconv.FormatUint(s.seq, 10)
+}
+
+// flush hands the messages held during the restart to g in order and lets
+// host traffic through again.
+func (s *server) flush(g *generation) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.mu.Lock()
+	q := s.queue
+	s.queue, s.queueBytes = nil, 0
+	for k, r := range s.inflight {
+		if r.gen == 0 {
+			r.gen = g.n
+			s.inflight[k] = r
+		}
+	}
+	s.state = stateRunning
+	s.mu.Unlock()
+	for _, m := range q {
+		if g.write(m) != nil {
+			return // it died again; its requests are answered as crashed
+		}
+	}
+}

@@ -1,0 +1,40 @@
+package supervisor
+
+import (
+	"os"
+	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
+)
+
+// specFromPolicy turns the policy into what the sandbox needs to start one
+// server process. Environment entries given as a bare NAME take their value
+// from mcpsandbox's own environment (and are left out when it has none).
+func specFromPolicy(name string, p policy.Policy) sandbox.Spec {
+	var env []string
+	for _, e := range p.Env {
+		if strings.Contains(e, "=") {
+			env = append(env, e)
+		} else if v, ok := os.LookupEnv(e); ok {
+			env = append(env, e+"="+v)
+		}
+	}
+	return sandbox.Spec{
+		Name:       name,
+		Args:       p.Command,
+		Env:        env,
+		Unconfined: p.Unconfined,
+		ReadOnly:   p.ReadOnly,
+		ReadWrite:  p.ReadWrite,
+		TmpSize:    int64(p.TmpSize),
+		NetHost:    p.Net == policy.NetHost,
+		User:       p.User,
+		NoFile:     p.NoFile,
+		Seccomp:    p.Seccomp,
+		SeccompLog: p.SeccompLog,
+		Memory:     int64(p.Memory),
+		Pids:       p.Pids,
+		CPU:        p.CPU,
+	}
+}

@@ -1,0 +1,81 @@
+package supervisor
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+)
+
+// The server's stderr is free-form logging: each line goes to the
+// supervisor's log, and the last stderrKeep bytes are kept for crash reports.
+
+const (
+	stderrKeep    = 64 << 10
+	stderrMaxLine = 16 << 10 // longer lines are logged truncated
+	crashTail     = 20       // stderr lines quoted in a crash report
+)
+
+// stderrRing keeps the most recent bytes of a stream.
+type stderrRing struct {
+	mu   sync.Mutex
+	buf  []byte
+	next int
+	full bool
+}
+
+func (r *stderrRing) add(line []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.buf == nil {
+		r.buf = make([]byte, stderrKeep)
+	}
+	for len(line) > 0 {
+		n := copy(r.buf[r.next:], line)
+		line = line[n:]
+		r.next += n
+		if r.next == len(r.buf) {
+			r.next, r.full = 0, true
+		}
+	}
+}
+
+// lastLines returns up to n of the most recent complete lines.
+func (r *stderrRing) lastLines(n int) []string {
+	r.mu.Lock()
+	var data []byte
+	if r.full {
+		data = append(append(data, r.buf[r.next:]...), r.buf[:r.next]...)
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:] // the first line is cut
+		}
+	} else {
+		data = append(data, r.buf[:r.next]...)
+	}
+	r.mu.Unlock()
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return nil
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
+
+// pumpStderr logs r line by line into the ring and the log until EOF.
+func pumpStderr(r io.Reader, ring *stderrRing, log *slog.Logger, done chan<- struct{}) {
+	defer close(done)
+	lr := newLineReader(r, stderrMaxLine)
+	var f frame
+	for lr.next(&f) == nil {
+		line := f.line
+		if f.oversize {
+			line = append(f.head, "… (truncated)\n"...)
+		}
+		line = withNewline(line)
+		ring.add(line)
+		log.Info("server stderr", "line", string(bytes.TrimRight(line, "\r\n")))
+	}
+}
