@@ -73,6 +73,9 @@ var nsFlags = []struct {
 func probeUserNamespaces(a *Args, at *attempts) {
 	at.denied("clone(CLONE_NEWUSER)", spawnInNamespaces(unix.CLONE_NEWUSER))
 	at.denied("clone(CLONE_NEWUSER|CLONE_NEWNS)", spawnInNamespaces(unix.CLONE_NEWUSER|unix.CLONE_NEWNS))
+	// A multi-threaded process gets EINVAL from the kernel itself, so
+	// anything but EPERM means the filter let unshare(CLONE_NEWUSER) by.
+	onLockedThread(func() { at.denied("unshare(CLONE_NEWUSER)", unix.Unshare(unix.CLONE_NEWUSER)) })
 	// clone3 passes its flags in memory a filter cannot read, so it must
 	// fail with ENOSYS (libc then falls back to clone). With a zero size
 	// the kernel itself would answer EINVAL.

@@ -31,7 +31,7 @@ func probeTTYAccess(a *Args, at *attempts) {
 	}
 }
 
-// probeTIOCSTISeccomp issues TIOCSTI and TIOCLINUX on stdin, which is a pipe:
+// probeTIOCSTISeccomp issues TIOCSTI and TIOCLINUX on stdio, which are pipes:
 // the kernel would answer ENOTTY, so EPERM can only come from the seccomp
 // filter. The high-bit variant checks that the filter compares only the low
 // 32 bits of the request, as the kernel does.
@@ -46,12 +46,14 @@ func probeTIOCSTISeccomp(a *Args, at *attempts) {
 		{"TIOCLINUX", unix.TIOCLINUX},
 		{"TIOCLINUX|1<<32", unix.TIOCLINUX | 1<<32},
 	} {
-		_, _, errno := unix.Syscall(unix.SYS_IOCTL, 0, req.nr, uintptr(unsafe.Pointer(&c)))
-		what := fmt.Sprintf("ioctl(0, %s)", req.name)
-		if errno == unix.EPERM {
-			at.note("%s: EPERM", what)
-			continue
+		for fd := uintptr(0); fd <= 2; fd++ {
+			_, _, errno := unix.Syscall(unix.SYS_IOCTL, fd, req.nr, uintptr(unsafe.Pointer(&c)))
+			what := fmt.Sprintf("ioctl(%d, %s)", fd, req.name)
+			if errno == unix.EPERM {
+				at.note("%s: EPERM", what)
+				continue
+			}
+			at.got("%s not filtered: %s", what, errText(errno))
 		}
-		at.got("%s not filtered: %s", what, errText(errno))
 	}
 }

@@ -14,7 +14,7 @@ import (
 // instanceID tells one server process from the next, so that a test can see
 // a restart from the host side.
 var instanceID = func() string {
-	b := make([]byte, instanceIDLen/2)
+	b := make([]byte, 8)
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }()
