@@ -1,4 +1,4 @@
-package supervisor
+package supervisor_test
 
 import (
 	"bytes"
@@ -20,13 +20,8 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/policy"
-	"github.com/mcpsandbox/mcpsandbox/sandbox"
+	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
-
-// The supervisor's tests may start confined servers: this binary must be
-// able to act as the sandbox's init stage. An init function, not TestMain,
-// so that other test files of the package stay free to define TestMain.
-func init() { sandbox.InitStage() }
 
 const exhaustionDeadline = 2 * time.Minute
 
@@ -65,14 +60,14 @@ func TestExhaustionRestarts(t *testing.T) {
 			before := s.instance(t)
 			_, err := s.sess.CallTool(s.ctx, &mcp.CallToolParams{Name: bomb.tool, Arguments: map[string]any{}})
 			var werr *jsonrpc.Error
-			if !errors.As(err, &werr) || werr.Code != CodeServerCrashed {
-				t.Fatalf("%s: got %v, want the JSON-RPC error %d (server crashed, restarting)", bomb.tool, err, CodeServerCrashed)
+			if !errors.As(err, &werr) || werr.Code != supervisor.CodeServerCrashed {
+				t.Fatalf("%s: got %v, want the JSON-RPC error %d (server crashed, restarting)", bomb.tool, err, supervisor.CodeServerCrashed)
 			}
-			exited := s.waitEvent(t, EventExited)
+			exited := s.waitEvent(t, supervisor.EventExited)
 			if !strings.Contains(exited.Reason, bomb.reason) {
 				t.Errorf("exit reason %q does not say %q", exited.Reason, bomb.reason)
 			}
-			s.waitEvent(t, EventReady)
+			s.waitEvent(t, supervisor.EventReady)
 
 			// The session continues on a new server process.
 			if after := s.instance(t); after == before {
@@ -116,8 +111,8 @@ type exhaustionSession struct {
 	sess    *mcp.ClientSession
 	host    *hostRecorder
 	log     *logCapture
-	events  chan Event
-	outcome chan Outcome
+	events  chan supervisor.Event
+	outcome chan supervisor.Outcome
 	hostIn  *io.PipeWriter
 }
 
@@ -131,17 +126,17 @@ func startExhaustionSession(t *testing.T, pol policy.Policy) *exhaustionSession 
 		ctx:     ctx,
 		host:    newHostRecorder(),
 		log:     newLogCapture(t),
-		events:  make(chan Event, 256),
-		outcome: make(chan Outcome, 1),
+		events:  make(chan supervisor.Event, 256),
+		outcome: make(chan supervisor.Outcome, 1),
 		hostIn:  inW,
 	}
-	opts := Options{
+	opts := supervisor.Options{
 		Name:    "hostile",
 		Policy:  pol,
 		HostIn:  inR,
 		HostOut: s.host.responses(outW),
 		Log:     slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Events: func(e Event) {
+		Events: func(e supervisor.Event) {
 			select {
 			case s.events <- e:
 			default: // the test stopped reading; it has what it needs
@@ -149,7 +144,7 @@ func startExhaustionSession(t *testing.T, pol policy.Policy) *exhaustionSession 
 		},
 	}
 	go func() {
-		out, err := Run(ctx, opts)
+		out, err := supervisor.Run(ctx, opts)
 		if err != nil {
 			t.Errorf("supervisor.Run: %v", err)
 		}
@@ -175,12 +170,12 @@ func (s *exhaustionSession) instance(t *testing.T) string {
 	return res.Content[0].(*mcp.TextContent).Text
 }
 
-func (s *exhaustionSession) waitEvent(t *testing.T, kind EventKind) Event {
+func (s *exhaustionSession) waitEvent(t *testing.T, kind supervisor.EventKind) supervisor.Event {
 	t.Helper()
 	for {
 		select {
 		case e := <-s.events:
-			if e.Kind == EventStopped {
+			if e.Kind == supervisor.EventStopped {
 				t.Fatalf("the server stopped for good: %s\nlog:\n%s", e.Reason, s.log.text())
 			}
 			if e.Kind == kind {
@@ -192,7 +187,7 @@ func (s *exhaustionSession) waitEvent(t *testing.T, kind EventKind) Event {
 	}
 }
 
-// end disconnects the host and waits for Run to return.
+// end disconnects the host and waits for supervisor.Run to return.
 func (s *exhaustionSession) end(t *testing.T) {
 	t.Helper()
 	s.sess.Close()
