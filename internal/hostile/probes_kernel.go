@@ -13,23 +13,21 @@ import (
 // answer for unprivileged callers is often "allowed", so the filter is what
 // is being tested.
 
+// rawDenied issues a raw syscall that must be refused.
 func rawDenied(at *attempts, what string, nr uintptr, args ...uintptr) {
+	rawDeniedFD(at, what, false, nr, args...)
+}
+
+// rawDeniedFD is rawDenied for calls that return a descriptor on success,
+// which is closed again.
+func rawDeniedFD(at *attempts, what string, returnsFD bool, nr uintptr, args ...uintptr) {
 	var a [6]uintptr
 	copy(a[:], args)
 	r, _, errno := unix.Syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5])
-	if errno == 0 && looksLikeFD(what) {
+	if errno == 0 && returnsFD {
 		unix.Close(int(r))
 	}
 	at.denied(what, errnoErr(errno))
-}
-
-// looksLikeFD: the calls below that return a descriptor on success.
-func looksLikeFD(what string) bool {
-	switch what {
-	case "bpf(BPF_MAP_CREATE)", "perf_event_open(sw cpu-clock, self)", "userfaultfd(UFFD_USER_MODE_ONLY)", "io_uring_setup(1)":
-		return true
-	}
-	return false
 }
 
 func cstr(s string) uintptr {
@@ -52,7 +50,7 @@ func probeKeyctl(a *Args, at *attempts) {
 func probeBPF(a *Args, at *attempts) {
 	var attr [32]uint32
 	attr[0], attr[1], attr[2], attr[3] = unix.BPF_MAP_TYPE_ARRAY, 4, 4, 1
-	rawDenied(at, "bpf(BPF_MAP_CREATE)", unix.SYS_BPF,
+	rawDeniedFD(at, "bpf(BPF_MAP_CREATE)", true, unix.SYS_BPF,
 		unix.BPF_MAP_CREATE, uintptr(unsafe.Pointer(&attr[0])), unsafe.Sizeof(attr))
 }
 
@@ -63,13 +61,13 @@ func probePerfEventOpen(a *Args, at *attempts) {
 		Bits:   unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv | unix.PerfBitDisabled,
 	}
 	attr.Size = uint32(unsafe.Sizeof(attr))
-	rawDenied(at, "perf_event_open(sw cpu-clock, self)", unix.SYS_PERF_EVENT_OPEN,
+	rawDeniedFD(at, "perf_event_open(sw cpu-clock, self)", true, unix.SYS_PERF_EVENT_OPEN,
 		uintptr(unsafe.Pointer(&attr)), 0, ^uintptr(0) /* cpu -1 */, ^uintptr(0) /* no group */, unix.PERF_FLAG_FD_CLOEXEC)
 }
 
 func probeUserfaultfd(a *Args, at *attempts) {
 	const uffdUserModeOnly = 1
-	rawDenied(at, "userfaultfd(UFFD_USER_MODE_ONLY)", unix.SYS_USERFAULTFD, unix.O_CLOEXEC|uffdUserModeOnly)
+	rawDeniedFD(at, "userfaultfd(UFFD_USER_MODE_ONLY)", true, unix.SYS_USERFAULTFD, unix.O_CLOEXEC|uffdUserModeOnly)
 	if fd, err := unix.Open("/dev/userfaultfd", unix.O_RDWR|unix.O_CLOEXEC, 0); err == nil {
 		unix.Close(fd)
 		at.got("opened /dev/userfaultfd")
@@ -80,7 +78,7 @@ func probeUserfaultfd(a *Args, at *attempts) {
 
 func probeIOUring(a *Args, at *attempts) {
 	var params [120]byte // struct io_uring_params, zeroed
-	rawDenied(at, "io_uring_setup(1)", unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params[0])))
+	rawDeniedFD(at, "io_uring_setup(1)", true, unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params[0])))
 	// With a bad descriptor the kernel would answer EBADF.
 	rawDenied(at, "io_uring_enter(bad fd)", unix.SYS_IO_URING_ENTER, ^uintptr(0), 0, 0, 0, 0, 0)
 	rawDenied(at, "io_uring_register(bad fd)", unix.SYS_IO_URING_REGISTER, ^uintptr(0), 0, 0, 0)
