@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/containerd/cgroups/v3"
 	"golang.org/x/sys/unix"
 )
 
@@ -31,12 +32,8 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	if omitForTests.seccomp == "" {
-		if cfg.Seccomp, err = compileSeccomp(spec.Seccomp, spec.NetHost, spec.SeccompLog); err != nil {
-			return nil, fmt.Errorf("sandbox: seccomp cannot be enforced: %w", err)
-		}
-	} else {
-		log.Warn("sandbox: TEST BUILD: seccomp omitted", "reason", omitForTests.seccomp)
+	if cfg.Seccomp, err = cachedSeccomp(spec.Seccomp, spec.NetHost, spec.SeccompLog); err != nil {
+		return nil, fmt.Errorf("sandbox: seccomp cannot be enforced: %w", err)
 	}
 	usr, err := chooseUser(spec)
 	if err != nil {
@@ -45,16 +42,25 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	cfg.UID, cfg.GID, cfg.UserName, cfg.UserNS = usr.uid, usr.gid, usr.name, usr.userns
 
 	p := &confinedProcess{user: usr, done: make(chan struct{}), setupDone: make(chan struct{})}
-	if omitForTests.cgroup == "" {
-		p.cg, err = newServerCgroup(spec.Name, cgroupLimits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU})
-		if err != nil {
-			usr.release()
-			return nil, fmt.Errorf("sandbox: cgroup limits cannot be enforced: %w", err)
+	limits := cgroupLimits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU}
+	makeCgroup := func() (err error) {
+		if p.cg, err = newServerCgroup(spec.Name, limits); err != nil {
+			return fmt.Errorf("sandbox: cgroup limits cannot be enforced: %w", err)
 		}
-	} else {
-		log.Warn("sandbox: TEST BUILD: cgroup omitted", "reason", omitForTests.cgroup)
+		return nil
 	}
-	err = p.start(cfg)
+	// cgroup v2 starts the init stage inside its cgroup (CLONE_INTO_CGROUP),
+	// so the cgroup comes first. On v1 the init stage is moved in while it
+	// boots; it reads its config, and so runs nothing of the server's,
+	// only after that.
+	if cgroups.Mode() == cgroups.Unified {
+		if err := makeCgroup(); err != nil {
+			usr.release()
+			return nil, err
+		}
+		makeCgroup = nil
+	}
+	err = p.start(cfg, makeCgroup)
 	p.endSetup()
 	if err != nil {
 		p.Close()
@@ -64,10 +70,37 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	return p, nil
 }
 
-// omitForTests lets this package's tests run before the seccomp and cgroup
-// parts exist; a non-empty field names why that part is left out. Nothing
-// outside the tests sets it.
-var omitForTests struct{ seccomp, cgroup string }
+// The BPF program depends only on the policy, so it is compiled once per
+// profile (a file profile again when the file changes).
+var seccompCache struct {
+	sync.Mutex
+	progs map[string][]byte
+}
+
+func cachedSeccomp(profile string, netHost, logDenials bool) ([]byte, error) {
+	key := fmt.Sprintf("%s\x00%t\x00%t", profile, netHost, logDenials)
+	if profile != "default" {
+		fi, err := os.Stat(profile)
+		if err != nil {
+			return nil, fmt.Errorf("--seccomp %s: %w", profile, err)
+		}
+		key += fmt.Sprintf("\x00%d\x00%d", fi.Size(), fi.ModTime().UnixNano())
+	}
+	seccompCache.Lock()
+	defer seccompCache.Unlock()
+	if prog, ok := seccompCache.progs[key]; ok {
+		return prog, nil
+	}
+	prog, err := compileSeccomp(profile, netHost, logDenials)
+	if err != nil {
+		return nil, err
+	}
+	if seccompCache.progs == nil {
+		seccompCache.progs = map[string][]byte{}
+	}
+	seccompCache.progs[key] = prog
+	return prog, nil
+}
 
 // confinedProcess is the supervisor's handle on one sandbox: the init stage
 // (the reaper, PID 1 inside) and, through it, the server.
@@ -88,7 +121,9 @@ type confinedProcess struct {
 	closeOnce sync.Once
 }
 
-func (p *confinedProcess) start(cfg *initConfig) error {
+// start starts the init stage; placeInCgroup, when not nil, creates the
+// cgroup while the init stage boots (cgroup v1).
+func (p *confinedProcess) start(cfg *initConfig, placeInCgroup func() error) error {
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -127,9 +162,17 @@ func (p *confinedProcess) start(cfg *initConfig) error {
 	go p.readReports()
 	go p.wait()
 
+	if placeInCgroup != nil {
+		if err := placeInCgroup(); err != nil {
+			p.endSetup()
+			p.Kill()
+			<-p.done
+			return err
+		}
+	}
 	// cgroup v1 has no CLONE_INTO_CGROUP: the init stage blocks reading its
 	// config until it has been moved.
-	if p.cg != nil && p.cg.IntoFD() < 0 {
+	if p.cg.IntoFD() < 0 {
 		if err := p.cg.Add(cmd.Process.Pid); err != nil {
 			return fmt.Errorf("sandbox: moving the server into its cgroup: %w", err)
 		}
@@ -159,7 +202,7 @@ func (p *confinedProcess) sysProcAttr(cfg *initConfig) *syscall.SysProcAttr {
 		attr.GidMappingsEnableSetgroups = false
 		attr.AmbientCaps = initCaps
 	}
-	if p.cg != nil {
+	if p.cg != nil { // cgroup v2: created before the clone
 		if fd := p.cg.IntoFD(); fd >= 0 {
 			attr.UseCgroupFD = true
 			attr.CgroupFD = fd

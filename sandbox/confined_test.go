@@ -45,7 +45,7 @@ func TestConfinedPrivileges(t *testing.T) {
 	if f.Status["NoNewPrivs"] != "1" {
 		t.Errorf("NoNewPrivs = %q, want 1", f.Status["NoNewPrivs"])
 	}
-	if omitForTests.seccomp == "" && f.Status["Seccomp"] != "2" {
+	if f.Status["Seccomp"] != "2" {
 		t.Errorf("Seccomp = %q, want 2 (filter mode)", f.Status["Seccomp"])
 	}
 	if f.CoreMax != 0 {

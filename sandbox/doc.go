@@ -4,8 +4,11 @@
 // Process with three pipes.
 //
 // Confinement happens in an init stage: the mcpsandbox binary re-executes
-// itself (argv[0] InitArg0) inside the new namespaces, reads its Spec from a
-// pipe, sets everything up and execs the server, staying behind as PID 1 of
-// the server's pid namespace. Every binary that may start confined servers
+// itself (argv[0] InitArg0) inside the new namespaces, reads its
+// configuration from a pipe, builds the root file system, and forks the
+// server through a small C routine (spawn.c) that does the per-process steps
+// and loads seccomp right before exec. The init stage stays behind as PID 1
+// of the server's pid namespace: it forwards signals, reaps orphans and
+// reports how the server ended. Every binary that may start confined servers
 // (mcpsandbox itself, test binaries) must call InitStage first thing in main.
 package sandbox

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bufio"
 	"os"
-	"strings"
 	"testing"
 )
 
@@ -24,20 +23,5 @@ func TestMain(m *testing.M) {
 		// Wait until the parent test has moved us into our cgroups.
 		bufio.NewReader(os.Stdin).ReadString('\n')
 	}
-	omitUnbuiltParts()
 	os.Exit(m.Run())
-}
-
-// omitUnbuiltParts leaves seccomp or cgroups out of the sandboxes these tests
-// start while those parts are still placeholders, so the rest can be tested;
-// the tests log it. Real failures of built parts are never omitted.
-func omitUnbuiltParts() {
-	if _, err := compileSeccomp("default", false, false); err != nil && strings.Contains(err.Error(), "not built yet") {
-		omitForTests.seccomp = err.Error()
-	}
-	if cg, err := newServerCgroup("omit-probe", cgroupLimits{}); err != nil && strings.Contains(err.Error(), "not built yet") {
-		omitForTests.cgroup = err.Error()
-	} else if err == nil {
-		cg.Delete()
-	}
 }

@@ -1,12 +1,9 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -17,14 +14,14 @@ import (
 var forwardedSignals = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH, syscall.SIGCONT}
 
-// reap starts the exec stage, reports whether the server's exec succeeded,
+// reap starts the server, reports whether its exec succeeded,
 // then stays as PID 1: it forwards signals, reaps orphans, and reports the
 // server's end before exiting (which ends every other process inside).
 func reap(cfg *initConfig, rep reportWriter) int {
 	sigs := make(chan os.Signal, 32)
 	signal.Notify(sigs, forwardedSignals...)
 
-	pid, err := startExecStage(cfg)
+	pid, err := spawnServer(cfg)
 	if err != nil {
 		rep.send(report{Error: err.Error()})
 		return 1
@@ -70,42 +67,4 @@ func reapChildren(server int, exited chan<- syscall.WaitStatus) {
 			return
 		}
 	}
-}
-
-// startExecStage re-executes this binary as the exec stage and waits for its
-// exec of the server: the error pipe is close-on-exec, so EOF without a
-// message means the server is running.
-func startExecStage(cfg *initConfig) (int, error) {
-	cfgR, cfgW, err := os.Pipe()
-	if err != nil {
-		return 0, err
-	}
-	defer cfgR.Close()
-	defer cfgW.Close()
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		return 0, err
-	}
-	defer errR.Close()
-	pid, err := syscall.ForkExec("/proc/self/exe", []string{execArg0}, &syscall.ProcAttr{
-		Env:   []string{},
-		Files: []uintptr{0, 1, 2, cfgR.Fd(), errW.Fd()},
-		Sys:   &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
-	})
-	errW.Close()
-	if err != nil {
-		return 0, fmt.Errorf("starting the exec stage: %v", err)
-	}
-	cfgR.Close()
-	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
-		return 0, fmt.Errorf("configuring the exec stage: %v", err)
-	}
-	cfgW.Close()
-	msg, _ := io.ReadAll(errR)
-	if len(msg) > 0 {
-		var ws syscall.WaitStatus
-		syscall.Wait4(pid, &ws, 0, nil)
-		return 0, fmt.Errorf("%s", strings.TrimSpace(string(msg)))
-	}
-	return pid, nil
 }

@@ -13,28 +13,20 @@ import (
 // pid namespace, which builds the sandbox and then stays as the reaper.
 const InitArg0 = "mcpsandbox-init"
 
-// execArg0 is argv[0] of the exec stage, started by the reaper: it does the
-// per-process steps (rlimits, credentials, capabilities, no_new_privs,
-// descriptors, seccomp) and execs the server. Go cannot run code between
-// fork and exec, hence a second re-exec.
-const execArg0 = "mcpsandbox-exec"
-
 // Descriptor numbers the stages receive their pipes on.
 const (
 	configFD = 3 // config JSON, read to EOF
-	reportFD = 4 // init → supervisor: reports; exec stage → reaper: error text
+	reportFD = 4 // init → supervisor: reports
 )
 
-// InitStage runs the init or exec stage and never returns when this process
-// was started as one; otherwise it returns at once.
+// InitStage runs the init stage and never returns when this process was
+// started as one; otherwise it returns at once.
 func InitStage() {
-	switch os.Args[0] {
-	case InitArg0:
+	if os.Args[0] == InitArg0 {
+		// One thread does the setup and forks the server: namespace changes
+		// made with unshare apply to it only.
 		runtime.LockOSThread()
 		os.Exit(runInit())
-	case execArg0:
-		runtime.LockOSThread()
-		os.Exit(runExec())
 	}
 }
 
