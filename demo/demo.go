@@ -60,6 +60,7 @@ type Report struct {
 	Crash            Recovery
 	Hang             Recovery
 	PingSettings     string
+	Limits           string // the cgroup limits the demo's policy sets
 	Calls, Failed    int    // tool calls made, and how many got an error
 	Instances        int    // distinct server processes that answered
 	Shutdown         string // how supervision ended after the client left
@@ -99,6 +100,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	p.Command = opts.ServerCommand
 	p.Unconfined = opts.Unconfined
 	p.PingInterval, p.PingTimeout, p.PingFailures = demoPingInterval, demoPingTimeout, demoPingFailures
+	d.rep.Limits = fmt.Sprintf("memory %s (no swap), pids %d, cpu %s", p.Memory, p.Pids, cpuLimit(p.CPU))
 	d.rep.PingSettings = fmt.Sprintf("every %s, timeout %s, %d misses", p.PingInterval, p.PingTimeout, p.PingFailures)
 	if !p.Unconfined {
 		if err := confinementProblem(p); err != nil {
@@ -306,11 +308,15 @@ func (d *driver) printInside() {
 	d.printf("3. Inside the server, as it sees itself:\n")
 	d.printf("   uid %d, gid %d, pid %d, hostname %q, %d processes visible\n", in.UID, in.GID, in.PID, in.Hostname, in.Processes)
 	own, shared := d.namespaceSplit()
-	d.printf("   namespaces of its own: %s; shared with the host: %s\n", listOrNone(own), listOrNone(shared))
+	sharedNote := listOrNone(shared)
+	if slices.Contains(shared, "user") && d.rep.Confined && os.Geteuid() == 0 && in.UID != 0 {
+		sharedNote += " (mcpsandbox runs as root, so the server gets a uid of its own instead)"
+	}
+	d.printf("   namespaces of its own: %s; shared with the host: %s\n", listOrNone(own), sharedNote)
 	d.printf("   seccomp: %s, no_new_privs: %s, effective capabilities: %s\n", seccompMode(in.Seccomp), in.NoNewPrivs, in.CapEff)
 	d.printf("   cgroup: %s\n", strings.ReplaceAll(in.Cgroup, "\n", "; "))
 	if len(in.Limits) == 0 {
-		d.printf("   cgroup limits: not visible from inside\n")
+		d.printf("   cgroup limits: not visible from inside (no /sys there); set by mcpsandbox: %s\n", d.rep.Limits)
 	}
 	for _, path := range cgroupLimitFiles {
 		if v, ok := in.Limits[path]; ok {
@@ -346,6 +352,13 @@ func (r *Report) OwnNamespaces() []string {
 	}
 	own, _ := (&driver{rep: r}).namespaceSplit()
 	return own
+}
+
+func cpuLimit(cores float64) string {
+	if cores == 0 {
+		return "no limit"
+	}
+	return fmt.Sprintf("%g cores", cores)
 }
 
 func verdict(a Attempt) string {
@@ -504,16 +517,18 @@ func shortVerdict(a Attempt) string {
 	return "blocked"
 }
 
-// confinementProblem says why the example server cannot start confined on
-// this machine, by starting it once the way the supervisor will; nil means
-// it can.
-func confinementProblem(p policy.Policy) error {
-	proc, err := sandbox.Start(sandbox.Spec{
-		Name: "demo-check", Args: p.Command, TmpSize: int64(p.TmpSize), NoFile: p.NoFile,
-		Seccomp: p.Seccomp, Memory: int64(p.Memory), Pids: p.Pids, CPU: p.CPU,
-	}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		return err
+// confinementProblem says why the example server cannot run confined on
+// this machine, from the checks of `mcpsandbox doctor`; nil means it can.
+var confinementProblem = func(policy.Policy) error {
+	r := sandbox.Doctor()
+	if r.OK() {
+		return nil
 	}
-	return proc.Close()
+	var missing []string
+	for _, c := range r.Checks {
+		if c.Required && !c.OK {
+			missing = append(missing, fmt.Sprintf("%s: %s (fix: %s)", c.Part, c.Detail, c.Fix))
+		}
+	}
+	return errors.New(strings.Join(missing, "; "))
 }

@@ -1,17 +1,17 @@
 package main
 
 import (
-	"fmt"
 	"io"
+
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
 )
 
 // doctorReport checks whether this machine can enforce the default
 // confinement, writes what it found to w and reports whether all is well.
-//
-// TODO(sandbox): switch to sandbox.Doctor() once it exists.
-var doctorReport = func(w io.Writer) bool {
-	fmt.Fprintln(w, "doctor: the sandbox checks are not built into this mcpsandbox yet")
-	return false
+func doctorReport(w io.Writer) bool {
+	r := sandbox.Doctor()
+	r.Write(w)
+	return r.OK()
 }
 
 func doctorCommand(args []string, io stdio) int {
@@ -33,7 +33,7 @@ func doctorPage() *manPage {
 		Name:     "mcpsandbox doctor - check that this machine can confine MCP servers",
 		Synopsis: []string{"mcpsandbox doctor"},
 		Description: []string{
-			"Checks, without starting a server, every part of the default confinement that `mcpsandbox run` enforces: cgroup mode (v1, v2 or hybrid) and the memory, pids and cpu controllers, user-namespace availability (some distributions, such as Ubuntu 24.04, restrict unprivileged user namespaces), seccomp support and the libseccomp version, and the namespaces run needs. For each part it says whether it can be enforced and, when not, how to fix it.",
+			"Checks every part of the default confinement that `mcpsandbox run` enforces, for the user running it: the kernel interfaces the sandbox is built on, the namespaces, user-namespace availability (some distributions, such as Ubuntu 24.04, restrict unprivileged user namespaces), the range of dynamic uids when running as root, seccomp support and the libseccomp version, the cgroup mode (v1, v2 or hybrid) and whether the memory, pids and cpu controllers can be used; then it starts a confined /bin/true exactly as run would. For each part it says whether it can be enforced and, when not, how to fix it.",
 			"`mcpsandbox run` refuses to start a server when a part of the requested confinement cannot be enforced; doctor tells you beforehand.",
 		},
 		ExitStatus: []string{

@@ -15,9 +15,8 @@ func runPage() *manPage {
 		},
 		Options: append(runOptionDocs(), optionDoc{Group: "Other", Flag: "--help, -h", Text: "Print this page."}),
 		ExitStatus: []string{
-			// TODO(relay): confirm against the supervisor's documented Outcome exit codes.
-			"0 when the host ended the session (or mcpsandbox was asked to stop) and the server was shut down.",
-			"1 when supervision ended in failure: the server could not be started or kept running (for example it crashed too often, or exited with --restart never). The last log line says why.",
+			"0 when the session ended cleanly: the host closed it, mcpsandbox was asked to stop (SIGTERM, SIGINT), or the server exited with status 0 under --restart on-failure.",
+			"1 when the server could not be kept up: its first start failed (for example confinement could not be set up, or COMMAND was not found), or it was down for good when the session ended (it crash-looped, or exited under --restart never). The last log line says why.",
 			"2 when the command line is wrong: unknown option, bad value or no COMMAND. The message names the fix.",
 		},
 		Examples: []example{

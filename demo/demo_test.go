@@ -1,0 +1,173 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
+	"github.com/mcpsandbox/mcpsandbox/supervisor"
+)
+
+// serveArg as the first argument makes the test binary the example server,
+// so the demo can start it (confined or not) like the real binary's
+// `example-server` subcommand.
+const serveArg = "-test.serve-example"
+
+func TestMain(m *testing.M) {
+	sandbox.InitStage()
+	if len(os.Args) > 1 && os.Args[1] == serveArg {
+		if err := ServeExample(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func exampleCommand(t *testing.T) []string {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{exe, serveArg}
+}
+
+func runDemo(t *testing.T, unconfined bool) (*Report, string) {
+	t.Helper()
+	var out bytes.Buffer
+	rep, err := Run(t.Context(), Options{ServerCommand: exampleCommand(t), Unconfined: unconfined, Out: &out})
+	if err != nil {
+		t.Fatalf("demo failed: %v\nreport so far:\n%s", err, out.String())
+	}
+	return rep, out.String()
+}
+
+// checkSession asserts what every demo run must show, confined or not.
+func checkSession(t *testing.T, rep *Report, out string) {
+	t.Helper()
+	for _, tool := range []string{"echo", "crash", "hang", "instance", ProbeTool} {
+		if !slices.Contains(rep.Tools, tool) {
+			t.Errorf("tools listed %v lack %s", rep.Tools, tool)
+		}
+	}
+	if rep.ServerName != ExampleServerName || rep.Protocol == "" {
+		t.Errorf("session with %q at protocol %q", rep.ServerName, rep.Protocol)
+	}
+	if rep.Echo != "hello through the sandbox" {
+		t.Errorf("echo answered %q", rep.Echo)
+	}
+	for name, r := range map[string]Recovery{"crash": rep.Crash, "hang": rep.Hang} {
+		if !r.GotError || r.ErrCode != supervisor.CodeServerCrashed {
+			t.Errorf("%s: in-flight call got error=%v code %d, want %d", name, r.GotError, r.ErrCode, supervisor.CodeServerCrashed)
+		}
+		if !r.NextCallOK || !r.SameSession {
+			t.Errorf("%s: next call ok=%v, same session=%v", name, r.NextCallOK, r.SameSession)
+		}
+		if r.OldInstance == "" || r.NewInstance == r.OldInstance {
+			t.Errorf("%s: instance %q → %q, want a new server process", name, r.OldInstance, r.NewInstance)
+		}
+		if !strings.Contains(out, fmt.Sprint(r.ErrCode)) {
+			t.Errorf("%s: the report does not show the error code %d", name, r.ErrCode)
+		}
+	}
+	// The hang can only be found by missed pings: not before the first
+	// timeout has run out.
+	if rep.Hang.FailedAfter < demoPingTimeout {
+		t.Errorf("hang reported after %s, sooner than one ping timeout (%s)", rep.Hang.FailedAfter, demoPingTimeout)
+	}
+	if rep.Instances != 3 {
+		t.Errorf("%d server processes answered, want 3 (start, after crash, after hang)", rep.Instances)
+	}
+	if rep.Calls == 0 || rep.Failed != 2 {
+		t.Errorf("%d calls, %d failed; want exactly the crash and the hang to fail", rep.Calls, rep.Failed)
+	}
+	if rep.ShutdownExitCode != 0 {
+		t.Errorf("after the host left, supervision ended with %d: %s", rep.ShutdownExitCode, rep.Shutdown)
+	}
+}
+
+// Unconfined, the probe shows what the demo exists to prevent: the server
+// reads a file in the user's home and reaches the host's loopback.
+func TestDemoUnconfined(t *testing.T) {
+	rep, out := runDemo(t, true)
+	checkSession(t, rep, out)
+	if rep.Confined {
+		t.Error("report says confined for --unconfined")
+	}
+	if !strings.Contains(out, "UNCONFINED") {
+		t.Error("the report does not say loudly that the server is unconfined")
+	}
+	in := rep.Inside
+	if in == nil {
+		t.Fatal("no probe report")
+	}
+	if !in.Read.Allowed || !in.Dial.Allowed {
+		t.Errorf("unconfined server could not read %s (%s) or dial %s (%s)", in.Read.Target, in.Read.Error, in.Dial.Target, in.Dial.Error)
+	}
+	if in.UID != os.Getuid() || len(rep.OwnNamespaces()) != 0 {
+		t.Errorf("unconfined server has uid %d (want %d) and own namespaces %v (want none)", in.UID, os.Getuid(), rep.OwnNamespaces())
+	}
+	if _, err := os.Stat(rep.SecretFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the demo left its planted file %s behind", rep.SecretFile)
+	}
+}
+
+// Confined (the default), the server reports from inside: not root, its
+// own namespaces, seccomp filtering, and both attempts blocked.
+func TestDemoConfined(t *testing.T) {
+	rep, out := runDemo(t, false)
+	if !rep.Confined {
+		t.Fatalf("the demo could not confine the example server here: %s", rep.ConfinementError)
+	}
+	checkSession(t, rep, out)
+	in := rep.Inside
+	if in == nil {
+		t.Fatal("no probe report")
+	}
+	if in.UID == 0 || in.GID == 0 {
+		t.Errorf("confined server runs as uid %d gid %d", in.UID, in.GID)
+	}
+	for _, ns := range []string{"mnt", "pid", "net", "ipc", "uts", "cgroup"} {
+		if !slices.Contains(rep.OwnNamespaces(), ns) {
+			t.Errorf("confined server shares the %s namespace with the host (own: %v)", ns, rep.OwnNamespaces())
+		}
+	}
+	if in.Seccomp != "2" || in.NoNewPrivs != "1" || strings.Trim(in.CapEff, "0") != "" {
+		t.Errorf("seccomp %q no_new_privs %q CapEff %q; want filter, 1, none", in.Seccomp, in.NoNewPrivs, in.CapEff)
+	}
+	if in.Read.Allowed || in.Dial.Allowed {
+		t.Errorf("confined server read %s: %v, dialled %s: %v; both must be blocked", in.Read.Target, in.Read.Allowed, in.Dial.Target, in.Dial.Allowed)
+	}
+	if want := policy.Default().NoFile; in.NoFile != want {
+		t.Errorf("open files limit inside is %d, want the default %d", in.NoFile, want)
+	}
+	if strings.Contains(out, "UNCONFINED") {
+		t.Error("a confined run's report says UNCONFINED")
+	}
+}
+
+// When confinement is unavailable the demo still runs, and says so loudly.
+func TestDemoFallsBackLoudlyWithoutConfinement(t *testing.T) {
+	orig := confinementProblem
+	defer func() { confinementProblem = orig }()
+	confinementProblem = func(policy.Policy) error { return errors.New("user namespaces are disabled (test)") }
+
+	rep, out := runDemo(t, false)
+	checkSession(t, rep, out)
+	if rep.Confined || rep.ConfinementError == "" {
+		t.Errorf("confined=%v, confinement error %q", rep.Confined, rep.ConfinementError)
+	}
+	for _, want := range []string{"CONFINEMENT IS NOT AVAILABLE", "user namespaces are disabled (test)", "UNCONFINED", "mcpsandbox doctor"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report does not say %q", want)
+		}
+	}
+}
