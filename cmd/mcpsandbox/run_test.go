@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsandbox/mcpsandbox/demo"
+)
+
+// mcpsandbox is a started `mcpsandbox ARGS...` (this test binary as the CLI)
+// with a Go SDK client session on its stdio.
+type mcpsandbox struct {
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	cs     *mcp.ClientSession
+	exited chan struct{}
+}
+
+func self(t *testing.T) string {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// startRun starts `mcpsandbox run FLAGS -- <the example server>` and
+// connects a client to it.
+func startRun(t *testing.T, flags ...string) *mcpsandbox {
+	t.Helper()
+	args := append([]string{asCLI, "run"}, flags...)
+	args = append(args, "--", self(t), asCLI, "example-server")
+	m := &mcpsandbox{cmd: exec.Command(self(t), args...), stderr: new(bytes.Buffer), exited: make(chan struct{})}
+	m.cmd.Stderr = m.stderr
+	in, err := m.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { m.cmd.Wait(); close(m.exited) }()
+	t.Cleanup(func() {
+		m.cmd.Process.Kill()
+		<-m.exited
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "cmd-test", Version: "1"}, nil)
+	m.cs, err = client.Connect(ctx, &mcp.IOTransport{Reader: out, Writer: in}, nil)
+	if err != nil {
+		t.Fatalf("connecting through mcpsandbox run: %v\nstderr:\n%s", err, m.stderr)
+	}
+	return m
+}
+
+// wait waits for mcpsandbox to exit and returns its status.
+func (m *mcpsandbox) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-m.exited:
+		return m.cmd.ProcessState.ExitCode()
+	case <-time.After(30 * time.Second):
+		t.Fatalf("mcpsandbox did not exit; stderr:\n%s", m.stderr)
+		return -1
+	}
+}
+
+func (m *mcpsandbox) call(t *testing.T, tool string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := m.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v\nstderr:\n%s", tool, err, m.stderr)
+	}
+	if res.IsError || len(res.Content) == 0 {
+		t.Fatalf("%s: error result %+v", tool, res)
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+// The default (confined) run relays a session; when the host leaves,
+// mcpsandbox exits 0 and its log, in --log-file, says why.
+func TestRunConfinedSessionEndsCleanlyWhenTheHostLeaves(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "mcpsandbox.log")
+	m := startRun(t, "--log-file", logFile)
+	if got := m.call(t, "echo", map[string]any{"text": "through run"}); got != "through run" {
+		t.Errorf("echo answered %q", got)
+	}
+	var in demo.ProbeReport
+	if err := json.Unmarshal([]byte(m.call(t, demo.ProbeTool, nil)), &in); err != nil {
+		t.Fatal(err)
+	}
+	if in.UID == 0 || in.Seccomp != "2" {
+		t.Errorf("server under a default run: uid %d, seccomp %q; want non-root and filtered", in.UID, in.Seccomp)
+	}
+	m.cs.Close()
+	if code := m.wait(t); code != exitOK {
+		t.Errorf("exit status %d after the host left, want 0", code)
+	}
+	if m.stderr.Len() != 0 {
+		t.Errorf("with --log-file, stderr got %q", m.stderr)
+	}
+	log, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := lastLine(string(log))
+	if !strings.Contains(last, "host closed the connection") || !strings.Contains(last, "exit_code=0") {
+		t.Errorf("last log line %q does not say the host left", last)
+	}
+}
+
+// SIGTERM shuts the server down gracefully: mcpsandbox exits 0, says so in
+// its last log line on stderr, and leaves no server process behind.
+func TestRunSIGTERMStopsServerAndExits(t *testing.T) {
+	m := startRun(t, "--unconfined")
+	var in demo.ProbeReport
+	if err := json.Unmarshal([]byte(m.call(t, demo.ProbeTool, nil)), &in); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := m.wait(t); code != exitOK {
+		t.Errorf("exit status %d after SIGTERM, want 0; stderr:\n%s", code, m.stderr)
+	}
+	if last := lastLine(m.stderr.String()); !strings.Contains(last, "shutdown requested") {
+		t.Errorf("last log line %q does not say a shutdown was requested", last)
+	}
+	if err := syscall.Kill(in.PID, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("server process %d still exists after mcpsandbox exited (kill 0: %v)", in.PID, err)
+	}
+}
+
+// A server that cannot start ends run with status 1 and a message naming it.
+func TestRunServerThatCannotStartExits1(t *testing.T) {
+	cmd := exec.Command(self(t), asCLI, "run", "--unconfined", "--", "/nonexistent/mcp-server")
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(""), io.Discard, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
+		t.Fatalf("run of a missing server: %v, want exit status 1; stderr:\n%s", err, &stderr)
+	}
+	if !strings.Contains(stderr.String(), "/nonexistent/mcp-server") {
+		t.Errorf("stderr does not name the server command:\n%s", &stderr)
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
