@@ -50,7 +50,13 @@ func ServeExample(ctx context.Context, in io.Reader, out io.Writer) error {
 	g := &gate{out: out, stopped: make(chan struct{})}
 	s := newExampleServer(g)
 	t := &mcp.IOTransport{Reader: io.NopCloser(&gatedReader{r: in, g: g}), Writer: g}
-	return s.Run(ctx, t)
+	err := s.Run(ctx, t)
+	if g.hung.Load() {
+		// A wedged server does not notice its input closing either; only a
+		// signal ends it.
+		g.blockForever()
+	}
+	return err
 }
 
 // gate serialises writes to stdout (the transport's and the garbage tool's)

@@ -121,6 +121,7 @@ func (c *Checker) run() {
 					continue // a late answer to an earlier probe
 				}
 				failures = 0
+				c.opts.Log.Debug("heartbeat answered", "method", method, "id", id)
 				if a.isError && a.code == CodeMethodNotFound {
 					if method != "ping" || c.opts.Fallback == "" {
 						c.opts.Log.Info("server does not answer "+method+"; heartbeat falls back to process liveness", "method", method)

@@ -58,14 +58,42 @@ type relay struct {
 }
 
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // closed and replaced on every write
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 	return s.b.Write(p)
+}
+
+// waitFor waits until the log contains substr.
+func (s *syncBuffer) waitFor(t testing.TB, substr string) {
+	t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		s.mu.Lock()
+		found := strings.Contains(s.b.String(), substr)
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("log never said %q", substr)
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {
@@ -149,7 +177,12 @@ func (r *relay) wait() supervisor.Outcome {
 // sdkClient connects an official Go SDK client through the relay.
 func (r *relay) sdkClient(version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	r.t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0"}, opts)
+	return r.sdkClientWith(mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0"}, opts), version)
+}
+
+// sdkClientWith connects the given client through the relay.
+func (r *relay) sdkClientWith(c *mcp.Client, version string) *mcp.ClientSession {
+	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	var so *mcp.ClientSessionOptions
@@ -170,6 +203,8 @@ type rawHost struct {
 	r    *relay
 	wmu  sync.Mutex
 	msgs chan map[string]json.RawMessage
+	// backlog holds messages read while waiting for another one.
+	backlog []map[string]json.RawMessage
 	seen chan []byte // every line received, raw
 	all  struct {
 		sync.Mutex
@@ -187,12 +222,22 @@ func (r *relay) rawHost() *rawHost {
 			h.all.Lock()
 			h.all.lines = append(h.all.lines, line)
 			h.all.Unlock()
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(line, &m); err != nil {
-				h.msgs <- map[string]json.RawMessage{"INVALID": json.RawMessage(fmt.Sprintf("%q", line))}
-				continue
+			var elems []json.RawMessage
+			if bytes.HasPrefix(line, []byte("[")) {
+				if err := json.Unmarshal(line, &elems); err != nil {
+					elems = []json.RawMessage{line}
+				}
+			} else {
+				elems = []json.RawMessage{line}
 			}
-			h.msgs <- m
+			for _, el := range elems {
+				var m map[string]json.RawMessage
+				if err := json.Unmarshal(el, &m); err != nil {
+					h.msgs <- map[string]json.RawMessage{"INVALID": json.RawMessage(fmt.Sprintf("%q", el))}
+					continue
+				}
+				h.msgs <- m
+			}
 		}
 		close(h.msgs)
 	}()
@@ -219,38 +264,35 @@ func (h *rawHost) call(id, method, params string) map[string]json.RawMessage {
 // line that is not JSON (a host would die of it).
 func (h *rawHost) response(id string) map[string]json.RawMessage {
 	h.t.Helper()
-	deadline := time.After(waitLimit)
-	for {
-		select {
-		case m, ok := <-h.msgs:
-			if !ok {
-				h.t.Fatalf("relay closed the host connection while waiting for %s", id)
-			}
-			if bad, isBad := m["INVALID"]; isBad {
-				h.t.Fatalf("host received a line that is not JSON: %s", bad)
-			}
-			if string(m["id"]) == id && m["method"] == nil {
-				return m
-			}
-		case <-deadline:
-			h.t.Fatalf("no response to %s within %s", id, waitLimit)
-		}
-	}
+	return h.next("response to "+id, func(m map[string]json.RawMessage) bool {
+		return string(m["id"]) == id && m["method"] == nil
+	})
 }
 
-// next waits for the next message that satisfies pred.
+// next returns the first message, earlier ones included, that satisfies
+// pred; messages passed over stay available to later calls.
 func (h *rawHost) next(what string, pred func(map[string]json.RawMessage) bool) map[string]json.RawMessage {
 	h.t.Helper()
+	for i, m := range h.backlog {
+		if pred(m) {
+			h.backlog = append(h.backlog[:i], h.backlog[i+1:]...)
+			return m
+		}
+	}
 	deadline := time.After(waitLimit)
 	for {
 		select {
 		case m, ok := <-h.msgs:
 			if !ok {
-				h.t.Fatalf("connection closed while waiting for %s", what)
+				h.t.Fatalf("relay closed the host connection while waiting for %s", what)
+			}
+			if bad, isBad := m["INVALID"]; isBad {
+				h.t.Fatalf("host received a line that is not JSON: %.300s", bad)
 			}
 			if pred(m) {
 				return m
 			}
+			h.backlog = append(h.backlog, m)
 		case <-deadline:
 			h.t.Fatalf("no %s within %s", what, waitLimit)
 		}
@@ -281,9 +323,15 @@ func (h *rawHost) countByID() map[string]int {
 	defer h.all.Unlock()
 	n := map[string]int{}
 	for _, line := range h.all.lines {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(line, &m) == nil && m["method"] == nil && m["id"] != nil {
-			n[string(m["id"])]++
+		elems := []json.RawMessage{line}
+		if bytes.HasPrefix(line, []byte("[")) {
+			json.Unmarshal(line, &elems)
+		}
+		for _, el := range elems {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(el, &m) == nil && m["method"] == nil && m["id"] != nil {
+				n[string(m["id"])]++
+			}
 		}
 	}
 	return n

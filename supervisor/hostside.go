@@ -140,15 +140,18 @@ func (s *server) hostElemLocked(msg []byte, e *envelope, live bool) (out, answer
 func (s *server) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answer []byte, key string) {
 	raw := e.id(msg)
 	mk := methodKindOf(e)
+	if mk == mPing && !live {
+		// mcpsandbox itself is alive: a host keepalive must not end the
+		// session while the server restarts, or while it is down and
+		// requests get errors saying why.
+		return nil, resultResponse(raw, []byte("{}")), ""
+	}
 	if s.state == stateStopped || s.state == stateClosing {
 		return nil, s.stoppedAnswerLocked(raw), ""
 	}
 	if mk == mInitialize && s.sess.init != nil {
 		s.log.Warn("host sent initialize again; answered from the session cache (a server process never gets two)")
 		return nil, resultResponse(raw, s.sess.init.result), ""
-	}
-	if mk == mPing && !live {
-		return nil, resultResponse(raw, []byte("{}")), "" // the host's keepalive must not fail during a restart
 	}
 	r := hostRequest{hostID: string(raw), method: mk}
 	key = r.hostID
