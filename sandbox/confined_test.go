@@ -159,6 +159,13 @@ func TestConfinedNetHostSharesNetwork(t *testing.T) {
 
 func TestConfinedSeesOnlyItsOwnProcesses(t *testing.T) {
 	f := sbxProbe(t, sbxSpec())
+	// Its own cgroup namespace: the server sees its cgroup as the root and
+	// learns nothing of the host's hierarchy.
+	for _, line := range strings.Split(strings.TrimSpace(f.Cgroup), "\n") {
+		if !strings.HasSuffix(line, ":/") {
+			t.Errorf("/proc/self/cgroup inside shows %q, want the namespace root", line)
+		}
+	}
 	// PID 1 is the reaper; the probe is the only other process.
 	if !slices.Equal(f.Pids, []int{1, f.Pid}) {
 		t.Errorf("processes visible inside: %v, want only the reaper and the server", f.Pids)

@@ -49,6 +49,7 @@ type sbxFacts struct {
 	NoFileCur  uint64
 	CoreMax    uint64
 	PasswdName string
+	Cgroup     string // /proc/self/cgroup
 }
 
 // runSbxProbe gathers the facts and prints them as JSON on stdout.
@@ -128,6 +129,9 @@ func runSbxProbe() int {
 				f.PasswdName = fields[0]
 			}
 		}
+	}
+	if data, err := os.ReadFile("/proc/self/cgroup"); err == nil {
+		f.Cgroup = string(data)
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(f); err != nil {
 		return 1
