@@ -42,7 +42,7 @@ func testPolicy(cmd []string) policy.Policy {
 	p.Unconfined = true
 	p.PingInterval = 0
 	p.RestartBackoff = policy.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond}
-	p.Grace = 2 * time.Second
+	p.Grace = 300 * time.Millisecond // some servers ignore stdin EOF (see shutdown tests)
 	return p
 }
 
@@ -374,6 +374,9 @@ func callTool(t testing.TB, cs *mcp.ClientSession, name string, args map[string]
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
+	if args == nil {
+		args = map[string]any{} // TypeScript servers reject null arguments
+	}
 	return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 }
 
