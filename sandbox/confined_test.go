@@ -151,9 +151,27 @@ func TestConfinedNetHostSharesNetwork(t *testing.T) {
 			c.Close()
 		}
 	}()
-	f := sbxProbe(t, spec, sbxDialEnv+"="+ln.Addr().String())
+	f := sbxProbe(t, spec, sbxDialEnv+"="+ln.Addr().String(), sbxExistsEnv+"=/etc/resolv.conf")
 	if e := f.Dial[ln.Addr().String()]; e != "" {
 		t.Errorf("with --net host the server cannot reach the host's loopback: %s", e)
+	}
+	if _, err := os.Stat("/etc/resolv.conf"); err == nil && !f.Exists["/etc/resolv.conf"] {
+		t.Error("with --net host the server has no /etc/resolv.conf to resolve names with")
+	}
+}
+
+func TestConfinedOrphansAreReaped(t *testing.T) {
+	// The subshell exits at once, so `true` is orphaned to PID 1; once it
+	// ends, only PID 1 can reap it. The loop gives up if a zombie stays.
+	script := `(true & echo $! > /tmp/orphan)
+pid=$(cat /tmp/orphan)
+i=0
+while [ -e /proc/$pid ]; do
+  i=$((i+1)); if [ $i -gt 20000 ]; then echo zombie; exit 1; fi
+done
+echo reaped`
+	if out := sbxShell(t, sbxSpec(), script); out != "reaped\n" {
+		t.Errorf("got %q", out)
 	}
 }
 
@@ -182,6 +200,7 @@ func TestConfinedFilesystem(t *testing.T) {
 	spec.ReadOnly = []string{ro}
 	spec.ReadWrite = []string{rw}
 	absent := []string{"/home", "/root", "/run", "/var", "/sys", "/dev/tty", "/dev/console", "/dev/ptmx", "/boot", "/mnt", "/opt", "/srv", "/work", "/etc/shadow", "/etc/ssh"}
+	absent = append(absent, "/etc/resolv.conf")
 	present := []string{"/usr/bin/sh", "/bin", "/etc/passwd", "/etc/ld.so.cache", "/etc/ssl/certs", "/dev/null", "/dev/urandom", "/dev/shm", "/proc/self", ro, rw}
 	f := sbxProbe(t, spec,
 		sbxExistsEnv+"="+strings.Join(append(absent, present...), ","),
