@@ -22,7 +22,9 @@ func probeClockSet(a *Args, at *attempts) {
 	// A zero-mode adjtimex only reads; ADJ_TICK with the current tick
 	// changes nothing but needs CAP_SYS_TIME.
 	var tx unix.Timex
-	if _, err := unix.Adjtimex(&tx); err == nil {
+	if _, err := unix.Adjtimex(&tx); err != nil {
+		at.note("adjtimex(read): %s", errText(err))
+	} else {
 		tx.Modes = unix.ADJ_TICK
 		_, err := unix.Adjtimex(&tx)
 		at.denied("adjtimex(ADJ_TICK, current tick)", err)
