@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -70,82 +69,6 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	}
 	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "uid", cfg.UID, "userns", cfg.UserNS)
 	return p, nil
-}
-
-// forkRequests run on one locked OS thread that never exits: Pdeathsig fires
-// when the thread that forked ends, not the process, so a sandbox started
-// from a caller's locked, short-lived thread would be killed with it.
-var (
-	forkRequests   = make(chan func())
-	forkThreadOnce sync.Once
-)
-
-func onForkThread(f func()) {
-	forkThreadOnce.Do(func() {
-		go func() {
-			runtime.LockOSThread() // for good: this thread lives as long as the process
-			for req := range forkRequests {
-				req()
-			}
-		}()
-	})
-	done := make(chan struct{})
-	forkRequests <- func() { f(); close(done) }
-	<-done
-}
-
-// warnUnwritable says when a --rw directory will not be writable by the
-// server's own uid (a root supervisor gives each server a fresh uid), since
-// the server would only see EACCES. Mode bits only; ACLs may still allow it.
-func warnUnwritable(cfg *initConfig, log *slog.Logger) {
-	if cfg.UserNS {
-		return
-	}
-	for _, b := range cfg.Binds {
-		var st unix.Stat_t
-		if !b.Writable || unix.Stat(b.Path, &st) != nil {
-			continue
-		}
-		writable := st.Mode&0o002 != 0 ||
-			(st.Uid == cfg.UID && st.Mode&0o200 != 0) ||
-			(st.Gid == cfg.GID && st.Mode&0o020 != 0)
-		if !writable {
-			log.Warn("sandbox: --rw path is not writable by the server's uid; chown or chmod it, or use --user NAME",
-				"path", b.Path, "uid", cfg.UID, "owner", st.Uid, "mode", fmt.Sprintf("%o", st.Mode&0o7777))
-		}
-	}
-}
-
-// The BPF program depends only on the policy, so it is compiled once per
-// profile (a file profile again when the file changes).
-var seccompCache struct {
-	sync.Mutex
-	progs map[string][]byte
-}
-
-func cachedSeccomp(profile string, netHost, logDenials bool) ([]byte, error) {
-	key := fmt.Sprintf("%s\x00%t\x00%t", profile, netHost, logDenials)
-	if profile != "default" {
-		fi, err := os.Stat(profile)
-		if err != nil {
-			return nil, fmt.Errorf("--seccomp %s: %w", profile, err)
-		}
-		key += fmt.Sprintf("\x00%d\x00%d", fi.Size(), fi.ModTime().UnixNano())
-	}
-	seccompCache.Lock()
-	defer seccompCache.Unlock()
-	if prog, ok := seccompCache.progs[key]; ok {
-		return prog, nil
-	}
-	prog, err := compileSeccomp(profile, netHost, logDenials)
-	if err != nil {
-		return nil, err
-	}
-	if seccompCache.progs == nil {
-		seccompCache.progs = map[string][]byte{}
-	}
-	seccompCache.progs[key] = prog
-	return prog, nil
 }
 
 // confinedProcess is the supervisor's handle on one sandbox: the init stage
