@@ -12,11 +12,13 @@ import (
 
 // compileSeccomp builds, in the supervisor, the BPF program for profile
 // ("default" or a Docker/OCI JSON file). The result is the raw sock_filter
-// array (8 bytes per instruction, native byte order), native arch only; other
-// arches and x32 syscalls kill the process. netHost allows AF_INET/AF_INET6
-// sockets in the default profile; logDenials turns every refusal (EPERM and
-// other errnos, kill, trap) into SCMP_ACT_LOG. ENOSYS answers (clone3, calls
-// newer than the profile) stay: callers fall back from them.
+// array (8 bytes per instruction, native byte order), native arch only: a
+// syscall of another arch or of x32 kills the process, with logDenials too
+// (it is never a server's real need, and would bypass every argument check).
+// netHost allows AF_INET/AF_INET6 sockets in the default profile (a JSON
+// profile decides sockets itself); logDenials turns every refusal of the
+// profile (errno, kill, trap, trace) into SCMP_ACT_LOG. ENOSYS answers
+// (clone3, calls newer than the profile) stay: callers fall back from them.
 func compileSeccomp(profile string, netHost, logDenials bool) ([]byte, error) {
 	arch, err := nativeSeccompArch()
 	if err != nil {
