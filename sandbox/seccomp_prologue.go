@@ -40,27 +40,34 @@ func (p seccompPrologue) assemble() []byte {
 	if p.ioctlNr < 0 && p.enosysAbove < 0 {
 		return nil
 	}
+	afterIoctl := "end"
+	if p.enosysAbove >= 0 {
+		afterIoctl = "nr"
+	}
 	var a bpfAsm
 	a.load(seccompDataArch)
 	a.jumpIf(unix.BPF_JEQ, p.arch.auditArch, "", "end")
 	a.load(seccompDataNr)
 	if p.ioctlNr >= 0 {
-		a.jumpIf(unix.BPF_JEQ, uint32(p.ioctlNr), "", "nr")
+		a.jumpIf(unix.BPF_JEQ, uint32(p.ioctlNr), "", afterIoctl)
 		a.load(p.arch.argLow32(1))
 		a.jumpIf(unix.BPF_JEQ, unix.TIOCSTI, "deny", "")
 		a.jumpIf(unix.BPF_JEQ, unix.TIOCLINUX, "deny", "end")
 	}
-	a.label("nr")
 	if p.enosysAbove >= 0 {
+		a.label("nr")
 		// x32 numbers (and -1) are left to libseccomp, which kills x32.
 		a.jumpIf(unix.BPF_JGE, x32SyscallBit, "end", "")
 		a.jumpIf(unix.BPF_JGT, uint32(p.enosysAbove), "enosys", "end")
 	}
-	a.jump("end")
-	a.label("deny")
-	a.ret(p.ioctlDeny)
-	a.label("enosys")
-	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
+	if p.ioctlNr >= 0 {
+		a.label("deny")
+		a.ret(p.ioctlDeny)
+	}
+	if p.enosysAbove >= 0 {
+		a.label("enosys")
+		a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
+	}
 	a.label("end")
 	return a.bytes()
 }
@@ -74,8 +81,8 @@ func (a seccompArch) argLow32(i int) uint32 {
 	return off
 }
 
-// bpfAsm assembles classic BPF with forward jumps to labels; "" means the
-// next instruction.
+// bpfAsm assembles classic BPF with forward conditional jumps to labels; ""
+// means the next instruction.
 type bpfAsm struct {
 	insns  []unix.SockFilter
 	jt, jf []string
@@ -93,7 +100,6 @@ func (a *bpfAsm) ret(k uint32)    { a.emit(unix.BPF_RET|unix.BPF_K, k, "", "") }
 func (a *bpfAsm) jumpIf(op uint16, k uint32, jt, jf string) {
 	a.emit(unix.BPF_JMP|op|unix.BPF_K, k, jt, jf)
 }
-func (a *bpfAsm) jump(to string) { a.emit(unix.BPF_JMP|unix.BPF_JA, 0, to, "") }
 
 func (a *bpfAsm) label(name string) {
 	if a.labels == nil {
@@ -105,9 +111,7 @@ func (a *bpfAsm) label(name string) {
 func (a *bpfAsm) bytes() []byte {
 	out := make([]byte, 0, 8*len(a.insns))
 	for i, in := range a.insns {
-		if in.Code == unix.BPF_JMP|unix.BPF_JA {
-			in.K = a.offset(i, a.jt[i])
-		} else if in.Code&0x07 == unix.BPF_JMP {
+		if in.Code&0x07 == unix.BPF_JMP {
 			in.Jt = uint8(a.offset(i, a.jt[i]))
 			in.Jf = uint8(a.offset(i, a.jf[i]))
 		}
