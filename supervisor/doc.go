@@ -1,5 +1,91 @@
 // Package supervisor keeps a host's MCP session alive across the life and
 // death of the server processes behind it: it relays JSON-RPC exactly, pings
 // the server, restarts it on crash or hang and replays the session onto the
-// new process.
+// new process. Run supervises one server for one host connection; the
+// per-server type it wraps is what a daemon holding many would reuse.
+//
+// # Relay
+//
+// One message per '\n'-terminated line, at most --max-message bytes (default
+// 16 MiB) before the newline. A longer line is discarded as it streams in,
+// never held whole; its first 4 KiB and last 512 bytes are kept to find its
+// id. Messages are not decoded: a single-pass scanner validates each line as
+// JSON and finds the top-level id (kept as raw bytes, never a float), the
+// method and whether it carries a result or an error. Rewriting an id splices
+// bytes. Batches (protocol 2025-03-26) pass through with every id tracked.
+//
+// Lines on the server's stdout that are not JSON-RPC never reach the host
+// (one would end a Go SDK host's session); they are logged. If such a line
+// still names a host request in flight, that request is answered with
+// CodeInvalidResponse. The server's stderr is logged line by line ("server
+// stderr", with the server name and generation) and its last 64 KiB are kept
+// for crash reports.
+//
+// # Ids
+//
+// Host→server ids pass through unchanged, except ids in mcpsandbox's
+// reserved namespace (strings starting "mcpsandbox:"), which the server sees
+// remapped. mcpsandbox's own requests to the server (ping, the replayed
+// initialize, replayed logging/setLevel and resources/subscribe) use that
+// namespace and their responses are never relayed. Server→host requests
+// reach the host under "mcpsandbox:g<generation>:<n>" and the host's answer
+// goes back under the server's own id, so the two id spaces (which both
+// count from 0 or 1) cannot collide and an answer can never reach a newer
+// process than the one that asked. notifications/cancelled is rewritten to
+// match, in both directions.
+//
+// # Crash, hang and restart
+//
+// The moment a server process exits (or the heartbeat declares it hung:
+// --ping-failures pings in a row unanswered within --ping-timeout; pings
+// start once the server first answered, and a server answering ping with
+// -32601 is probed with server/discover in stateless sessions or left to
+// process liveness), mcpsandbox stops writing to it, kills what is left of
+// its process tree, relays what it wrote before dying, and then answers
+// every host request still in flight exactly once with CodeServerCrashed.
+// Server→host requests still pending are cancelled towards the host.
+//
+// The restart follows --restart (on-failure by default: a clean exit with
+// status 0 ends the session instead) after a backoff that starts at
+// --restart-backoff MIN and doubles with each restart inside
+// --restart-window, up to MAX. While it restarts, host messages are held in
+// order (at most 1024, and --max-message bytes in all; beyond that requests
+// get CodeQueueFull) and host pings are answered by mcpsandbox with {}. The
+// new process is brought into the session: the host's initialize is replayed
+// unchanged under a relay id, its result is swallowed after checking that
+// the protocol version is the one negotiated first (a different one fails the
+// restart; different capabilities are logged), notifications/initialized is
+// sent, the log level and active subscriptions are replayed, the held
+// messages are flushed, and the host gets notifications/<list>/list_changed
+// for each list the server declared listChanged. A host never sees a second
+// initialize reach a process: a repeated one is answered from the cache.
+// Stateless 2026-07-28 sessions (server/discover, _meta on every request)
+// need no replay.
+//
+// After --max-restarts failures within --restart-window (a crash loop), or a
+// failure under --restart never, the server stays down: every request gets
+// CodeServerStopped with the reason, pings still get {}, the server's last
+// stderr lines are logged, and mcpsandbox waits for the host to leave.
+//
+// # Shutdown
+//
+// On host EOF, or when ctx is cancelled (SIGTERM/SIGINT in the CLI), the
+// server's stdin is closed; after --grace it gets SIGTERM, after another
+// --grace SIGKILL, and then its whole tree is killed. On ctx cancellation,
+// requests still in flight are answered with CodeServerStopped. The last log
+// line ("mcpsandbox: session ended") and Outcome give the reason; the exit
+// code is 0 after a clean end and 1 when the server could not be kept up.
+//
+// # Error codes
+//
+// Errors mcpsandbox answers host requests with are stable; the data member
+// holds "reason" and, where it applies, "generation" and "limit":
+//
+//	-32001 CodeServerCrashed    the server died or hung during the request; it is being restarted
+//	-32002 CodeServerStopped    the server is down for good (crash loop, --restart never,
+//	                            clean exit) or mcpsandbox is shutting down; the message says which
+//	-32003 CodeMessageTooLarge  the request, or its response, was over --max-message
+//	-32004 CodeQueueFull        too many messages held while the server restarts
+//	-32005 CodeInvalidResponse  the server's response was not valid JSON-RPC
+//	-32700 / -32600             the host sent a line that is not JSON / not a JSON-RPC request
 package supervisor

@@ -29,6 +29,7 @@ type generation struct {
 	checker   *healthcheck.Checker
 	hang      chan string   // the heartbeat's verdict
 	stopped   chan struct{} // closed when the generation is retired
+	stopOnce  sync.Once
 
 	stdoutDone, stderrDone chan struct{}
 }
@@ -134,6 +135,7 @@ func (g *generation) probe() *healthcheck.Checker {
 // stopWriting marks g dead for writers and stops its heartbeat.
 func (g *generation) stopWriting() {
 	g.dead.Store(true)
+	g.stopOnce.Do(func() { close(g.stopped) })
 	if c := g.probe(); c != nil {
 		c.Stop()
 	}

@@ -89,7 +89,6 @@ func (s *server) afterExit(ctx context.Context, g *generation, reason string, fa
 // its last output drain and releases it.
 func (s *server) retire(g *generation, reason string) {
 	g.stopWriting()
-	close(g.stopped)
 	g.proc.Kill()
 	g.drain()
 	g.retired.Store(true)
@@ -247,7 +246,6 @@ func (s *server) shutdown(g *generation, reason string, answerHost bool) Outcome
 // stopProcess stops g politely, then firmly, and releases it.
 func (s *server) stopProcess(g *generation) {
 	g.stopWriting()
-	close(g.stopped)
 	g.proc.Stdin().Close()
 	steps := []struct {
 		what string
