@@ -57,7 +57,11 @@ func compileSeccomp(profile string, netHost, logDenials bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(pro.assemble(), prog...), nil
+	prog = append(pro.assemble(), prog...)
+	if n := len(prog) / 8; n > unix.BPF_MAXINSNS {
+		return nil, fmt.Errorf("seccomp profile %q compiles to %d BPF instructions, over the kernel's limit of %d; merge rules or drop argument conditions", profile, n, unix.BPF_MAXINSNS)
+	}
+	return prog, nil
 }
 
 var (

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -114,4 +115,20 @@ func TestSeccompDockerProfileRuleEqualToDefault(t *testing.T) {
 	// A deny-list profile gets no ENOSYS answer: new calls stay allowed.
 	want := map[string]string{"ptrace": "EPERM", "getpid": "ok", "fchmodat2": "ENOENT", "clone3": "EINVAL"}
 	checkResults(t, probeCalls(t, prog, slices.Sorted(maps.Keys(want))), want)
+}
+
+func TestSeccompDockerProfileTooLarge(t *testing.T) {
+	var rules []string
+	for i := range 5000 { // about one instruction each
+		rules = append(rules, `{"names": ["personality"], "action": "SCMP_ACT_ALLOW", "args": [{"index": 0, "value": `+strconv.Itoa(i*7)+`, "op": "SCMP_CMP_EQ"}]}`)
+	}
+	p := filepath.Join(t.TempDir(), "big.json")
+	body := `{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [` + strings.Join(rules, ",\n") + `]}`
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := compileSeccomp(p, false, false)
+	if err == nil || !strings.Contains(err.Error(), "over the kernel's limit of 4096") {
+		t.Fatalf("compiling 5000 argument rules: %v; want the instruction limit named", err)
+	}
 }
