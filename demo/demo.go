@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"slices"
@@ -17,8 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
-	"github.com/mcpsandbox/mcpsandbox/sandbox"
-	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
 // Options configure one run of the demo.
@@ -28,8 +25,15 @@ type Options struct {
 	ServerCommand []string
 	// Unconfined runs the example server without confinement.
 	Unconfined bool
-	// Log receives the supervisor's log; nil discards it.
-	Log *slog.Logger
+	// Supervise runs the supervisor with policy p between the host's pipes
+	// until the host leaves (supervisor.Run, in mcpsandbox). It and
+	// ConfinementProblem are passed in because this package is also linked,
+	// without cgo, into the static benchmark server, and the sandbox behind
+	// the supervisor needs cgo (libseccomp).
+	Supervise func(ctx context.Context, p policy.Policy, hostIn io.Reader, hostOut io.Writer) (Ended, error)
+	// ConfinementProblem says why servers cannot run confined on this
+	// machine, or nil when they can (from `mcpsandbox doctor`'s checks).
+	ConfinementProblem func() error
 	// Out receives the readable report as the demo goes; nil discards it.
 	Out io.Writer
 }
@@ -45,6 +49,12 @@ const (
 // stepTimeout bounds every step, so a broken supervisor fails the demo
 // instead of hanging it.
 const stepTimeout = 30 * time.Second
+
+// Ended is how supervision ended (supervisor.Outcome).
+type Ended struct {
+	Reason   string
+	ExitCode int
+}
 
 // Report is what the demo saw, as the host sees it.
 type Report struct {
@@ -84,12 +94,8 @@ type Recovery struct {
 // and reports what happened. A step that does not behave as the supervisor
 // promises ends the demo with an error; the report holds what was seen.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	if len(opts.ServerCommand) == 0 {
-		return nil, errors.New("demo: no example server command")
-	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	if len(opts.ServerCommand) == 0 || opts.Supervise == nil || opts.ConfinementProblem == nil {
+		return nil, errors.New("demo: Options need ServerCommand, Supervise and ConfinementProblem")
 	}
 	out := opts.Out
 	if out == nil {
@@ -103,7 +109,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	d.rep.Limits = fmt.Sprintf("memory %s (no swap), pids %d, cpu %s", p.Memory, p.Pids, cpuLimit(p.CPU))
 	d.rep.PingSettings = fmt.Sprintf("every %s, timeout %s, %d misses", p.PingInterval, p.PingTimeout, p.PingFailures)
 	if !p.Unconfined {
-		if err := confinementProblem(p); err != nil {
+		if err := opts.ConfinementProblem(); err != nil {
 			d.rep.Confined, d.rep.ConfinementError = false, err.Error()
 			p.Unconfined = true
 		}
@@ -113,7 +119,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	d.header()
 
-	sup, err := d.connect(ctx, p, log)
+	sup, err := d.connect(ctx, p, opts.Supervise)
 	if err != nil {
 		return d.rep, err
 	}
@@ -141,20 +147,18 @@ func (d *driver) printf(format string, args ...any) { fmt.Fprintf(d.out, format,
 type supervised struct {
 	cs     *mcp.ClientSession
 	cancel context.CancelFunc
-	done   chan struct{} // closed when supervisor.Run has returned
-	out    supervisor.Outcome
+	done   chan struct{} // closed when Supervise has returned
+	out    Ended
 	err    error
 }
 
-func (d *driver) connect(ctx context.Context, p policy.Policy, log *slog.Logger) (*supervised, error) {
+func (d *driver) connect(ctx context.Context, p policy.Policy, supervise func(context.Context, policy.Policy, io.Reader, io.Writer) (Ended, error)) (*supervised, error) {
 	hostOutR, hostOutW := io.Pipe() // supervisor → client
 	hostInR, hostInW := io.Pipe()   // client → supervisor
 	supCtx, cancel := context.WithCancel(ctx)
 	s := &supervised{cancel: cancel, done: make(chan struct{})}
 	go func() {
-		s.out, s.err = supervisor.Run(supCtx, supervisor.Options{
-			Name: "example", Policy: p, HostIn: hostInR, HostOut: hostOutW, Log: log,
-		})
+		s.out, s.err = supervise(supCtx, p, hostInR, hostOutW)
 		// Whatever the client is doing now sees the end instead of blocking.
 		hostOutW.Close()
 		hostInR.Close()
@@ -515,20 +519,4 @@ func shortVerdict(a Attempt) string {
 		return "ALLOWED"
 	}
 	return "blocked"
-}
-
-// confinementProblem says why the example server cannot run confined on
-// this machine, from the checks of `mcpsandbox doctor`; nil means it can.
-var confinementProblem = func(policy.Policy) error {
-	r := sandbox.Doctor()
-	if r.OK() {
-		return nil
-	}
-	var missing []string
-	for _, c := range r.Checks {
-		if c.Required && !c.OK {
-			missing = append(missing, fmt.Sprintf("%s: %s (fix: %s)", c.Part, c.Detail, c.Fix))
-		}
-	}
-	return errors.New(strings.Join(missing, "; "))
 }

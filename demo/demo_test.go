@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -40,10 +42,33 @@ func exampleCommand(t *testing.T) []string {
 	return []string{exe, serveArg}
 }
 
-func runDemo(t *testing.T, unconfined bool) (*Report, string) {
+// realOptions wires the demo to the real supervisor and confinement check,
+// as `mcpsandbox demo` does.
+func realOptions(t *testing.T, unconfined bool, out io.Writer) Options {
+	return Options{
+		ServerCommand: exampleCommand(t),
+		Unconfined:    unconfined,
+		Out:           out,
+		Supervise: func(ctx context.Context, p policy.Policy, hostIn io.Reader, hostOut io.Writer) (Ended, error) {
+			o, err := supervisor.Run(ctx, supervisor.Options{Policy: p, HostIn: hostIn, HostOut: hostOut, Log: slog.New(slog.DiscardHandler)})
+			return Ended{Reason: o.Reason, ExitCode: o.ExitCode}, err
+		},
+		ConfinementProblem: func() error {
+			if r := sandbox.Doctor(); !r.OK() {
+				var b strings.Builder
+				r.Write(&b)
+				return errors.New(b.String())
+			}
+			return nil
+		},
+	}
+}
+
+func runDemo(t *testing.T, opts Options) (*Report, string) {
 	t.Helper()
 	var out bytes.Buffer
-	rep, err := Run(t.Context(), Options{ServerCommand: exampleCommand(t), Unconfined: unconfined, Out: &out})
+	opts.Out = &out
+	rep, err := Run(t.Context(), opts)
 	if err != nil {
 		t.Fatalf("demo failed: %v\nreport so far:\n%s", err, out.String())
 	}
@@ -97,7 +122,7 @@ func checkSession(t *testing.T, rep *Report, out string) {
 // Unconfined, the probe shows what the demo exists to prevent: the server
 // reads a file in the user's home and reaches the host's loopback.
 func TestDemoUnconfined(t *testing.T) {
-	rep, out := runDemo(t, true)
+	rep, out := runDemo(t, realOptions(t, true, nil))
 	checkSession(t, rep, out)
 	if rep.Confined {
 		t.Error("report says confined for --unconfined")
@@ -123,7 +148,7 @@ func TestDemoUnconfined(t *testing.T) {
 // Confined (the default), the server reports from inside: not root, its
 // own namespaces, seccomp filtering, and both attempts blocked.
 func TestDemoConfined(t *testing.T) {
-	rep, out := runDemo(t, false)
+	rep, out := runDemo(t, realOptions(t, false, nil))
 	if !rep.Confined {
 		t.Fatalf("the demo could not confine the example server here: %s", rep.ConfinementError)
 	}
@@ -156,11 +181,9 @@ func TestDemoConfined(t *testing.T) {
 
 // When confinement is unavailable the demo still runs, and says so loudly.
 func TestDemoFallsBackLoudlyWithoutConfinement(t *testing.T) {
-	orig := confinementProblem
-	defer func() { confinementProblem = orig }()
-	confinementProblem = func(policy.Policy) error { return errors.New("user namespaces are disabled (test)") }
-
-	rep, out := runDemo(t, false)
+	opts := realOptions(t, false, nil)
+	opts.ConfinementProblem = func() error { return errors.New("user namespaces are disabled (test)") }
+	rep, out := runDemo(t, opts)
 	checkSession(t, rep, out)
 	if rep.Confined || rep.ConfinementError == "" {
 		t.Errorf("confined=%v, confinement error %q", rep.Confined, rep.ConfinementError)

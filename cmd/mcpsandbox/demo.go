@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	goio "io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
+	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
 func demoCommand(args []string, io stdio) int {
@@ -39,11 +42,16 @@ func demoCommand(args []string, io stdio) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
+	log := slog.New(logTo)
 	_, err = demo.Run(ctx, demo.Options{
 		ServerCommand: []string{exe, "example-server"},
 		Unconfined:    *unconfined,
-		Log:           slog.New(logTo),
 		Out:           io.Out,
+		Supervise: func(ctx context.Context, p policy.Policy, hostIn goio.Reader, hostOut goio.Writer) (demo.Ended, error) {
+			out, err := supervisor.Run(ctx, supervisor.Options{Name: "example", Policy: p, HostIn: hostIn, HostOut: hostOut, Log: log})
+			return demo.Ended{Reason: out.Reason, ExitCode: out.ExitCode}, err
+		},
+		ConfinementProblem: confinementProblem,
 	})
 	if err != nil {
 		fmt.Fprintf(io.Err, "\nmcpsandbox demo FAILED: %v\n", err)

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 )
@@ -12,6 +15,22 @@ func doctorReport(w io.Writer) bool {
 	r := sandbox.Doctor()
 	r.Write(w)
 	return r.OK()
+}
+
+// confinementProblem names the parts of the default confinement this
+// machine cannot enforce, with their fixes; nil when it can enforce all.
+func confinementProblem() error {
+	r := sandbox.Doctor()
+	if r.OK() {
+		return nil
+	}
+	var missing []string
+	for _, c := range r.Checks {
+		if c.Required && !c.OK {
+			missing = append(missing, fmt.Sprintf("%s: %s (fix: %s)", c.Part, c.Detail, c.Fix))
+		}
+	}
+	return errors.New(strings.Join(missing, "; "))
 }
 
 func doctorCommand(args []string, io stdio) int {
