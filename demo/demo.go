@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -328,7 +329,11 @@ func (d *driver) printInside() {
 		}
 	}
 	d.printf("   open files limit: %d\n", in.NoFile)
-	d.printf("   read %s (a file in your home): %s\n", in.Read.Target, verdict(in.Read))
+	where := "a file in your home"
+	if home, err := os.UserHomeDir(); err != nil || filepath.Dir(in.Read.Target) != home {
+		where = "a file of yours outside the sandbox"
+	}
+	d.printf("   read %s (%s): %s\n", in.Read.Target, where, verdict(in.Read))
 	d.printf("   connect to %s (a port open on the host's loopback): %s\n\n", in.Dial.Target, verdict(in.Dial))
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -26,9 +25,14 @@ func confinementProblem() error {
 	}
 	var missing []string
 	for _, c := range r.Checks {
-		if c.Required && !c.OK {
-			missing = append(missing, fmt.Sprintf("%s: %s (fix: %s)", c.Part, c.Detail, c.Fix))
+		if !c.Required || c.OK {
+			continue
 		}
+		m := c.Part + ": " + c.Detail
+		if c.Fix != "" {
+			m += " (fix: " + c.Fix + ")"
+		}
+		missing = append(missing, m)
 	}
 	return errors.New(strings.Join(missing, "; "))
 }
