@@ -244,3 +244,40 @@ func TestShutdownEscalatesForServerIgnoringEOF(t *testing.T) {
 		t.Errorf("server pid %d still runs after shutdown", started.Pid)
 	}
 }
+
+// A hung server that stops reading its stdin blocks the relay's writes to
+// it once the pipe is full; the heartbeat still finds the hang, and every
+// request (the one stuck in the pipe too) gets one answer.
+func TestHangWithFullStdinPipe(t *testing.T) {
+	pol := testPolicy(exampleCommand(t))
+	pol.PingInterval = 20 * time.Millisecond
+	pol.PingTimeout = 100 * time.Millisecond
+	pol.PingFailures = 2
+	r := startRelay(t, pol)
+	h := r.rawHost()
+	h.initialize("2025-06-18")
+	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","arguments":{}}}`)
+	r.logs.waitFor(t, "hanging on request")
+	big := strings.Repeat("z", 1<<20) // far more than a pipe holds
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + big + `"}}}`)
+	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"queued"}}}`)
+	for _, id := range []string{`1`, `2`} {
+		if resp := h.response(id); errorCode(resp) != supervisor.CodeServerCrashed {
+			t.Errorf("request %s: %.200s", id, resp)
+		}
+	}
+	// Request 3 was read after the kill or held for the new process.
+	if resp := h.response(`3`); !strings.Contains(string(resp["result"]), "queued") && errorCode(resp) != supervisor.CodeServerCrashed {
+		t.Errorf("request 3: %s", resp)
+	}
+	r.waitEvent(supervisor.EventReady)
+	if resp := h.call(`4`, "tools/call", `{"name":"echo","arguments":{"text":"alive"}}`); !strings.Contains(string(resp["result"]), "alive") {
+		t.Errorf("after the hang: %s", resp)
+	}
+	r.end()
+	for id, n := range h.countByID() {
+		if n != 1 {
+			t.Errorf("id %s answered %d times", id, n)
+		}
+	}
+}

@@ -3,6 +3,9 @@ package supervisor
 import (
 	"bytes"
 	"io"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
 )
 
 // Framing: one JSON-RPC message per '\n'-terminated line, at most max bytes
@@ -172,4 +175,19 @@ func (lr *lineReader) shrink() {
 	lr.buf = nb
 	lr.scanned -= lr.start
 	lr.start, lr.end = 0, pending
+	releaseMemorySoon()
+}
+
+var releasePending atomic.Bool
+
+// releaseMemorySoon hands the memory of dropped big buffers back to the OS
+// shortly after (Go's background scavenger would take minutes), at most
+// once per burst of big messages.
+func releaseMemorySoon() {
+	if releasePending.CompareAndSwap(false, true) {
+		time.AfterFunc(200*time.Millisecond, func() {
+			releasePending.Store(false)
+			debug.FreeOSMemory()
+		})
+	}
 }

@@ -71,6 +71,12 @@ func (s *server) startGeneration() (*generation, error) {
 	}
 	go s.readServer(g)
 	go pumpStderr(proc.Stderr(), &g.stderr, log, g.stderrDone)
+	go func() {
+		// Stop writing the moment it exits: host requests from then on are
+		// held for the next process instead of being lost in a dead pipe.
+		<-proc.Done()
+		g.dead.Store(true)
+	}()
 	log.Info("server started", "pid", proc.Pid(), "command", s.pol.Command)
 	s.emit(Event{Kind: EventStarted, Generation: n, Pid: proc.Pid()})
 	return g, nil
@@ -120,6 +126,9 @@ func (s *server) startHeartbeat(g *generation) {
 		select {
 		case <-c.Dead():
 			g.hang <- c.Reason()
+			// Kill at once: a writer may be blocked on the hung server's
+			// full stdin pipe, holding up the supervisor.
+			g.proc.Kill()
 		case <-g.stopped:
 		}
 	}()

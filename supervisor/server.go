@@ -144,7 +144,12 @@ func (s *server) serve(ctx context.Context) (Outcome, error) {
 		select {
 		case <-g.proc.Done():
 			ex := g.proc.Exit()
-			out, done = s.afterExit(ctx, g, ex.String(), ex.Failed())
+			select {
+			case reason := <-g.hang: // killed by the heartbeat
+				out, done = s.afterExit(ctx, g, reason, true)
+			default:
+				out, done = s.afterExit(ctx, g, ex.String(), ex.Failed())
+			}
 		case reason := <-g.hang:
 			g.log.Warn("server stopped answering; killing it", "reason", reason)
 			g.proc.Kill()
