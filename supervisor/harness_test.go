@@ -34,12 +34,11 @@ func exampleCommand(t testing.TB) []string {
 	return []string{exe, roleExampleServer}
 }
 
-// testPolicy is the default policy, unconfined until confinement lands,
-// with quick restarts and no heartbeat unless a test asks for one.
+// testPolicy is the default policy (confined, as users run it) with quick
+// restarts and no heartbeat unless a test asks for one.
 func testPolicy(cmd []string) policy.Policy {
 	p := policy.Default()
 	p.Command = cmd
-	p.Unconfined = true
 	p.PingInterval = 0
 	p.RestartBackoff = policy.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond}
 	p.Grace = 300 * time.Millisecond // some servers ignore stdin EOF (see shutdown tests)

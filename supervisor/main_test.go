@@ -37,7 +37,8 @@ func TestMain(m *testing.M) {
 }
 
 // runSupervisorRole runs supervisor.Run on this process's stdio around the
-// example server, reporting each event on stderr as "EVENT kind gen pid".
+// example server (confined unless argv[2] is "unconfined"), reporting each
+// event on stderr as "EVENT kind gen pid".
 func runSupervisorRole() int {
 	exe, err := os.Executable()
 	if err != nil {
@@ -45,7 +46,7 @@ func runSupervisorRole() int {
 		return 1
 	}
 	pol := policy.Default()
-	pol.Unconfined = true
+	pol.Unconfined = len(os.Args) > 2 && os.Args[2] == "unconfined"
 	pol.Command = []string{exe, roleExampleServer}
 	out, err := supervisor.Run(context.Background(), supervisor.Options{
 		Name:    "example",

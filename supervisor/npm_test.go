@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
+	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -22,8 +23,26 @@ import (
 // the Go SDK client, which tries the 2026-07-28 server/discover first and
 // falls back to initialize.
 
+// npmPolicy runs an npm reference server confined, with its installed
+// package tree visible read-only.
+func npmPolicy(t *testing.T, server string, args ...string) policy.Policy {
+	entry := testenv.NPMServer(t, server)
+	pol := testPolicy(append([]string{"node", entry}, args...))
+	pol.ReadOnly = []string{filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(entry))))} // node_modules
+	return pol
+}
+
+// writableBySandbox opens dir to the sandbox's dynamic, unprivileged user
+// (the tests run as root, so it would otherwise be root's alone).
+func writableBySandbox(t *testing.T, dir string) string {
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func TestServerEverything(t *testing.T) {
-	r := startRelay(t, testPolicy([]string{"node", testenv.NPMServer(t, "server-everything"), "stdio"}))
+	r := startRelay(t, npmPolicy(t, "server-everything", "stdio"))
 	sampled := make(chan string, 1)
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0"}, &mcp.ClientOptions{
 		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
@@ -98,7 +117,7 @@ func TestServerEverything(t *testing.T) {
 // numbers its own: with host request 1 in flight, the server's sampling
 // request (its id 1) reaches the host under another id, and both complete.
 func TestServerEverythingCollidingIDs(t *testing.T) {
-	r := startRelay(t, testPolicy([]string{"node", testenv.NPMServer(t, "server-everything"), "stdio"}))
+	r := startRelay(t, npmPolicy(t, "server-everything", "stdio"))
 	h := r.rawHost()
 	init := h.call(`0`, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{"roots":{},"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}`)
 	if init["result"] == nil {
@@ -131,7 +150,7 @@ func TestServerEverythingCollidingIDs(t *testing.T) {
 // server-everything ignores stdin EOF while its roots/list is unanswered:
 // shutdown escalates to SIGTERM after --grace and leaves no process.
 func TestServerEverythingShutdownWithPendingRoots(t *testing.T) {
-	pol := testPolicy([]string{"node", testenv.NPMServer(t, "server-everything"), "stdio"})
+	pol := npmPolicy(t, "server-everything", "stdio")
 	pol.Grace = 300 * time.Millisecond
 	r := startRelay(t, pol)
 	started := r.waitEvent(supervisor.EventStarted)
@@ -151,7 +170,9 @@ func TestServerFilesystem(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello from disk"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := startRelay(t, testPolicy([]string{"node", testenv.NPMServer(t, "server-filesystem"), dir}))
+	pol := npmPolicy(t, "server-filesystem", dir)
+	pol.ReadWrite = []string{writableBySandbox(t, dir)}
+	r := startRelay(t, pol)
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0"}, nil)
 	c.AddRoots(&mcp.Root{URI: "file://" + dir, Name: "tmp"})
 	cs := r.sdkClientWith(c, "2025-06-18")
@@ -167,8 +188,10 @@ func TestServerFilesystem(t *testing.T) {
 }
 
 func TestServerMemory(t *testing.T) {
-	pol := testPolicy([]string{"node", testenv.NPMServer(t, "server-memory")})
-	pol.Env = []string{"MEMORY_FILE_PATH=" + filepath.Join(t.TempDir(), "memory.jsonl")}
+	pol := npmPolicy(t, "server-memory")
+	dir := writableBySandbox(t, t.TempDir())
+	pol.ReadWrite = []string{dir}
+	pol.Env = []string{"MEMORY_FILE_PATH=" + filepath.Join(dir, "memory.jsonl")}
 	r := startRelay(t, pol)
 	cs := r.sdkClient("", nil)
 	mustCallTool(t, cs, "create_entities", map[string]any{"entities": []map[string]any{
@@ -185,7 +208,7 @@ func TestServerMemory(t *testing.T) {
 // with the crash error, the new node process gets the session replayed
 // (initialize, initialized), and the Go SDK host carries on.
 func TestServerEverythingSurvivesKill(t *testing.T) {
-	pol := testPolicy([]string{"node", testenv.NPMServer(t, "server-everything"), "stdio"})
+	pol := npmPolicy(t, "server-everything", "stdio")
 	pol.PingInterval = 200 * time.Millisecond
 	pol.PingTimeout = 2 * time.Second
 	r := startRelay(t, pol)

@@ -18,11 +18,16 @@ import (
 // running that no one supervises. The supervisor runs as a separate process
 // (this test binary in the supervisor role).
 func TestSIGKILLOfSupervisorLeavesNoServer(t *testing.T) {
+	t.Run("confined", func(t *testing.T) { testSIGKILL(t, "confined") })
+	t.Run("unconfined", func(t *testing.T) { testSIGKILL(t, "unconfined") })
+}
+
+func testSIGKILL(t *testing.T, mode string) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, roleSupervisor)
+	cmd := exec.Command(exe, roleSupervisor, mode)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	stderr, _ := cmd.StderrPipe()
@@ -71,11 +76,37 @@ func TestSIGKILLOfSupervisorLeavesNoServer(t *testing.T) {
 		t.Fatalf("server pid %d is not running before the kill", serverPid)
 	}
 
+	// Every process of the server's tree: the reported pid and whatever
+	// runs the example server (inside the sandbox, the reported pid may be
+	// its init stage).
+	tree := append(examplePids(exe), serverPid)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	if !gone(serverPid, waitLimit) {
-		t.Fatalf("server pid %d still runs %s after its supervisor was SIGKILLed", serverPid, waitLimit)
+	for _, pid := range tree {
+		if !gone(pid, waitLimit) {
+			t.Fatalf("pid %d of the server's tree still runs %s after its supervisor was SIGKILLed", pid, waitLimit)
+		}
 	}
+}
+
+// examplePids lists the processes running exe in the example-server role.
+func examplePids(exe string) []int {
+	var pids []int
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		var pid int
+		if _, err := fmt.Sscanf(d.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		if args := strings.Split(string(cmdline), "\x00"); len(args) > 1 && args[0] == exe && args[1] == roleExampleServer {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // gone waits up to timeout for pid to exit (a zombie counts as gone), using
