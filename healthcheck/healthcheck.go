@@ -35,7 +35,11 @@ type Options struct {
 	// Fallback is the method probed after a ping was answered with -32601;
 	// empty means stop probing.
 	Fallback string
-	Log      *slog.Logger
+	// Excused, when set, is asked at each timeout: true means the answer
+	// may be stuck behind the caller itself (e.g. it is blocked writing to
+	// its own peer, so it reads no answers), and the miss does not count.
+	Excused func() bool
+	Log     *slog.Logger
 }
 
 // Checker probes one server until it is stopped or finds the server dead.
@@ -134,6 +138,10 @@ func (c *Checker) run() {
 				}
 				break wait
 			case <-timeout.C:
+				if c.opts.Excused != nil && c.opts.Excused() {
+					c.opts.Log.Debug("heartbeat: no answer in time, but the answer may be stuck behind the supervisor; not counted", "method", method)
+					break wait
+				}
 				failures++
 				c.opts.Log.Warn("heartbeat: no answer in time", "method", method, "timeout", c.opts.Timeout, "failures", failures, "limit", c.opts.Failures)
 				if failures >= c.opts.Failures {

@@ -133,3 +133,33 @@ func TestOtherErrorsStillProveLiveness(t *testing.T) {
 	default:
 	}
 }
+
+func TestExcusedMissesDoNotCount(t *testing.T) {
+	sent := make(chan probe, 16)
+	excused := make(chan bool, 1)
+	excused <- true
+	c := New(Options{
+		Interval: time.Millisecond,
+		Timeout:  10 * time.Millisecond,
+		Failures: 1,
+		IDPrefix: "p:",
+		Send:     func(id, method string) { sent <- probe{id, method} },
+		Excused: func() bool {
+			select {
+			case e := <-excused:
+				return e
+			default:
+				return false
+			}
+		},
+	})
+	defer c.Stop()
+	c.Start()
+	next(t, sent) // missed, but excused
+	next(t, sent) // a second probe proves the checker carried on
+	select {
+	case <-c.Dead():
+	case <-time.After(5 * time.Second):
+		t.Fatal("an unexcused miss did not count")
+	}
+}

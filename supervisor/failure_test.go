@@ -281,3 +281,72 @@ func TestHangWithFullStdinPipe(t *testing.T) {
 		}
 	}
 }
+
+// A host that stops reading is not the server's fault: while the relay is
+// blocked writing to the host, the server's ping answers wait behind, and
+// the heartbeat does not count those misses.
+func TestSlowHostIsNotMistakenForHungServer(t *testing.T) {
+	pol := testPolicy(exampleCommand(t))
+	pol.PingInterval = 10 * time.Millisecond
+	pol.PingTimeout = 30 * time.Millisecond
+	pol.PingFailures = 2
+	r := startRelay(t, pol)
+	// The host sends, but does not read yet: the answer to initialize
+	// blocks the relay's write to the host.
+	io.WriteString(r.toRelay, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
+	r.logs.waitForCount(t, "not counted", 2*pol.PingFailures)
+	h := r.rawHost()
+	if resp := h.response(`0`); resp["result"] == nil {
+		t.Fatalf("initialize: %s", resp)
+	}
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if resp := h.call(`1`, "tools/call", `{"name":"echo","arguments":{"text":"x"}}`); resp["result"] == nil {
+		t.Fatalf("echo: %s", resp)
+	}
+	out := r.end()
+	for done := false; !done; {
+		select {
+		case e := <-r.events:
+			if e.Kind == supervisor.EventExited && strings.HasPrefix(e.Reason, "hang") {
+				t.Errorf("server killed as hung while the host was not reading: %+v", e)
+			}
+		default:
+			done = true
+		}
+	}
+	if out.Restarts != 0 {
+		t.Errorf("outcome %+v, want no restart", out)
+	}
+}
+
+// A server that answers ping with -32601 is alive but cannot be pinged: the
+// heartbeat falls back to process liveness in a classic session, and to
+// server/discover in a stateless one.
+func TestHeartbeatFallbackForServerWithoutPing(t *testing.T) {
+	exe := exampleCommand(t)[0]
+	for _, tc := range []struct{ name, version, fallback string }{
+		{"classic", "2025-06-18", "falls back to process liveness"},
+		{"stateless", "", "probes with server/discover"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pol := testPolicy([]string{exe, roleNoPingServer})
+			pol.PingInterval = 10 * time.Millisecond
+			pol.PingTimeout = 2 * time.Second
+			pol.PingFailures = 1
+			r := startRelay(t, pol)
+			cs := r.sdkClient(tc.version, nil)
+			mustCallTool(t, cs, "echo", map[string]any{"text": "x"})
+			r.logs.waitFor(t, tc.fallback)
+			if tc.version == "" {
+				r.logs.waitFor(t, "method=server/discover")
+			}
+			if got := mustCallTool(t, cs, "echo", map[string]any{"text": "still"}); got != "still" {
+				t.Errorf("echo: %q", got)
+			}
+			cs.Close()
+			if out := r.end(); out.Restarts != 0 {
+				t.Errorf("outcome %+v: the server was restarted", out)
+			}
+		})
+	}
+}

@@ -103,6 +103,7 @@ func (s *server) startHeartbeat(g *generation) {
 		Failures: s.pol.PingFailures,
 		IDPrefix: relayPrefix + "ping:" + strconv.Itoa(g.n) + ":",
 		Fallback: fallback,
+		Excused:  s.host.busy,
 		Log:      g.log,
 		Send: func(id, method string) {
 			var params []byte

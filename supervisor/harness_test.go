@@ -75,10 +75,16 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 // waitFor waits until the log contains substr.
 func (s *syncBuffer) waitFor(t testing.TB, substr string) {
 	t.Helper()
+	s.waitForCount(t, substr, 1)
+}
+
+// waitForCount waits until the log contains substr n times.
+func (s *syncBuffer) waitForCount(t testing.TB, substr string, n int) {
+	t.Helper()
 	deadline := time.After(waitLimit)
 	for {
 		s.mu.Lock()
-		found := strings.Contains(s.b.String(), substr)
+		found := strings.Count(s.b.String(), substr) >= n
 		if s.changed == nil {
 			s.changed = make(chan struct{})
 		}

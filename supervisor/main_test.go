@@ -7,6 +7,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpsandbox/mcpsandbox/demo"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
@@ -18,6 +21,7 @@ import (
 const (
 	roleExampleServer = "mcpsandbox-test-role=example-server"
 	roleSupervisor    = "mcpsandbox-test-role=supervisor"
+	roleNoPingServer  = "mcpsandbox-test-role=noping-server"
 )
 
 func TestMain(m *testing.M) {
@@ -31,6 +35,9 @@ func TestMain(m *testing.M) {
 			os.Exit(0)
 		case roleSupervisor:
 			os.Exit(runSupervisorRole())
+		case roleNoPingServer:
+			serveWithoutPing()
+			os.Exit(0)
 		}
 	}
 	os.Exit(m.Run())
@@ -62,4 +69,24 @@ func runSupervisorRole() int {
 		fmt.Fprintln(os.Stderr, err)
 	}
 	return out.ExitCode
+}
+
+// serveWithoutPing is a Go SDK server that answers ping with -32601, as
+// servers of the stateless protocol may.
+func serveWithoutPing() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "noping", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+		Text string `json:"text"`
+	}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+	})
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "ping" {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	s.Run(context.Background(), &mcp.StdioTransport{})
 }
