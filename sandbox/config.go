@@ -43,6 +43,7 @@ type initConfig struct {
 type bind struct {
 	Path     string
 	Writable bool
+	IDMap    *idMap `json:",omitempty"` // show this owner as the server (root supervisor only)
 }
 
 func (b bind) flag() string {

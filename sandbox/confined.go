@@ -40,7 +40,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 		return nil, err
 	}
 	cfg.UID, cfg.GID, cfg.UserName, cfg.UserNS = usr.uid, usr.gid, usr.name, usr.userns
-	warnUnwritable(cfg, log)
+	planBindOwners(cfg, log)
 
 	p := &confinedProcess{user: usr, done: make(chan struct{}), setupDone: make(chan struct{})}
 	limits := cgroupLimits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU}

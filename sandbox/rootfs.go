@@ -153,19 +153,27 @@ func openSources(cfg *initConfig) (*hostSources, error) {
 			return s, fmt.Errorf("/dev/%s: %v", name, err)
 		}
 	}
+	owners := idMapNamespaces{serverUID: cfg.UID, serverGID: cfg.GID}
+	defer owners.close() // the mounts keep what they need
 	for _, b := range cfg.Binds {
 		attrs := uint64(attrRO)
 		if b.Writable {
 			attrs = attrRW
 		}
-		t, err := userTree(b.Path, attrs)
+		userns := -1
+		if b.IDMap != nil {
+			if userns, err = owners.get(*b.IDMap); err != nil {
+				return s, fmt.Errorf("mount %s %s: mapping its owner %d to the server: %v", b.flag(), b.Path, b.IDMap.UID, err)
+			}
+		}
+		t, err := userTree(b.Path, attrs, userns)
 		if err != nil {
 			return s, bindError(b, err)
 		}
 		s.binds = append(s.binds, t)
 	}
 	if cfg.ExeBind {
-		t, err := userTree(cfg.Exe, attrRO)
+		t, err := userTree(cfg.Exe, attrRO, -1)
 		if err != nil {
 			return s, fmt.Errorf("server executable %s: %v", cfg.Exe, err)
 		}
@@ -186,7 +194,8 @@ func systemTree(path string, attrs uint64) (hostTree, error) {
 
 // userTree copies a path the user granted. No symlink is followed: one
 // planted by a server in a granted directory must not redirect this mount.
-func userTree(path string, attrs uint64) (hostTree, error) {
+// With userns >= 0 the copy is idmapped by it (see idmap_mount.go).
+func userTree(path string, attrs uint64, userns int) (hostTree, error) {
 	fd, err := openNoSymlinks(unix.AT_FDCWD, path, 0)
 	if err != nil {
 		return hostTree{}, err
@@ -195,6 +204,12 @@ func userTree(path string, attrs uint64) (hostTree, error) {
 	tree, err := cloneTree(fd, "")
 	if err != nil {
 		return hostTree{}, err
+	}
+	if userns >= 0 {
+		if err := setTreeIDMap(tree, userns); err != nil {
+			unix.Close(tree)
+			return hostTree{}, fmt.Errorf("idmapped mount: %w", err)
+		}
 	}
 	return finishTree(tree, attrs)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"log/slog"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -128,26 +127,4 @@ func leaseDynamicID(name string) (*idLease, error) {
 		}
 	}
 	return nil, fmt.Errorf("allocating a sandbox uid: all %d ids from %d are in use", DynamicIDCount, DynamicIDFirst)
-}
-
-// warnUnwritable says when a --rw directory will not be writable by the
-// server's own uid (a root supervisor gives each server a fresh uid), since
-// the server would only see EACCES. Mode bits only; ACLs may still allow it.
-func warnUnwritable(cfg *initConfig, log *slog.Logger) {
-	if cfg.UserNS {
-		return
-	}
-	for _, b := range cfg.Binds {
-		var st unix.Stat_t
-		if !b.Writable || unix.Stat(b.Path, &st) != nil {
-			continue
-		}
-		writable := st.Mode&0o002 != 0 ||
-			(st.Uid == cfg.UID && st.Mode&0o200 != 0) ||
-			(st.Gid == cfg.GID && st.Mode&0o020 != 0)
-		if !writable {
-			log.Warn("sandbox: --rw path is not writable by the server's uid; chown or chmod it, or use --user NAME",
-				"path", b.Path, "uid", cfg.UID, "owner", st.Uid, "mode", fmt.Sprintf("%o", st.Mode&0o7777))
-		}
-	}
 }

@@ -1,0 +1,156 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// A root supervisor runs each server as a dynamic uid that owns nothing on
+// the host, so `--rw ~/notes` would be useless to it. An idmapped mount
+// (Linux 5.12+) shows the grant's owner as the server instead: inside the
+// mount the owner's files are the server's, and what the server creates
+// lands on disk as the owner's. Host uid and gid 0 are never mapped, or a
+// server could leave setuid-root files behind on the host.
+
+// idMap is the owner a grant is mapped from.
+type idMap struct {
+	UID uint32 // the owner's uid on disk; never 0
+	GID uint32 // the owner's gid on disk; 0 is not mapped (see maps)
+}
+
+// maps returns the uid_map and gid_map of the user namespace that carries
+// the mapping: on-disk owner (inside the namespace) → server (outside).
+// When the owner's group is root, the server's own gid maps to itself so
+// it can still create files (they get its gid on disk, never gid 0).
+func (m idMap) maps(serverUID, serverGID uint32) (uidMap, gidMap string) {
+	uidMap = fmt.Sprintf("%d %d 1\n", m.UID, serverUID)
+	gidFrom := m.GID
+	if gidFrom == 0 {
+		gidFrom = serverGID
+	}
+	gidMap = fmt.Sprintf("%d %d 1\n", gidFrom, serverGID)
+	return uidMap, gidMap
+}
+
+// setTreeIDMap makes every mount of a detached tree idmapped by userns.
+func setTreeIDMap(tree, userns int) error {
+	return unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE,
+		&unix.MountAttr{Attr_set: unix.MOUNT_ATTR_IDMAP, Userns_fd: uint64(userns)})
+}
+
+// idMapNamespaces creates one user namespace per distinct owner in the
+// init stage and closes them once the mounts carry them.
+type idMapNamespaces struct {
+	serverUID, serverGID uint32
+	fds                  map[idMap]int
+}
+
+func (n *idMapNamespaces) get(m idMap) (int, error) {
+	if fd, ok := n.fds[m]; ok {
+		return fd, nil
+	}
+	if m.UID == 0 {
+		return -1, errors.New("refusing to map host uid 0")
+	}
+	fd, err := newUserns(m.maps(n.serverUID, n.serverGID))
+	if err != nil {
+		return -1, err
+	}
+	if n.fds == nil {
+		n.fds = map[idMap]int{}
+	}
+	n.fds[m] = fd
+	return fd, nil
+}
+
+func (n *idMapNamespaces) close() {
+	for _, fd := range n.fds {
+		unix.Close(fd)
+	}
+}
+
+// probeUserns is a user namespace the supervisor keeps for probing whether
+// a file system takes idmapped mounts; its mapping is never used on a
+// mount that is attached anywhere.
+var probeUserns = sync.OnceValues(func() (int, error) {
+	return newUserns("65534 65534 1\n", "65534 65534 1\n")
+})
+
+// probeIDMap tries an idmapped copy of the mount tree at fd (never
+// attached) and says why it cannot be made, or nil.
+func probeIDMap(fd int) error {
+	userns, err := probeUserns()
+	if err != nil {
+		return fmt.Errorf("creating a user namespace for it failed: %v", err)
+	}
+	tree, err := cloneTree(fd, "")
+	if err != nil {
+		return fmt.Errorf("copying the mount failed: %v", err)
+	}
+	defer unix.Close(tree)
+	err = setTreeIDMap(tree, userns)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.EOPNOTSUPP):
+		return fmt.Errorf("its file system (%s) does not support idmapped mounts (%s)", fsName(fd), errnoName(err))
+	case errors.Is(err, unix.ENOSYS):
+		return fmt.Errorf("the kernel lacks idmapped mounts (Linux 5.12+) (%s)", errnoName(err))
+	}
+	return fmt.Errorf("the kernel refused an idmapped mount of %s (%s)", fsName(fd), errnoName(err))
+}
+
+func errnoName(err error) string {
+	var errno unix.Errno
+	if errors.As(err, &errno) {
+		if name := unix.ErrnoName(errno); name != "" {
+			return name + ": " + errno.Error()
+		}
+	}
+	return err.Error()
+}
+
+// fsName names the file system of the mount fd lies on, as mountinfo says.
+func fsName(fd int) string {
+	var stx unix.Statx_t
+	if err := unix.Statx(fd, "", unix.AT_EMPTY_PATH, unix.STATX_MNT_ID, &stx); err == nil && stx.Mask&unix.STATX_MNT_ID != 0 {
+		if name := mountinfoFSType(stx.Mnt_id); name != "" {
+			return name
+		}
+	}
+	var sfs unix.Statfs_t
+	if err := unix.Fstatfs(fd, &sfs); err == nil {
+		return fmt.Sprintf("magic %#x", sfs.Type)
+	}
+	return "unknown"
+}
+
+// mountinfoFSType returns the fstype field of mount id in mountinfo.
+func mountinfoFSType(id uint64) string {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	want := strconv.FormatUint(id, 10) + " "
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, want) {
+			continue
+		}
+		if _, rest, ok := strings.Cut(line, " - "); ok {
+			if fields := strings.Fields(rest); len(fields) > 0 {
+				return fields[0]
+			}
+		}
+	}
+	return ""
+}

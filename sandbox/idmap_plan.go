@@ -1,0 +1,75 @@
+package sandbox
+
+import (
+	"fmt"
+	"log/slog"
+
+	"golang.org/x/sys/unix"
+)
+
+// planBindOwners decides, in the supervisor, how the server's dynamic uid
+// reaches each --ro/--rw path: a grant owned by someone other than root and
+// the server gets its owner mapped to the server (idmap_mount.go). What the
+// server then still cannot use is logged with the fix. An unprivileged
+// supervisor's server already runs as the caller: nothing to do.
+func planBindOwners(cfg *initConfig, log *slog.Logger) {
+	if cfg.UserNS {
+		return
+	}
+	for i := range cfg.Binds {
+		b := &cfg.Binds[i]
+		fd, err := openNoSymlinks(unix.AT_FDCWD, b.Path, 0)
+		if err != nil {
+			continue // the init stage refuses it with advice
+		}
+		var st unix.Stat_t
+		err = unix.Fstat(fd, &st)
+		var noIDMap error
+		if err == nil && st.Uid != 0 && st.Uid != cfg.UID {
+			if noIDMap = probeIDMap(fd); noIDMap == nil {
+				b.IDMap = &idMap{UID: st.Uid, GID: st.Gid}
+			}
+		}
+		unix.Close(fd)
+		if err == nil && b.IDMap == nil {
+			warnInaccessible(*b, &st, cfg, noIDMap, log)
+		}
+	}
+}
+
+// warnInaccessible says when the server's uid will not be able to use a
+// grant (mode bits only; ACLs may still allow it), since the server would
+// only see EACCES. noIDMap is why the owner could not be mapped, if tried.
+func warnInaccessible(b bind, st *unix.Stat_t, cfg *initConfig, noIDMap error, log *slog.Logger) {
+	need := uint32(0o4) // read
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		need |= 0o1 // search
+	}
+	if b.Writable {
+		need |= 0o2
+	}
+	var have uint32
+	switch {
+	case st.Uid == cfg.UID:
+		have = st.Mode >> 6 & 0o7
+	case st.Gid == cfg.GID:
+		have = st.Mode >> 3 & 0o7
+	default:
+		have = st.Mode & 0o7
+	}
+	attrs := []any{"path", b.Path, "uid", cfg.UID, "owner", fmt.Sprintf("%d:%d", st.Uid, st.Gid), "mode", fmt.Sprintf("%o", st.Mode&0o7777)}
+	if noIDMap != nil {
+		attrs = append(attrs, "idmap", "not used: "+noIDMap.Error())
+	} else if st.Uid == 0 {
+		attrs = append(attrs, "idmap", "not used: root-owned grants are never mapped to the server")
+	}
+	switch {
+	case have&need == need && noIDMap != nil && b.Writable:
+		log.Info("sandbox: "+b.flag()+" path keeps its owner unmapped; files the server creates there will be owned by its uid", attrs...)
+	case have&need == need:
+	case b.Writable:
+		log.Warn("sandbox: --rw path is not writable by the server's uid; chown it to a non-root user, chmod it, or use --user NAME", attrs...)
+	default:
+		log.Warn("sandbox: --ro path is not readable by the server's uid; chown it to a non-root user, chmod it, or use --user NAME", attrs...)
+	}
+}
