@@ -7,15 +7,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// planBindOwners decides, in the supervisor, how the server's dynamic uid
-// reaches each --ro/--rw path: a grant owned by someone other than root and
-// the server gets its owner mapped to the server (idmap_mount.go). What the
-// server then still cannot use is logged with the fix. An unprivileged
-// supervisor's server already runs as the caller: nothing to do.
+// planBindOwners decides, in the supervisor, how the server reaches each
+// --ro/--rw path. A dynamic uid owns nothing, so a grant owned by someone
+// other than root gets its owner mapped to the server (idmap_mount.go).
+// A --user NAME server keeps the host's permissions: the user chose whose
+// files it may touch. What the server cannot use is logged with the fix.
 func planBindOwners(cfg *initConfig, log *slog.Logger) {
 	if cfg.UserNS {
-		return
+		return // the server runs as the caller, who owns the grants
 	}
+	mapOwners := isDynamicID(cfg.UID)
 	for i := range cfg.Binds {
 		b := &cfg.Binds[i]
 		fd, err := openNoSymlinks(unix.AT_FDCWD, b.Path, 0)
@@ -25,7 +26,7 @@ func planBindOwners(cfg *initConfig, log *slog.Logger) {
 		var st unix.Stat_t
 		err = unix.Fstat(fd, &st)
 		var noIDMap error
-		if err == nil && st.Uid != 0 && st.Uid != cfg.UID {
+		if err == nil && mapOwners && st.Uid != 0 && st.Uid != cfg.UID {
 			if noIDMap = probeIDMap(fd); noIDMap == nil {
 				b.IDMap = &idMap{UID: st.Uid, GID: st.Gid}
 			}
@@ -72,4 +73,8 @@ func warnInaccessible(b bind, st *unix.Stat_t, cfg *initConfig, noIDMap error, l
 	default:
 		log.Warn("sandbox: --ro path is not readable by the server's uid; chown it to a non-root user, chmod it, or use --user NAME", attrs...)
 	}
+}
+
+func isDynamicID(id uint32) bool {
+	return id >= DynamicIDFirst && id-DynamicIDFirst < DynamicIDCount
 }

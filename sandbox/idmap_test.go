@@ -249,6 +249,23 @@ func TestIDMapUnsupportedFileSystemFallsBack(t *testing.T) {
 	}
 }
 
+// --user NAME picks whose rights the server has: its grants keep the
+// host's permissions.
+func TestIDMapNotForANamedUser(t *testing.T) {
+	idmapRequireRoot(t)
+	dir := idmapUserDir(t, "notes", 0o700)
+	spec := sbxSpec()
+	spec.User = "nobody"
+	spec.ReadWrite = []string{dir}
+	out, errOut, _, logs := idmapShell(t, spec, fmt.Sprintf("if cat %[1]s/old.txt; then echo READ; fi; grep ' %[1]s ' /proc/self/mountinfo", dir))
+	if strings.Contains(out, "READ") || strings.Contains(out, "idmapped") {
+		t.Errorf("--user nobody reached another user's 0700 grant: stdout %q stderr %q", out, errOut)
+	}
+	if !strings.Contains(logs, "not writable by the server's uid") {
+		t.Errorf("no warning about the unusable grant:\n%s", logs)
+	}
+}
+
 // Unprivileged, the caller's uid is the server's: no grant is remapped.
 func TestIDMapPlanLeavesUserNamespaceGrantsAlone(t *testing.T) {
 	dir := t.TempDir()
