@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -101,7 +102,11 @@ func TestGarbageOnServerStdoutNeverReachesHost(t *testing.T) {
 // A response over --max-message is not relayed: the host gets one error for
 // that request and the session goes on. The line is 64 MiB long.
 func TestOversizedLineFromServer(t *testing.T) {
-	r := startRelay(t, testPolicy(exampleCommand(t)))
+	pol := testPolicy(exampleCommand(t))
+	// Encoding a 64 MiB result takes the example server a few hundred MiB,
+	// several times that under -race: more than the default 1 GiB.
+	pol.Memory = 4 * policy.GiB
+	r := startRelay(t, pol)
 	h := r.rawHost()
 	h.initialize("2025-06-18")
 	resp := h.call(`1`, "tools/call", fmt.Sprintf(`{"name":"big","arguments":{"bytes":%d}}`, 64<<20))
