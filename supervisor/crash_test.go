@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -233,5 +235,48 @@ func TestHostEOFDuringRestart(t *testing.T) {
 	out := r.end()
 	if out.ExitCode != 0 || !strings.Contains(out.Reason, "restarting") {
 		t.Errorf("outcome %+v, want exit 0 and the restart named", out)
+	}
+}
+
+// When the server cannot even be started again (its executable vanished),
+// each failed start counts towards the crash loop; requests held meanwhile
+// are answered once, when mcpsandbox gives up, with the reason.
+func TestRestartThatCannotStart(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755) // the sandbox's user must reach the executable
+	exe := filepath.Join(dir, "server")
+	self, _ := os.Executable()
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pol := testPolicy([]string{exe, roleExampleServer})
+	pol.MaxRestarts = 2
+	r := startRelay(t, pol)
+	h := r.rawHost()
+	h.initialize("2025-06-18")
+	os.Remove(exe)
+	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"crash","arguments":{"code":1}}}`)
+	if resp := h.response(`1`); errorCode(resp) != supervisor.CodeServerCrashed {
+		t.Errorf("crash call: %s", resp)
+	}
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`) // held, then failed once
+	stopped := r.waitEvent(supervisor.EventStopped)
+	if !strings.Contains(stopped.Reason, "restart failed") {
+		t.Errorf("stop reason %q should say the restart failed", stopped.Reason)
+	}
+	if resp := h.response(`2`); errorCode(resp) != supervisor.CodeServerStopped || !strings.Contains(string(resp["error"]), "restart failed") {
+		t.Errorf("held request: %s", resp)
+	}
+	if out := r.end(); out.ExitCode == 0 {
+		t.Errorf("outcome %+v, want non-zero", out)
+	}
+	for id, n := range h.countByID() {
+		if n != 1 {
+			t.Errorf("id %s answered %d times", id, n)
+		}
 	}
 }

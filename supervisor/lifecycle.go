@@ -104,10 +104,10 @@ func (s *server) retire(g *generation, reason string) {
 // clean exit that is not to be restarted).
 func (s *server) decide(reason string, failed bool) (restart bool, delay time.Duration, stop string, end bool) {
 	switch {
+	case !failed && s.pol.Restart != policy.RestartAlways:
+		return false, 0, "", true
 	case s.pol.Restart == policy.RestartNever:
 		stop = "the server " + reason + " and --restart never does not restart it"
-	case !failed && s.pol.Restart == policy.RestartOnFailure:
-		return false, 0, "", true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -149,8 +149,10 @@ func (s *server) answerCrashed(g *generation, reason string, restart bool, stop 
 	var answers [][]byte
 	s.mu.Lock()
 	for k, r := range s.inflight {
-		if r.gen != gn && (restart || r.gen != 0) {
-			continue
+		ofDead := g != nil && r.gen == g.n
+		queued := r.gen == 0
+		if !ofDead && !(queued && !restart) {
+			continue // held for the next process
 		}
 		delete(s.inflight, k)
 		if r.cancelled {
