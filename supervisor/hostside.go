@@ -125,7 +125,7 @@ func (s *server) hostElemLocked(msg []byte, e *envelope, live bool) (out, answer
 	case kindRequest:
 		return s.hostRequestLocked(msg, e, live)
 	case kindNotification:
-		return s.hostNotificationLocked(msg, e), nil, ""
+		return s.hostNotificationLocked(msg, e, live), nil, ""
 	case kindResponse:
 		return s.hostResponseLocked(msg, e), nil, ""
 	}
@@ -180,9 +180,9 @@ func (s *server) hostRequestLocked(msg []byte, e *envelope, live bool) (out, ans
 	return out, nil, key
 }
 
-func (s *server) hostNotificationLocked(msg []byte, e *envelope) []byte {
-	if e.methodIs("notifications/initialized") {
-		s.sess.hostInitialized = true
+func (s *server) hostNotificationLocked(msg []byte, e *envelope, live bool) []byte {
+	if live && e.methodIs("notifications/initialized") {
+		s.sess.hostInitialized = true // held ones count once flushed
 	}
 	if s.state == stateStopped || s.state == stateClosing {
 		return nil

@@ -20,7 +20,7 @@ import (
 // own _meta, so there is nothing to replay.
 type session struct {
 	init            *initState
-	hostInitialized bool              // the host sent notifications/initialized
+	hostInitialized bool              // the host's notifications/initialized reached a process
 	logLevel        []byte            // params of the last successful logging/setLevel
 	subs            map[string][]byte // uri → params of an active resources/subscribe
 	discoverParams  []byte            // stateless sessions: the host's server/discover params
@@ -208,6 +208,15 @@ func (s *server) flush(g *generation) {
 		}
 	}
 	s.state = stateRunning
+	// A held notifications/initialized is replayed to later processes
+	// once this one got it (the replay above did not send it).
+	var sc scanner
+	var b batch
+	for _, m := range q {
+		if sc.scanLine(m, &b) == nil && !b.isArray && b.msgs[0].methodIs("notifications/initialized") {
+			s.sess.hostInitialized = true
+		}
+	}
 	s.mu.Unlock()
 	for _, m := range q {
 		if g.write(m) != nil {
