@@ -60,7 +60,8 @@
 // for each list the server declared listChanged. A host never sees a second
 // initialize reach a process: a repeated one is answered from the cache.
 // Stateless 2026-07-28 sessions (server/discover, _meta on every request)
-// need no replay.
+// need no replay; a subscriptions/listen stream open at the crash ends with
+// CodeServerCrashed like any request in flight, and the host must reopen it.
 //
 // After --max-restarts failures within --restart-window (a crash loop), or a
 // failure under --restart never, the server stays down: every request gets
