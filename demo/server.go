@@ -24,11 +24,19 @@ const (
 
 // Tool inputs. Field names are the JSON argument names.
 type (
-	textArgs  struct{ Text string `json:"text"` }
-	bytesArgs struct{ Bytes int `json:"bytes"` }
-	sleepArgs struct{ Ms int `json:"ms"` }
-	crashArgs struct{ Code int `json:"code"` }
-	noArgs    struct{}
+	textArgs struct {
+		Text string `json:"text"`
+	}
+	bytesArgs struct {
+		Bytes int `json:"bytes"`
+	}
+	sleepArgs struct {
+		Ms int `json:"ms"`
+	}
+	crashArgs struct {
+		Code int `json:"code"`
+	}
+	noArgs struct{}
 )
 
 // ServeExample runs the example server on in/out until in ends or ctx is

@@ -145,11 +145,11 @@ func TestIDKeyMatchesEscapedAndPlainStrings(t *testing.T) {
 
 func TestTailIDFindsOnlyTheTopLevelID(t *testing.T) {
 	cases := map[string]string{
-		`xxxxx"},"jsonrpc":"2.0","id":42}`:         `42`,
+		`xxxxx"},"jsonrpc":"2.0","id":42}`:                `42`,
 		`xxxxx"},"jsonrpc":"2.0","id" : "req-7" }` + "\r": `"req-7"`,
-		`xxxxx","nested":{"id":5}}`:                "",
-		`xxxxx"]}}`:                                "",
-		`xxxxx","id":5,"jsonrpc":"2.0"}`:           "",
+		`xxxxx","nested":{"id":5}}`:                       "",
+		`xxxxx"]}}`:                                       "",
+		`xxxxx","id":5,"jsonrpc":"2.0"}`:                  "",
 	}
 	for tail, want := range cases {
 		if got := string(tailID([]byte(tail))); got != want {

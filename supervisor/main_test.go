@@ -12,8 +12,8 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
 	"github.com/mcpsandbox/mcpsandbox/policy"
-	"github.com/mcpsandbox/mcpsandbox/supervisor"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
+	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
 // Roles the test binary plays when re-executed. They are passed in argv,
