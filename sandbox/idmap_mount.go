@@ -76,12 +76,28 @@ func (n *idMapNamespaces) close() {
 	}
 }
 
-// probeUserns is a user namespace the supervisor keeps for probing whether
-// a file system takes idmapped mounts; its mapping is never used on a
-// mount that is attached anywhere.
-var probeUserns = sync.OnceValues(func() (int, error) {
-	return newUserns("65534 65534 1\n", "65534 65534 1\n")
-})
+// probeNS is a user namespace the supervisor keeps for probing whether a
+// file system takes idmapped mounts; its mapping is never used on a mount
+// that is attached anywhere. A failure is not kept: it may be passing
+// (a full pids limit, say).
+var probeNS struct {
+	sync.Mutex
+	fd int // 0: not made yet
+}
+
+func probeUserns() (int, error) {
+	probeNS.Lock()
+	defer probeNS.Unlock()
+	if probeNS.fd > 0 {
+		return probeNS.fd, nil
+	}
+	fd, err := newUserns("65534 65534 1\n", "65534 65534 1\n")
+	if err != nil {
+		return -1, err
+	}
+	probeNS.fd = fd
+	return fd, nil
+}
 
 // probeIDMap tries an idmapped copy of the mount tree at fd (never
 // attached) and says why it cannot be made, or nil.
