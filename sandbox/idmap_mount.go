@@ -18,6 +18,11 @@ import (
 // mount the owner's files are the server's, and what the server creates
 // lands on disk as the owner's. Host uid and gid 0 are never mapped, or a
 // server could leave setuid-root files behind on the host.
+//
+// Only the owner's uid and gid are mapped. The kernel refuses writes through
+// an idmapped mount to an inode whose uid or gid it cannot map, so files of
+// other users or groups inside the grant (a root-owned file, a dir of group
+// docker) stay readable by their "other" bits but cannot be written.
 
 // idMap is the owner a grant is mapped from.
 type idMap struct {
@@ -27,8 +32,10 @@ type idMap struct {
 
 // maps returns the uid_map and gid_map of the user namespace that carries
 // the mapping: on-disk owner (inside the namespace) → server (outside).
-// When the owner's group is root, the server's own gid maps to itself so
-// it can still create files (they get its gid on disk, never gid 0).
+// When the owner's group is root, it stays unmapped (the grant is then
+// read-only in effect, see warnRootGroup) and the server's own gid maps to
+// itself, so the server still has a mapped fsgid: without one the kernel
+// refuses every creation with EOVERFLOW.
 func (m idMap) maps(serverUID, serverGID uint32) (uidMap, gidMap string) {
 	uidMap = fmt.Sprintf("%d %d 1\n", m.UID, serverUID)
 	gidFrom := m.GID

@@ -29,12 +29,23 @@ func planBindOwners(cfg *initConfig, log *slog.Logger) {
 		if err == nil && mapOwners && st.Uid != 0 && st.Uid != cfg.UID {
 			if noIDMap = probeIDMap(fd); noIDMap == nil {
 				b.IDMap = &idMap{UID: st.Uid, GID: st.Gid}
+				warnRootGroup(*b, &st, log)
 			}
 		}
 		unix.Close(fd)
 		if err == nil && b.IDMap == nil {
 			warnInaccessible(*b, &st, cfg, noIDMap, log)
 		}
+	}
+}
+
+// warnRootGroup says when a mapped --rw grant still cannot be written: the
+// kernel refuses writes through an idmapped mount to any inode whose owner
+// or group it cannot map, and gid 0 is never mapped.
+func warnRootGroup(b bind, st *unix.Stat_t, log *slog.Logger) {
+	if b.Writable && st.Gid == 0 {
+		log.Warn("sandbox: --rw path's group is root, which is never mapped to the server: it can read the grant but not write in it; chgrp it to the owner's group",
+			"path", b.Path, "owner", fmt.Sprintf("%d:%d", st.Uid, st.Gid))
 	}
 }
 

@@ -249,6 +249,31 @@ func TestIDMapUnsupportedFileSystemFallsBack(t *testing.T) {
 	}
 }
 
+// A grant whose group is root keeps that group unmapped: readable through
+// the mapped owner, but the kernel refuses writes to inodes it cannot map,
+// and Start says so.
+func TestIDMapRootGroupIsNotMapped(t *testing.T) {
+	idmapRequireRoot(t)
+	dir := idmapUserDir(t, "rootgroup", 0o770)
+	if err := os.Chown(dir, idmapOwnerUID, 0); err != nil {
+		t.Fatal(err)
+	}
+	spec := sbxSpec()
+	spec.ReadWrite = []string{dir}
+	out, errOut, _, logs := idmapShell(t, spec, fmt.Sprintf("stat -c 'group %%g' %[1]s; cat %[1]s/old.txt; if echo x > %[1]s/new.txt; then echo WROTE; fi", dir))
+	if !strings.Contains(out, "written by the owner") {
+		t.Errorf("the mapped owner could not read: stdout %q stderr %q", out, errOut)
+	}
+	if strings.Contains(out, "group 0\n") || strings.Contains(out, "WROTE") {
+		t.Errorf("gid 0 was mapped or written through: stdout %q stderr %q", out, errOut)
+	}
+	for _, want := range []string{"group is root", "chgrp", dir} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("Start's warning lacks %q:\n%s", want, logs)
+		}
+	}
+}
+
 // --user NAME picks whose rights the server has: its grants keep the
 // host's permissions.
 func TestIDMapNotForANamedUser(t *testing.T) {
