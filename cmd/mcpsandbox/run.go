@@ -33,6 +33,9 @@ func runCommand(args []string, io stdio) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }()
+	// A host that goes away must end the session through a write error and
+	// the graceful shutdown, not kill mcpsandbox with SIGPIPE on stdout.
+	signal.Ignore(syscall.SIGPIPE)
 
 	out, err := supervisor.Run(ctx, supervisor.Options{
 		Name:    filepath.Base(p.Command[0]),

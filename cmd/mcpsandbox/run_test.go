@@ -169,3 +169,41 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// A host that closes its end of mcpsandbox's stdout must not kill mcpsandbox
+// with SIGPIPE: it shuts down like on host EOF, leaving no server behind.
+func TestRunHostClosingStdoutEndsWithoutSIGPIPE(t *testing.T) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self(t), asCLI, "run", "--unconfined", "--grace", "100ms", "--",
+		self(t), asCLI, "example-server")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = outW, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+	outR.Close() // the host stops reading: every write to stdout now fails
+	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("mcpsandbox kept running after its host went away; stderr:\n%s", &stderr)
+	}
+	in.Close()
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
+		t.Fatalf("mcpsandbox died of %v instead of shutting down; stderr:\n%s", ws.Signal(), &stderr)
+	}
+	if log := stderr.String(); !strings.Contains(log, "server process stopped") || !strings.Contains(lastLine(log), "session ended") {
+		t.Errorf("the log does not show the server stopped and the session ended:\n%s", log)
+	}
+}
