@@ -2,9 +2,9 @@ package bench
 
 import (
 	"context"
-	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,8 +30,9 @@ func relayChains() []chain {
 
 // session is a Go SDK client session over a started chain.
 type session struct {
-	cmd *exec.Cmd
-	cs  *mcp.ClientSession
+	cmd       *exec.Cmd
+	cs        *mcp.ClientSession
+	closeOnce sync.Once
 }
 
 func startSession(b testing.TB, argv []string) *session {
@@ -62,8 +63,10 @@ func startSession(b testing.TB, argv []string) *session {
 }
 
 func (s *session) close() {
-	s.cs.Close()
-	s.cmd.Wait()
+	s.closeOnce.Do(func() {
+		s.cs.Close()
+		s.cmd.Wait()
+	})
 }
 
 func (s *session) call(b testing.TB, tool string, args map[string]any) *mcp.CallToolResult {
@@ -76,5 +79,3 @@ func (s *session) call(b testing.TB, tool string, args map[string]any) *mcp.Call
 	}
 	return res
 }
-
-var _ io.Closer = (*mcp.ClientSession)(nil)
