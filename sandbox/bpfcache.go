@@ -7,13 +7,19 @@ import (
 )
 
 // The BPF program depends only on the policy, so it is compiled once per
-// profile (a file profile again when the file changes).
+// profile (a file profile again when the file changes); the built-in profile
+// normally comes pre-compiled (seccomp_embedded.go).
 var seccompCache struct {
 	sync.Mutex
 	progs map[string][]byte
 }
 
 func cachedSeccomp(profile string, netHost, logDenials bool) ([]byte, error) {
+	if profile == "default" {
+		if prog := embeddedSeccomp(netHost, logDenials); prog != nil {
+			return prog, nil
+		}
+	}
 	key := fmt.Sprintf("%s\x00%t\x00%t", profile, netHost, logDenials)
 	if profile != "default" {
 		fi, err := os.Stat(profile)

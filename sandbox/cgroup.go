@@ -24,6 +24,7 @@ type cgroupLimits struct {
 type cgroupBackend interface {
 	intoFD() int
 	add(pid int) error
+	threadJoinFiles() []string
 	// oomKills and pidsMaxHits read the kernel's event counters.
 	oomKills() uint64
 	pidsMaxHits() uint64
@@ -80,6 +81,11 @@ func newServerCgroup(name string, lim cgroupLimits) (*serverCgroup, error) {
 // IntoFD returns an fd for CLONE_INTO_CGROUP (cgroup v2) or -1 (v1: use Add).
 // The fd stays valid until Delete.
 func (c *serverCgroup) IntoFD() int { return c.b.intoFD() }
+
+// ThreadJoinFiles lists the files the forking thread of the init stage
+// writes "0" to, to join the cgroup before it forks the server (cgroup v1);
+// none on v2, where the init stage starts inside.
+func (c *serverCgroup) ThreadJoinFiles() []string { return c.b.threadJoinFiles() }
 
 // Add moves pid (and its threads) into the cgroup.
 func (c *serverCgroup) Add(pid int) error {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/containerd/cgroups/v3"
 	"github.com/containerd/cgroups/v3/cgroup1"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 )
@@ -43,6 +44,69 @@ func readV1Mounts() (v1Mounts, error) {
 		}
 	}
 	return mounts, s.Err()
+}
+
+// v1OwnPaths maps each v1 controller to this process's cgroup as seen inside
+// the controller's mount: one read of /proc/self/cgroup and of mountinfo,
+// where cgroup1.NestedPath reads mountinfo once per controller.
+func v1OwnPaths() (map[string]string, error) {
+	paths, _, err := cgroups.ParseCgroupFileUnified("/proc/self/cgroup")
+	if err != nil {
+		return nil, err
+	}
+	roots, err := v1MountRoots()
+	if err != nil {
+		return nil, err
+	}
+	own := map[string]string{}
+	for c, p := range paths {
+		root, ok := roots[c]
+		if !ok {
+			continue // not mounted here
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue // outside what this mount shows
+		}
+		own[c] = filepath.Join("/", rel)
+	}
+	return own, nil
+}
+
+// v1MountRoots maps each v1 controller to the root of its mounted hierarchy
+// (the cgroup the mount shows as its top, "/" unless bind-mounted).
+func v1MountRoots() (map[string]string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	roots := map[string]string{}
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		pre, post, ok := strings.Cut(s.Text(), " - ")
+		preFields, postFields := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(preFields) < 5 || len(postFields) < 3 || postFields[0] != "cgroup" {
+			continue
+		}
+		for _, opt := range strings.Split(postFields[2], ",") {
+			if _, seen := roots[opt]; !seen {
+				roots[opt] = preFields[3]
+			}
+		}
+	}
+	return roots, s.Err()
+}
+
+// v1Path is a cgroup1.Path for group beneath this process's own cgroups.
+func v1Path(own map[string]string, group string) cgroup1.Path {
+	return func(name cgroup1.Name) (string, error) {
+		p, ok := own[string(name)]
+		if !ok {
+			return "", cgroup1.ErrControllerNotActive
+		}
+		return filepath.Join(p, group), nil
+	}
 }
 
 // v1Group is a server's cgroup on cgroup v1: one directory per controller.
@@ -140,8 +204,12 @@ func newV1Cgroup(mounts v1Mounts, group string, lim cgroupLimits) (*v1Group, err
 		}
 		subsystems = append(subsystems, s)
 	}
-	own := cgroup1.NestedPath("")
-	nested := cgroup1.NestedPath(group)
+	ownPaths, err := v1OwnPaths()
+	if err != nil {
+		return nil, &cgroupError{Missing: "cannot read this process's cgroup v1 paths", Fix: fixDoctor, Err: err}
+	}
+	own := v1Path(ownPaths, "")
+	nested := v1Path(ownPaths, group)
 	dirs := map[string]string{}
 	for _, c := range used {
 		p, err := nested(cgroup1.Name(c))
@@ -215,6 +283,19 @@ func (g *v1Group) path() string {
 func (g *v1Group) intoFD() int { return -1 }
 
 func (g *v1Group) add(pid int) error { return g.cg.AddProc(uint64(pid)) }
+
+// threadJoinFiles are the controllers' tasks files: writing "0" to one moves
+// only the writing thread, which spares the kernel's global threadgroup lock
+// and its RCU grace period (milliseconds) that a pid written to
+// cgroup.procs costs; what that thread forks is born inside.
+func (g *v1Group) threadJoinFiles() []string {
+	var files []string
+	for _, d := range g.dirs {
+		files = append(files, filepath.Join(d, "tasks"))
+	}
+	slices.Sort(files)
+	return files
+}
 
 func (g *v1Group) oomKills() uint64 {
 	if d := g.dirs["memory"]; d != "" {

@@ -238,6 +238,9 @@ func (g *v2Group) intoFD() int { return g.fd }
 
 func (g *v2Group) add(pid int) error { return g.mgr.AddProc(uint64(pid)) }
 
+// threadJoinFiles: none, v2 starts the init stage inside (CLONE_INTO_CGROUP).
+func (g *v2Group) threadJoinFiles() []string { return nil }
+
 func (g *v2Group) oomKills() uint64 {
 	return readCgroupKey(filepath.Join(g.dir, "memory.events"), "oom_kill")
 }

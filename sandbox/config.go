@@ -37,6 +37,8 @@ type initConfig struct {
 	UserNS   bool   // the sandbox has its own user namespace (unprivileged supervisor)
 
 	Seccomp []byte // compiled BPF, loaded right before exec; empty only in tests
+
+	CgroupJoin []string // cgroup v1 tasks files the forking thread joins by writing "0"
 }
 
 // bind is one --ro or --rw path.

@@ -51,9 +51,9 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 		return nil
 	}
 	// cgroup v2 starts the init stage inside its cgroup (CLONE_INTO_CGROUP),
-	// so the cgroup comes first. On v1 the init stage is moved in while it
-	// boots; it reads its config, and so runs nothing of the server's,
-	// only after that.
+	// so the cgroup comes first. On v1 it is created while the init stage
+	// boots, and the init stage's forking thread joins it (see
+	// ThreadJoinFiles) before it forks the server.
 	if cgroups.Mode() == cgroups.Unified {
 		if err := makeCgroup(); err != nil {
 			usr.release()
@@ -90,9 +90,9 @@ type confinedProcess struct {
 	closeOnce sync.Once
 }
 
-// start starts the init stage; placeInCgroup, when not nil, creates the
-// cgroup while the init stage boots (cgroup v1).
-func (p *confinedProcess) start(cfg *initConfig, placeInCgroup func() error) error {
+// start starts the init stage; makeCgroup, when not nil, creates the cgroup
+// while the init stage boots (cgroup v1).
+func (p *confinedProcess) start(cfg *initConfig, makeCgroup func() error) error {
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -131,17 +131,17 @@ func (p *confinedProcess) start(cfg *initConfig, placeInCgroup func() error) err
 	go p.readReports()
 	go p.wait()
 
-	if placeInCgroup != nil {
-		if err := placeInCgroup(); err != nil {
+	if makeCgroup != nil {
+		if err := makeCgroup(); err != nil {
 			p.endSetup()
 			p.Kill()
 			<-p.done
 			return err
 		}
 	}
-	// cgroup v1 has no CLONE_INTO_CGROUP: the init stage blocks reading its
-	// config until it has been moved.
-	if p.cg.IntoFD() < 0 {
+	// cgroup v1 has no CLONE_INTO_CGROUP: the init stage joins by itself.
+	cfg.CgroupJoin = p.cg.ThreadJoinFiles()
+	if p.cg.IntoFD() < 0 && len(cfg.CgroupJoin) == 0 {
 		if err := p.cg.Add(cmd.Process.Pid); err != nil {
 			return fmt.Errorf("sandbox: moving the server into its cgroup: %w", err)
 		}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -19,7 +20,7 @@ func runInit() int {
 	// process's /proc entries, /proc/1/exe above all.
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 
-	// Blocks until the supervisor has placed this process in its cgroup.
+	// Blocks until the supervisor has created the cgroup (v1).
 	cfg, err := readConfig()
 	if err != nil {
 		rep.send(report{Error: err.Error()})
@@ -34,8 +35,12 @@ func runInit() int {
 
 // setupSandbox builds the namespaces' contents in DESIGN §2 order.
 func setupSandbox(cfg *initConfig) error {
-	// Now that this process sits in its cgroup, make that the root of a new
-	// cgroup namespace. Only this thread changes; it is the one that forks.
+	if err := joinCgroup(cfg.CgroupJoin); err != nil {
+		return err
+	}
+	// Now that this thread sits in the server's cgroup, make that the root
+	// of a new cgroup namespace. Only this thread changes; it is the one
+	// that forks.
 	if err := unix.Unshare(unix.CLONE_NEWCGROUP); err != nil {
 		return fmt.Errorf("cgroup namespace: %v: the kernel needs CONFIG_CGROUPS with cgroup namespaces (4.6+)", err)
 	}
@@ -52,6 +57,23 @@ func setupSandbox(cfg *initConfig) error {
 	}
 	if err := unix.Setdomainname([]byte("(none)")); err != nil {
 		return fmt.Errorf("setting the domain name: %v", err)
+	}
+	return nil
+}
+
+// joinCgroup moves this thread (not the whole process: see
+// ThreadJoinFiles) into the server's cgroup v1 controllers; the server
+// forked from it starts inside.
+func joinCgroup(tasksFiles []string) error {
+	for _, f := range tasksFiles {
+		fd, err := unix.Open(f, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+		if err == nil {
+			_, err = unix.Write(fd, []byte("0"))
+			unix.Close(fd)
+		}
+		if err != nil {
+			return fmt.Errorf("joining the server's cgroup %s: %v", filepath.Dir(f), err)
+		}
 	}
 	return nil
 }
