@@ -38,6 +38,8 @@ type initConfig struct {
 
 	Seccomp []byte // compiled BPF, loaded right before exec; empty only in tests
 
+	CgroupView []cgroupDir // the server's own cgroup, shown read-only at /sys/fs/cgroup
+
 	CgroupJoin []string // cgroup v1 tasks files the forking thread joins by writing "0"
 }
 

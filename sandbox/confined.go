@@ -146,6 +146,7 @@ func (p *confinedProcess) start(cfg *initConfig, makeCgroup func() error) error 
 			return fmt.Errorf("sandbox: moving the server into its cgroup: %w", err)
 		}
 	}
+	cfg.CgroupView = cgroupView(p.cg)
 	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
 		p.endSetup()
 		p.Kill()

@@ -199,12 +199,12 @@ func TestConfinedFilesystem(t *testing.T) {
 	spec := sbxSpec()
 	spec.ReadOnly = []string{ro}
 	spec.ReadWrite = []string{rw}
-	absent := []string{"/home", "/root", "/run", "/var", "/sys", "/dev/tty", "/dev/console", "/dev/ptmx", "/boot", "/mnt", "/opt", "/srv", "/work", "/etc/shadow", "/etc/ssh"}
+	absent := []string{"/home", "/root", "/run", "/var", "/sys/kernel", "/sys/class", "/dev/tty", "/dev/console", "/dev/ptmx", "/boot", "/mnt", "/opt", "/srv", "/work", "/etc/shadow", "/etc/ssh"}
 	absent = append(absent, "/etc/resolv.conf")
 	present := []string{"/usr/bin/sh", "/bin", "/etc/passwd", "/etc/ld.so.cache", "/etc/ssl/certs", "/dev/null", "/dev/urandom", "/dev/shm", "/proc/self", ro, rw}
 	f := sbxProbe(t, spec,
 		sbxExistsEnv+"="+strings.Join(append(absent, present...), ","),
-		sbxWriteEnv+"="+strings.Join([]string{rw, "/tmp", sandboxHome, "/dev/shm", ro, "/", "/usr", "/etc", "/dev"}, ","))
+		sbxWriteEnv+"="+strings.Join([]string{rw, "/tmp", sandboxHome, "/dev/shm", ro, "/", "/usr", "/etc", "/dev", "/sys"}, ","))
 	for _, p := range absent {
 		if f.Exists[p] {
 			t.Errorf("%s is visible inside the sandbox", p)
@@ -220,7 +220,7 @@ func TestConfinedFilesystem(t *testing.T) {
 			t.Errorf("cannot write in %s: %s", dir, e)
 		}
 	}
-	for _, dir := range []string{ro, "/", "/usr", "/etc", "/dev"} {
+	for _, dir := range []string{ro, "/", "/usr", "/etc", "/dev", "/sys"} {
 		if f.Write[dir] == "" {
 			t.Errorf("could write in %s", dir)
 		}

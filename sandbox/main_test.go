@@ -13,6 +13,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(sbxProbeEnv) != "" {
 		os.Exit(runSbxProbe())
 	}
+	if os.Getenv(sbxCgroupfsEnv) != "" {
+		os.Exit(runCgroupfsProbe())
+	}
 	if os.Getenv(sbxDoctorRoleEnv) != "" {
 		os.Exit(sbxDoctorRole())
 	}

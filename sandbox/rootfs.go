@@ -45,6 +45,7 @@ type hostSources struct {
 	dev      map[string]hostTree
 	binds    []hostTree // parallel to cfg.Binds
 	exe      *hostTree
+	cgroups  []hostTree // parallel to cfg.CgroupView
 }
 
 func (s *hostSources) close() {
@@ -57,6 +58,7 @@ func (s *hostSources) close() {
 	}
 	trees = append(trees, s.binds...)
 	trees = append(trees, s.etc.dirs...)
+	trees = append(trees, s.cgroups...)
 	if s.exe != nil {
 		trees = append(trees, *s.exe)
 	}
@@ -97,6 +99,7 @@ func buildRoot(cfg *initConfig) error {
 		{"/etc", func() error { return populateEtc(root, cfg, src.etc) }},
 		{"/dev", func() error { return populateDev(cfg, src.dev) }},
 		{"/proc", populateProc},
+		{"/sys", func() error { return populateSys(cfg.CgroupView, src.cgroups) }},
 		{"/tmp and HOME", func() error { return mountScratch(cfg) }},
 	}
 	for _, s := range steps {
@@ -171,6 +174,9 @@ func openSources(cfg *initConfig) (*hostSources, error) {
 			return s, bindError(b, err)
 		}
 		s.binds = append(s.binds, t)
+	}
+	if s.cgroups, err = openCgroupView(cfg.CgroupView); err != nil {
+		return s, err
 	}
 	if cfg.ExeBind {
 		t, err := userTree(cfg.Exe, attrRO, -1)
