@@ -82,7 +82,8 @@ var escapeChecks = []escapeRow{
 	{"other_namespaces", nil},
 	{"setns", nil},
 	{"pivot_root_chroot", nil},
-	{"cgroupfs", nil},
+	{"cgroupfs", nil}, // its own cgroup may show, read-only; nothing more
+
 	{"seccomp_active", nil},
 	{"seccomp_arch_bypass", nil},
 	{"keyctl", nil},
@@ -97,7 +98,7 @@ var escapeChecks = []escapeRow{
 	{"raw_io", nil},
 	{"personality_aslr", nil},
 	{"dev_nodes", nil},
-	{"sys_absent", nil},
+	{"sys_only_cgroup", nil},
 	{"proc_sys_writes", nil},
 	{"sysrq_trigger", nil},
 	{"proc_masked", nil},
@@ -155,7 +156,7 @@ func TestEscapeProbesSeeThroughAWeakSandbox(t *testing.T) {
 	// What bwrap's namespaces and root do stop.
 	for _, class := range []string{
 		"host_secrets", "write_outside_grants", "symlink_in_granted_dir", "net_host_loopback_tcp",
-		"net_host_abstract_unix", "net_host_unix_path", "ipc_host", "host_processes_visible", "sys_absent",
+		"net_host_abstract_unix", "net_host_unix_path", "ipc_host", "host_processes_visible", "sys_only_cgroup",
 	} {
 		if r, ok := report[class]; !ok || !r.Blocked {
 			t.Errorf("%s: reported an escape bwrap does not allow: %+v", class, r)
@@ -163,6 +164,43 @@ func TestEscapeProbesSeeThroughAWeakSandbox(t *testing.T) {
 	}
 	c.checkNothingWritten(t)
 	escapeNoConnection(t, "tcp", c.tcp)
+}
+
+// TestEscapeProbesSeeTheHostsCgroups calibrates the cgroup rows: bubblewrap
+// showing the host's /sys, with one cgroup hierarchy bound writable, must be
+// reported as sysfs in /sys, other cgroups visible and a writable cgroupfs.
+func TestEscapeProbesSeeTheHostsCgroups(t *testing.T) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatalf("bubblewrap is needed to calibrate the hostile server (%v): run scripts/test-setup.sh", err)
+	}
+	if escapeIsUnified() {
+		t.Skip("the writable bind below names a cgroup v1 hierarchy")
+	}
+	// In a cgroup of its own, the hierarchies' tops lie outside the test's
+	// cgroup namespace and hold another cgroup (this one) whatever the host.
+	testenv.OuterLimit(t, 1<<30, 1024)
+	hostile := escapeBuildHostile(t)
+	cmd := exec.Command(bwrap, "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent",
+		"--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+		"--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+		"--ro-bind", "/sys", "/sys", "--bind", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/pids",
+		"--ro-bind", filepath.Dir(hostile), filepath.Dir(hostile), hostile)
+	report := escapeCall(t, &mcp.CommandTransport{Command: cmd}, map[string]any{}, func() string { return "bwrap" })
+	for class, wants := range map[string][]string{
+		"cgroupfs":        {"is writable", "another cgroup is visible", "not this process's own"},
+		"sys_only_cgroup": {"sysfs mounted at /sys", "/sys holds /sys/kernel"},
+	} {
+		r := report[class]
+		if r.Blocked {
+			t.Errorf("%s: reported blocked with the host's /sys shown: %s", class, r.Detail)
+		}
+		for _, w := range wants {
+			if !strings.Contains(r.Detail, w) {
+				t.Errorf("%s: the report does not say %q: %s", class, w, r.Detail)
+			}
+		}
+	}
 }
 
 // escapeSpec is `mcpsandbox run`'s default confinement with one --ro and one

@@ -70,7 +70,7 @@ var probes = []probe{
 
 	// Devices, /sys, /proc.
 	{"dev_nodes", probeDevNodes},
-	{"sys_absent", probeSysAbsent},
+	{"sys_only_cgroup", probeSysOnlyCgroup},
 	{"proc_sys_writes", probeProcSysWrites},
 	{"sysrq_trigger", probeSysrqTrigger},
 	{"proc_masked", probeProcMasked},

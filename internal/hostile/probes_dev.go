@@ -67,18 +67,6 @@ func rawDevices(at *attempts) {
 	}
 }
 
-func probeSysAbsent(a *Args, at *attempts) {
-	ents, err := os.ReadDir("/sys")
-	switch {
-	case err != nil:
-		at.note("/sys: %s", errText(err))
-	case len(ents) > 0:
-		at.got("/sys is present with %d entries", len(ents))
-	default:
-		at.note("/sys is an empty directory")
-	}
-}
-
 // probeProcSysWrites writes /proc/sys/kernel/hostname back with its own
 // value and opens the rest for writing without writing.
 func probeProcSysWrites(a *Args, at *attempts) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -129,28 +128,4 @@ func probePivotRootChroot(a *Args, at *attempts) {
 	at.denied("pivot_root(nonexistent)", unix.PivotRoot("/nonexistent-hostile-a", "/nonexistent-hostile-b"))
 	// chroot("/") changes nothing even if allowed.
 	at.denied(`chroot("/")`, unix.Chroot("/"))
-}
-
-// probeCgroupfs: a writable cgroup v1 hierarchy gave the release_agent escape
-// (CVE-2022-0492); cgroupfs must neither be visible nor mountable.
-func probeCgroupfs(a *Args, at *attempts) {
-	mounts, err := readMountinfo()
-	if err != nil {
-		at.got("cannot read mountinfo (%v): unverifiable", err)
-	}
-	for _, m := range mounts {
-		if m.fstype == "cgroup" || m.fstype == "cgroup2" {
-			at.got("%s mounted at %s (%s)", m.fstype, m.point, m.options)
-		}
-	}
-	dir, err := scratchDir("cgroup")
-	if err != nil {
-		at.note("%v", err)
-		return
-	}
-	tryMount(at, "mount cgroup v1 (memory)", "cgroup", dir, "cgroup", 0, "memory")
-	tryMount(at, "mount cgroup2", "cgroup2", dir, "cgroup2", 0, "")
-	if _, err := os.Stat(filepath.Join("/sys/fs/cgroup")); err == nil {
-		at.got("/sys/fs/cgroup exists")
-	}
 }

@@ -23,8 +23,10 @@ func uintptrOf[T any](p *T) uintptr { return uintptr(unsafe.Pointer(p)) }
 
 type mount struct {
 	point   string
+	root    string // what of its file system the mount shows ("/" = all of it)
 	fstype  string
 	options string // per-mount options: "rw,nosuid,nodev"
+	super   string // file system options: "rw,memory" for a cgroup v1 hierarchy
 }
 
 func (m *mount) nosuid() bool { return hasOption(m.options, "nosuid") }
@@ -56,7 +58,11 @@ func readMountinfo() (mountTable, error) {
 		if !ok || len(fields) < 6 || len(postFields) < 1 {
 			continue
 		}
-		t = append(t, mount{point: unescapeMount(fields[4]), options: fields[5], fstype: postFields[0]})
+		m := mount{point: unescapeMount(fields[4]), root: unescapeMount(fields[3]), options: fields[5], fstype: postFields[0]}
+		if len(postFields) > 2 {
+			m.super = postFields[2]
+		}
+		t = append(t, m)
 	}
 	return t, sc.Err()
 }
