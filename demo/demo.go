@@ -71,7 +71,6 @@ type Report struct {
 	Crash            Recovery
 	Hang             Recovery
 	PingSettings     string
-	Limits           string // the cgroup limits the demo's policy sets
 	Calls, Failed    int    // tool calls made, and how many got an error
 	Instances        int    // distinct server processes that answered
 	Shutdown         string // how supervision ended after the client left
@@ -107,7 +106,6 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	p.Command = opts.ServerCommand
 	p.Unconfined = opts.Unconfined
 	p.PingInterval, p.PingTimeout, p.PingFailures = demoPingInterval, demoPingTimeout, demoPingFailures
-	d.rep.Limits = fmt.Sprintf("memory %s (no swap), pids %d, cpu %s", p.Memory, p.Pids, cpuLimit(p.CPU))
 	d.rep.PingSettings = fmt.Sprintf("every %s, timeout %s, %d misses", p.PingInterval, p.PingTimeout, p.PingFailures)
 	if !p.Unconfined {
 		if err := opts.ConfinementProblem(); err != nil {
@@ -320,14 +318,7 @@ func (d *driver) printInside() {
 	d.printf("   namespaces of its own: %s; shared with the host: %s\n", listOrNone(own), sharedNote)
 	d.printf("   seccomp: %s, no_new_privs: %s, effective capabilities: %s\n", seccompMode(in.Seccomp), in.NoNewPrivs, in.CapEff)
 	d.printf("   cgroup: %s\n", strings.ReplaceAll(in.Cgroup, "\n", "; "))
-	if len(in.Limits) == 0 {
-		d.printf("   cgroup limits: not visible from inside (no /sys there); set by mcpsandbox: %s\n", d.rep.Limits)
-	}
-	for _, path := range cgroupLimitFiles {
-		if v, ok := in.Limits[path]; ok {
-			d.printf("   cgroup limit %s = %s\n", path, v)
-		}
-	}
+	d.printf("   cgroup limits, read from its cgroup in %s: %s\n", cgroupRoot, in.Limits)
 	d.printf("   open files limit: %d\n", in.NoFile)
 	where := "a file in your home"
 	if home, err := os.UserHomeDir(); err != nil || filepath.Dir(in.Read.Target) != home {
@@ -361,13 +352,6 @@ func (r *Report) OwnNamespaces() []string {
 	}
 	own, _ := (&driver{rep: r}).namespaceSplit()
 	return own
-}
-
-func cpuLimit(cores float64) string {
-	if cores == 0 {
-		return "no limit"
-	}
-	return fmt.Sprintf("%g cores", cores)
 }
 
 func verdict(a Attempt) string {

@@ -171,6 +171,16 @@ func TestDemoConfined(t *testing.T) {
 	if in.Read.Allowed || in.Dial.Allowed {
 		t.Errorf("confined server read %s: %v, dialled %s: %v; both must be blocked", in.Read.Target, in.Read.Allowed, in.Dial.Target, in.Dial.Allowed)
 	}
+	// The limits as the server reads them from its own cgroup, where Node
+	// and Go's runtime look.
+	def := policy.Default()
+	if in.Limits.Memory != fmt.Sprint(int64(def.Memory)) || in.Limits.Pids != fmt.Sprint(def.Pids) {
+		t.Errorf("inside, the cgroup says memory %q and pids %q; want the default policy's %d and %d (read %v)",
+			in.Limits.Memory, in.Limits.Pids, int64(def.Memory), def.Pids, in.Limits.Files)
+	}
+	if want := fmt.Sprintf("memory %s, pids %d", def.Memory, def.Pids); !strings.Contains(out, want) {
+		t.Errorf("the report does not show the limits read inside (%q)", want)
+	}
 	if want := policy.Default().NoFile; in.NoFile != want {
 		t.Errorf("open files limit inside is %d, want the default %d", in.NoFile, want)
 	}

@@ -34,7 +34,7 @@ type ProbeReport struct {
 	NoNewPrivs string            `json:"no_new_privs"`
 	CapEff     string            `json:"cap_eff"`   // effective capabilities, hex
 	Cgroup     string            `json:"cgroup"`    // /proc/self/cgroup
-	Limits     map[string]string `json:"limits"`    // cgroup limit file → content, where readable inside
+	Limits     CgroupLimits      `json:"limits"`    // as the server reads them from /sys/fs/cgroup
 	NoFile     uint64            `json:"nofile"`    // RLIMIT_NOFILE soft limit
 	Processes  int               `json:"processes"` // pids visible in /proc
 	Read       Attempt           `json:"read"`
@@ -67,7 +67,6 @@ func probe(a ProbeArgs) ProbeReport {
 		UID:        os.Getuid(),
 		GID:        os.Getgid(),
 		Namespaces: map[string]string{},
-		Limits:     map[string]string{},
 	}
 	r.Hostname, _ = os.Hostname()
 	for _, ns := range []string{"mnt", "pid", "net", "ipc", "uts", "cgroup", "user"} {
@@ -81,11 +80,7 @@ func probe(a ProbeArgs) ProbeReport {
 	r.CapEff = statusField(status, "CapEff")
 	cg, _ := os.ReadFile("/proc/self/cgroup")
 	r.Cgroup = strings.TrimSpace(string(cg))
-	for _, path := range cgroupLimitFiles {
-		if b, err := os.ReadFile(path); err == nil {
-			r.Limits[path] = strings.TrimSpace(string(b))
-		}
-	}
+	r.Limits = readCgroupLimits(r.Cgroup)
 	var lim syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil {
 		r.NoFile = lim.Cur
@@ -109,17 +104,6 @@ func probe(a ProbeArgs) ProbeReport {
 		r.Dial = attempt(a.DialTCP, err)
 	}
 	return r
-}
-
-// cgroupLimitFiles are where a server could read its own limits (cgroup v2,
-// then v1) if the sandbox shows it its cgroup.
-var cgroupLimitFiles = []string{
-	"/sys/fs/cgroup/memory.max",
-	"/sys/fs/cgroup/pids.max",
-	"/sys/fs/cgroup/cpu.max",
-	"/sys/fs/cgroup/memory/memory.limit_in_bytes",
-	"/sys/fs/cgroup/pids/pids.max",
-	"/sys/fs/cgroup/cpu/cpu.cfs_quota_us",
 }
 
 func attempt(target string, err error) Attempt {
