@@ -251,20 +251,27 @@ func TestConfinedSeesItsOwnCgroupReadOnly(t *testing.T) {
 
 // Node sizes V8's heap from the cgroup's memory limit, which it finds
 // through /proc/self/cgroup and /sys/fs/cgroup (libuv's
-// uv_get_constrained_memory): the limit must reach it.
+// uv_get_constrained_memory): the limit must reach it, and the heap must
+// fit in it rather than be sized for the host.
 func TestConfinedNodeSeesItsMemoryLimit(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	spec := sbxSpec(node, "-e", "console.log(process.constrainedMemory())")
+	spec := sbxSpec(node, "-e", `console.log(process.constrainedMemory(), require("v8").getHeapStatistics().heap_size_limit)`)
 	spec.Memory = 512 << 20
 	out, errOut, ex := sbxRun(t, spec)
 	if ex.Failed() {
 		t.Fatalf("node: %v\n%s", ex, errOut)
 	}
-	if got := strings.TrimSpace(out); got != itoa(spec.Memory) {
-		t.Errorf("process.constrainedMemory() inside is %s, want the --memory limit %d", got, spec.Memory)
+	constrained, heap, _ := strings.Cut(strings.TrimSpace(out), " ")
+	if constrained != itoa(spec.Memory) {
+		t.Errorf("process.constrainedMemory() inside is %s, want the --memory limit %d", constrained, spec.Memory)
+	}
+	if n, err := strconv.ParseInt(heap, 10, 64); err != nil || n >= spec.Memory {
+		t.Errorf("V8's heap limit inside is %s bytes, want it below the --memory limit %d", heap, spec.Memory)
+	} else {
+		t.Logf("V8 heap limit under --memory %d: %d", spec.Memory, n)
 	}
 }
 
