@@ -42,7 +42,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	cfg.UID, cfg.GID, cfg.UserName, cfg.UserNS = usr.uid, usr.gid, usr.name, usr.userns
 	planBindOwners(cfg, log)
 
-	p := &confinedProcess{user: usr, done: make(chan struct{}), setupDone: make(chan struct{})}
+	p := &confinedProcess{user: usr, log: log, done: make(chan struct{}), setupDone: make(chan struct{})}
 	limits := cgroupLimits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU}
 	makeCgroup := func() (err error) {
 		if p.cg, err = newServerCgroup(spec.Name, limits); err != nil {
@@ -67,14 +67,16 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 		p.Close()
 		return nil, err
 	}
-	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "uid", cfg.UID, "userns", cfg.UserNS)
+	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "uid", cfg.UID, "userns", cfg.UserNS, "preforked", p.preforked)
 	return p, nil
 }
 
 // confinedProcess is the supervisor's handle on one sandbox: the init stage
 // (the reaper, PID 1 inside) and, through it, the server.
 type confinedProcess struct {
-	cmd            *exec.Cmd
+	stage          *stageHandle
+	preforked      bool // the init stage is zygote.c's, not a re-exec
+	log            *slog.Logger
 	stdin          io.WriteCloser
 	stdout, stderr *os.File
 	reports        *bufio.Reader
@@ -88,6 +90,13 @@ type confinedProcess struct {
 	done      chan struct{}
 	exit      Exit
 	closeOnce sync.Once
+}
+
+// stageHandle is the supervisor's hold on a running init stage.
+type stageHandle struct {
+	pid    int
+	signal func(os.Signal) error
+	wait   func() Exit
 }
 
 // start starts the init stage; makeCgroup, when not nil, creates the cgroup
@@ -106,26 +115,19 @@ func (p *confinedProcess) start(cfg *initConfig, makeCgroup func() error) error 
 	p.reportFile = repR
 	p.reports = bufio.NewReader(repR)
 
-	cmd := &exec.Cmd{
-		Path:        "/proc/self/exe",
-		Args:        []string{InitArg0},
-		Env:         []string{},
-		ExtraFiles:  []*os.File{cfgR, repW}, // configFD, reportFD
-		SysProcAttr: p.sysProcAttr(cfg),
-	}
-	p.cmd = cmd
-	p.stdin, p.stdout, p.stderr, err = attachPipes(cmd)
+	child := &exec.Cmd{} // holds the init stage's ends of its stdio pipes
+	p.stdin, p.stdout, p.stderr, err = attachPipes(child)
 	if err != nil {
 		cfgR.Close()
 		repW.Close()
 		return err
 	}
-	onForkThread(func() { err = cmd.Start() })
+	err = p.launch(cfg, child, cfgR, repW)
 	cfgR.Close()
 	repW.Close()
-	closeChildEnds(cmd)
+	closeChildEnds(child)
 	if err != nil {
-		return fmt.Errorf("sandbox: starting the init stage: %w%s", err, startHint(err, cfg))
+		return err
 	}
 	p.reportCh = make(chan report, 4)
 	go p.readReports()
@@ -142,7 +144,7 @@ func (p *confinedProcess) start(cfg *initConfig, makeCgroup func() error) error 
 	// cgroup v1 has no CLONE_INTO_CGROUP: the init stage joins by itself.
 	cfg.CgroupJoin = p.cg.ThreadJoinFiles()
 	if p.cg.IntoFD() < 0 && len(cfg.CgroupJoin) == 0 {
-		if err := p.cg.Add(cmd.Process.Pid); err != nil {
+		if err := p.cg.Add(p.stage.pid); err != nil {
 			return fmt.Errorf("sandbox: moving the server into its cgroup: %w", err)
 		}
 	}
@@ -155,6 +157,48 @@ func (p *confinedProcess) start(cfg *initConfig, makeCgroup func() error) error 
 	}
 	cfgW.Close()
 	return p.awaitStarted()
+}
+
+// launch starts the init stage with the given descriptors as its 0–4: the
+// pre-forked one (zygote.go) when it has the namespaces cfg needs, else a
+// fresh re-exec of this binary.
+func (p *confinedProcess) launch(cfg *initConfig, child *exec.Cmd, cfgR, repW *os.File) error {
+	if z := takeZygote(); z != nil {
+		cgroupFD := -1
+		if p.cg != nil {
+			cgroupFD = p.cg.IntoFD()
+		}
+		if z.fits(cfg, cgroupFD) {
+			a, err := z.adopt(cfg, [5]*os.File{child.Stdin.(*os.File), child.Stdout.(*os.File), child.Stderr.(*os.File), cfgR, repW})
+			if err == nil {
+				p.stage = &stageHandle{pid: a.pid, signal: a.signal, wait: a.wait}
+				p.preforked = true
+				return nil
+			}
+			p.log.Debug("sandbox: not using the pre-forked init stage", "err", err)
+		}
+		z.discard()
+	}
+	cmd := &exec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        []string{InitArg0},
+		Env:         []string{},
+		Stdin:       child.Stdin,
+		Stdout:      child.Stdout,
+		Stderr:      child.Stderr,
+		ExtraFiles:  []*os.File{cfgR, repW}, // configFD, reportFD
+		SysProcAttr: p.sysProcAttr(cfg),
+	}
+	var err error
+	onForkThread(func() { err = cmd.Start() })
+	if err != nil {
+		return fmt.Errorf("sandbox: starting the init stage: %w%s", err, startHint(err, cfg))
+	}
+	p.stage = &stageHandle{pid: cmd.Process.Pid, signal: cmd.Process.Signal, wait: func() Exit {
+		err := cmd.Wait()
+		return exitFromState(cmd.ProcessState, err)
+	}}
+	return nil
 }
 
 func (p *confinedProcess) sysProcAttr(cfg *initConfig) *syscall.SysProcAttr {
@@ -239,8 +283,7 @@ func (p *confinedProcess) endSetup() { p.setupOnce.Do(func() { close(p.setupDone
 // wait turns the reaper's report of the server's end and the init stage's
 // own status into Exit. The report pipe closes when the init stage is gone.
 func (p *confinedProcess) wait() {
-	err := p.cmd.Wait()
-	ex := exitFromState(p.cmd.ProcessState, err)
+	ex := p.stage.wait()
 	<-p.setupDone
 	for rep := range p.reportCh {
 		switch {
@@ -265,7 +308,7 @@ func (p *confinedProcess) wait() {
 func (p *confinedProcess) Stdin() io.WriteCloser { return p.stdin }
 func (p *confinedProcess) Stdout() io.Reader     { return p.stdout }
 func (p *confinedProcess) Stderr() io.Reader     { return p.stderr }
-func (p *confinedProcess) Pid() int              { return p.cmd.Process.Pid }
+func (p *confinedProcess) Pid() int              { return p.stage.pid }
 func (p *confinedProcess) Done() <-chan struct{} { return p.done }
 
 func (p *confinedProcess) Exit() Exit {
@@ -287,7 +330,7 @@ func (p *confinedProcess) Signal(sig os.Signal) error {
 		return os.ErrProcessDone
 	default:
 	}
-	return p.cmd.Process.Signal(sig)
+	return p.stage.signal(sig)
 }
 
 // Kill takes down the whole sandbox: SIGKILL to PID 1 ends every process in
@@ -295,7 +338,7 @@ func (p *confinedProcess) Signal(sig os.Signal) error {
 func (p *confinedProcess) Kill() error {
 	var err error
 	if p.started() {
-		if e := p.cmd.Process.Signal(syscall.SIGKILL); e != nil && !errors.Is(e, os.ErrProcessDone) {
+		if e := p.stage.signal(syscall.SIGKILL); e != nil && !errors.Is(e, os.ErrProcessDone) {
 			err = e
 		}
 	}
@@ -307,7 +350,7 @@ func (p *confinedProcess) Kill() error {
 	return err
 }
 
-func (p *confinedProcess) started() bool { return p.cmd != nil && p.cmd.Process != nil }
+func (p *confinedProcess) started() bool { return p.stage != nil }
 
 // Close kills what is left, waits for it, then frees the cgroup, the uid and
 // the pipes.

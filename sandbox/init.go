@@ -20,6 +20,9 @@ func runInit() int {
 	// process's /proc entries, /proc/1/exe above all.
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 
+	// Catching signals starts a runtime thread: let that overlap the setup.
+	sigsReady := make(chan chan os.Signal, 1)
+	go func() { sigsReady <- notifyForwarded() }()
 	// Blocks until the supervisor has created the cgroup (v1).
 	cfg, err := readConfig()
 	if err != nil {
@@ -30,7 +33,7 @@ func runInit() int {
 		rep.send(report{Error: err.Error()})
 		return 1
 	}
-	return reap(cfg, rep)
+	return reap(cfg, rep, <-sigsReady)
 }
 
 // setupSandbox builds the namespaces' contents in DESIGN §2 order.

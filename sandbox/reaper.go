@@ -17,10 +17,8 @@ var forwardedSignals = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGH
 // reap starts the server, reports whether its exec succeeded,
 // then stays as PID 1: it forwards signals, reaps orphans, and reports the
 // server's end before exiting (which ends every other process inside).
-func reap(cfg *initConfig, rep reportWriter) int {
-	sigs := make(chan os.Signal, 32)
-	signal.Notify(sigs, forwardedSignals...)
-
+// sigs receives forwardedSignals (see notifyForwarded).
+func reap(cfg *initConfig, rep reportWriter, sigs <-chan os.Signal) int {
 	pid, err := spawnServer(cfg)
 	if err != nil {
 		rep.send(report{Error: err.Error()})
@@ -45,6 +43,16 @@ func reap(cfg *initConfig, rep reportWriter) int {
 			return r.Code
 		}
 	}
+}
+
+// notifyForwarded starts catching forwardedSignals; a signal that arrives
+// before the server runs reaches it once it does. The first Notify starts
+// the runtime's signal thread (most of a millisecond), so the init stage
+// calls it while it sets up.
+func notifyForwarded() chan os.Signal {
+	sigs := make(chan os.Signal, 32)
+	signal.Notify(sigs, forwardedSignals...)
+	return sigs
 }
 
 // reapChildren waits for every child, orphans included, and hands over the

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"runtime"
+
+	"golang.org/x/sys/unix"
 )
 
 // InitArg0 is argv[0] of the re-executed init stage: PID 1 of the server's
@@ -22,10 +24,13 @@ const (
 // InitStage runs the init stage and never returns when this process was
 // started as one; otherwise it returns at once.
 func InitStage() {
-	if os.Args[0] == InitArg0 {
+	if os.Args[0] == InitArg0 || isZygote() {
 		// One thread does the setup and forks the server: namespace changes
 		// made with unshare apply to it only.
 		runtime.LockOSThread()
+		if isZygote() && !receiveStageFDs() {
+			os.Exit(0) // not adopted: nothing to report to anyone
+		}
 		os.Exit(runInit())
 	}
 }
@@ -61,12 +66,32 @@ func readReport(r *bufio.Reader) (report, error) {
 	return rep, nil
 }
 
-// readConfig reads the stage's configuration from configFD and closes it.
+// readConfig reads the stage's configuration from configFD to EOF and
+// closes it. Plain blocking reads on this locked thread: an os.File would
+// park it on the netpoller and wait for the scheduler to hand it back.
 func readConfig() (*initConfig, error) {
-	f := os.NewFile(configFD, "config")
-	defer f.Close()
+	defer unix.Close(configFD)
+	var data []byte
+	buf := make([]byte, 16<<10)
+	for {
+		n, err := unix.Read(configFD, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.EAGAIN { // the supervisor's end left it non-blocking
+			unix.Poll([]unix.PollFd{{Fd: configFD, Events: unix.POLLIN}}, -1)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the sandbox configuration: %v", err)
+		}
+		if n == 0 {
+			break
+		}
+		data = append(data, buf[:n]...)
+	}
 	var cfg initConfig
-	if err := json.NewDecoder(f).Decode(&cfg); err != nil {
+	if err := json.Unmarshal(data, &cfg); err != nil {
 		return nil, fmt.Errorf("reading the sandbox configuration: %v", err)
 	}
 	return &cfg, nil

@@ -1,0 +1,118 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// sbxZygoteRoleEnv makes the test binary, started as `<bin> run ...` so that
+// zygote.c pre-forks an init stage, start one confined shell and print what
+// it saw as JSON.
+const sbxZygoteRoleEnv = "MCPSANDBOX_SBX_ZYGOTE"
+
+// A role hook in init, not TestMain: the pre-forked init stage must reach
+// TestMain's InitStage, and its scrubbed environment never matches here.
+func init() {
+	if os.Getenv(sbxZygoteRoleEnv) != "" && len(os.Args) > 1 && os.Args[1] == "run" {
+		os.Exit(sbxZygoteRole())
+	}
+}
+
+type zygoteRoleResult struct {
+	Pending, Preforked bool
+	Out, Err, Exit     string
+}
+
+const zygoteProbeScript = `echo "cmdline=$(tr '\0' ' ' </proc/1/cmdline)"
+echo "environ=$(tr '\0' ' ' </proc/1/environ 2>&1)"
+echo "uid=$(id -u)"
+grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status | tr -d ' \t'
+echo "fds=$(ls /proc/self/fd | tr '\n' ' ')"`
+
+func sbxZygoteRole() int {
+	res := zygoteRoleResult{Pending: zygotePending()}
+	p, err := Start(sbxSpec("/bin/sh", "-c", zygoteProbeScript), slog.New(slog.DiscardHandler))
+	if err != nil {
+		res.Err = err.Error()
+	} else {
+		res.Preforked = p.(*confinedProcess).preforked
+		p.Stdin().Close()
+		var out, errb bytes.Buffer
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); io.Copy(&out, p.Stdout()) }()
+		go func() { defer wg.Done(); io.Copy(&errb, p.Stderr()) }()
+		wg.Wait()
+		res.Exit = p.Exit().String()
+		p.Close()
+		res.Out, res.Err = out.String(), errb.String()
+	}
+	json.NewEncoder(os.Stdout).Encode(res)
+	return 0
+}
+
+// The init stage pre-forked at `mcpsandbox run`'s start is adopted by the
+// first sandbox and confines it like a re-exec'd one: PID 1 shows none of
+// the supervisor's command line or environment, and the server holds no
+// privilege and no descriptor of the supervisor's.
+func TestConfinedPreforkedInitStage(t *testing.T) {
+	const argMarker, envMarker = "ZYGOTE_ARG_MARKER=4711", "ZYGOTE_ENV_MARKER=0815"
+	cmd := exec.Command(os.Args[0], "run", "--env", argMarker, "--", "server")
+	cmd.Env = append(os.Environ(), sbxZygoteRoleEnv+"=1", envMarker)
+	// A descriptor the supervisor holds must not reach the sandbox.
+	extra, err := os.Open("/dev/null")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	cmd.ExtraFiles = []*os.File{extra}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("role: %v\n%s", err, out)
+	}
+	var res zygoteRoleResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("role output %q: %v", out, err)
+	}
+	if !res.Pending || !res.Preforked {
+		t.Fatalf("pre-forked init stage pending=%v, adopted=%v, want both (%s)", res.Pending, res.Preforked, res.Err)
+	}
+	if res.Exit != "exited with status 0" {
+		t.Fatalf("probe %s\nstdout: %s\nstderr: %s", res.Exit, res.Out, res.Err)
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(res.Out, "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			got[k] = strings.TrimSpace(v)
+		} else if k, v, ok := strings.Cut(l, ":"); ok {
+			got[k] = v
+		}
+	}
+	if got["cmdline"] != InitArg0 {
+		t.Errorf("PID 1's command line is %q, want %q alone", got["cmdline"], InitArg0)
+	}
+	for _, marker := range []string{argMarker, envMarker, sbxZygoteRoleEnv} {
+		if strings.Contains(got["cmdline"]+got["environ"], marker) {
+			t.Errorf("PID 1 shows the supervisor's %q: cmdline %q, environ %q", marker, got["cmdline"], got["environ"])
+		}
+	}
+	for k, want := range map[string]string{"CapEff": "0000000000000000", "NoNewPrivs": "1", "Seccomp": "2"} {
+		if got[k] != want {
+			t.Errorf("server %s is %q, want %s", k, got[k], want)
+		}
+	}
+	if got["uid"] == "" || got["uid"] == "0" {
+		t.Errorf("server uid %q", got["uid"])
+	}
+	// ls's own directory descriptor is the 4th.
+	if fds := strings.Fields(got["fds"]); len(fds) != 4 {
+		t.Errorf("server descriptors %v, want 0 1 2 and ls's own\n%s", fds, res.Out)
+	}
+}
