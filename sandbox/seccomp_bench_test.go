@@ -42,7 +42,9 @@ func BenchmarkLoadDefault(b *testing.B) {
 //   - ioctl: FIONBIO, as libuv sets non-blocking mode; runs the prologue's
 //     cmd check and then libseccomp's program;
 //   - personality: an argument rule in libseccomp's program;
-//   - ptrace: refused, so the whole program runs every time.
+//   - ptrace: refused, so the whole program runs every time;
+//   - openat, openat_creat: opening and creating (ENOENT at once); the mode
+//     rule for file creation makes openat an argument rule.
 func BenchmarkSyscall(b *testing.B) {
 	filters := []struct {
 		name     string
@@ -60,7 +62,7 @@ func BenchmarkSyscall(b *testing.B) {
 			prog = compileOrFail(b, "default", false, false)
 			seccompOptimizeLevel = saved
 		}
-		for _, call := range []string{"getpid", "read", "ioctl", "personality", "ptrace"} {
+		for _, call := range []string{"getpid", "read", "ioctl", "personality", "ptrace", "openat", "openat_creat"} {
 			b.Run(f.name+"/"+call, func(b *testing.B) {
 				out, st := runProbe(b, prog, "bench", probeBenchEnv+"="+call+":"+strconv.Itoa(b.N))
 				if !st.Success() {

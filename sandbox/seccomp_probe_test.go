@@ -363,12 +363,21 @@ func probeBench(spec string) int {
 	}
 	var buf [1]byte
 	one := 1
+	missing := cstr("/nonexistent-mcpsandbox/f")
 	calls := map[string]func(){
 		"getpid":      func() { unix.RawSyscall(unix.SYS_GETPID, 0, 0, 0) },
 		"read":        func() { unix.RawSyscall(unix.SYS_READ, uintptr(zero), uintptr(unsafe.Pointer(&buf[0])), 1) },
 		"ioctl":       func() { unix.RawSyscall(unix.SYS_IOCTL, uintptr(p[0]), fionbio, uintptr(unsafe.Pointer(&one))) },
 		"personality": func() { unix.RawSyscall(unix.SYS_PERSONALITY, 0xffffffff, 0, 0) },
 		"ptrace":      func() { unix.RawSyscall(unix.SYS_PTRACE, unix.PTRACE_PEEKUSR, 0x3fffffff, 0) },
+		// ENOENT at the first component: the path walk stays short, so the
+		// filter's share of the cost shows.
+		"openat": func() {
+			unix.RawSyscall6(unix.SYS_OPENAT, atFdcwd, missing, unix.O_RDONLY|unix.O_CLOEXEC, 0, 0, 0)
+		},
+		"openat_creat": func() {
+			unix.RawSyscall6(unix.SYS_OPENAT, atFdcwd, missing, unix.O_WRONLY|unix.O_CREAT|unix.O_CLOEXEC, 0o644, 0, 0)
+		},
 	}
 	call, ok := calls[name]
 	if !ok {
