@@ -26,14 +26,10 @@ type etcFiles struct {
 	dirs     []hostTree
 }
 
-// readEtc takes the host's part of /etc, before the staging root hides it.
-func readEtc(cfg *initConfig) (etcFiles, error) {
+// readEtc takes the host's part of /etc that every sandbox gets.
+func readEtc() (etcFiles, error) {
 	e := etcFiles{files: map[string][]byte{}, links: map[string]string{}}
-	copied := etcCopied
-	if cfg.NetHost {
-		copied = append(copied, etcNetHost...)
-	}
-	for _, name := range copied {
+	for _, name := range etcCopied {
 		data, err := os.ReadFile("/etc/" + name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -63,13 +59,43 @@ func readEtc(cfg *initConfig) (etcFiles, error) {
 		e.dirNames = append(e.dirNames, name)
 		e.dirs = append(e.dirs, t)
 	}
-	if !cfg.NetHost {
-		e.files["hosts"] = []byte("127.0.0.1\tlocalhost " + sandboxHostname + "\n::1\tlocalhost ip6-localhost ip6-loopback\n")
-	}
 	e.files["hostname"] = []byte(sandboxHostname + "\n")
-	e.files["passwd"] = []byte(passwdFile(cfg))
-	e.files["group"] = []byte(groupFile(cfg))
 	return e, nil
+}
+
+// etcConfigFiles are the /etc files that depend on the configuration: the
+// network's (the host's with --net host) and the sandbox user's.
+func etcConfigFiles(cfg *initConfig) (map[string][]byte, error) {
+	files := map[string][]byte{"passwd": []byte(passwdFile(cfg)), "group": []byte(groupFile(cfg))}
+	if !cfg.NetHost {
+		files["hosts"] = []byte("127.0.0.1\tlocalhost " + sandboxHostname + "\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+		return files, nil
+	}
+	for _, name := range etcNetHost {
+		data, err := os.ReadFile("/etc/" + name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("/etc/%s: %v", name, err)
+		}
+		files[name] = data
+	}
+	return files, nil
+}
+
+// writeEtcConfig adds etcConfigFiles to the staging root's /etc.
+func writeEtcConfig(cfg *initConfig) error {
+	files, err := etcConfigFiles(cfg)
+	if err != nil {
+		return err
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(stagingDir, "etc", name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func passwdFile(cfg *initConfig) string {
@@ -96,8 +122,8 @@ func groupFile(cfg *initConfig) string {
 	return b.String()
 }
 
-// populateEtc writes /etc into the staging root.
-func populateEtc(root int, cfg *initConfig, e etcFiles) error {
+// populateEtc writes the host's part of /etc into the staging root.
+func populateEtc(root int, e etcFiles) error {
 	etc := filepath.Join(stagingDir, "etc")
 	if err := os.Mkdir(etc, 0o755); err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 // runInit is the init stage: PID 1 of the server's new namespaces. It builds
 // the sandbox, starts the exec stage, and stays as the reaper. Errors go to
 // the supervisor as a report, never only as an exit code.
-func runInit() int {
+func runInit(pre *preparedRoot) int {
 	rep := reportWriter{os.NewFile(reportFD, "report")}
 	// Nothing else may inherit the report pipe; the exec stage gets its own.
 	unix.CloseOnExec(reportFD)
@@ -23,13 +23,18 @@ func runInit() int {
 	// Catching signals starts a runtime thread: let that overlap the setup.
 	sigsReady := make(chan chan os.Signal, 1)
 	go func() { sigsReady <- notifyForwarded() }()
+	// What needs no configuration is built while the supervisor creates the
+	// cgroup and sends the configuration.
+	if pre == nil {
+		pre = prepareRoot()
+	}
 	// Blocks until the supervisor has created the cgroup (v1).
 	cfg, err := readConfig()
 	if err != nil {
 		rep.send(report{Error: err.Error()})
 		return 1
 	}
-	if err := setupSandbox(cfg); err != nil {
+	if err := setupSandbox(cfg, pre); err != nil {
 		rep.send(report{Error: err.Error()})
 		return 1
 	}
@@ -37,7 +42,7 @@ func runInit() int {
 }
 
 // setupSandbox builds the namespaces' contents in DESIGN §2 order.
-func setupSandbox(cfg *initConfig) error {
+func setupSandbox(cfg *initConfig, pre *preparedRoot) error {
 	if err := joinCgroup(cfg.CgroupJoin); err != nil {
 		return err
 	}
@@ -47,7 +52,7 @@ func setupSandbox(cfg *initConfig) error {
 	if err := unix.Unshare(unix.CLONE_NEWCGROUP); err != nil {
 		return fmt.Errorf("cgroup namespace: %v: the kernel needs CONFIG_CGROUPS with cgroup namespaces (4.6+)", err)
 	}
-	if err := buildRoot(cfg); err != nil {
+	if err := buildRoot(cfg, pre); err != nil {
 		return err
 	}
 	if !cfg.NetHost {

@@ -35,33 +35,7 @@ type hostTree struct {
 	dir bool
 }
 
-// hostSources holds everything taken from the host, opened before the
-// staging root covers any of it.
-type hostSources struct {
-	usr      hostTree
-	topLinks map[string]string   // name → symlink target
-	topDirs  map[string]hostTree // name → tree (non-merged /usr)
-	etc      etcFiles
-	dev      map[string]hostTree
-	binds    []hostTree // parallel to cfg.Binds
-	exe      *hostTree
-	cgroups  []hostTree // parallel to cfg.CgroupView
-}
-
-func (s *hostSources) close() {
-	trees := []hostTree{s.usr}
-	for _, t := range s.topDirs {
-		trees = append(trees, t)
-	}
-	for _, t := range s.dev {
-		trees = append(trees, t)
-	}
-	trees = append(trees, s.binds...)
-	trees = append(trees, s.etc.dirs...)
-	trees = append(trees, s.cgroups...)
-	if s.exe != nil {
-		trees = append(trees, *s.exe)
-	}
+func closeTrees(trees []hostTree) {
 	for _, t := range trees {
 		if t.fd > 0 {
 			unix.Close(t.fd)
@@ -69,38 +43,164 @@ func (s *hostSources) close() {
 	}
 }
 
-// buildRoot makes the server's whole file system view and pivots into it.
-func buildRoot(cfg *initConfig) error {
+// systemSources is what every sandbox takes from the host, whatever its
+// configuration: opened before the staging root covers any of it.
+type systemSources struct {
+	usr      hostTree
+	topLinks map[string]string   // name → symlink target
+	topDirs  map[string]hostTree // name → tree (non-merged /usr)
+	etc      etcFiles
+	dev      map[string]hostTree
+}
+
+func (s *systemSources) close() {
+	trees := append([]hostTree{s.usr}, s.etc.dirs...)
+	for _, t := range s.topDirs {
+		trees = append(trees, t)
+	}
+	for _, t := range s.dev {
+		trees = append(trees, t)
+	}
+	closeTrees(trees)
+}
+
+// configSources is what the configuration adds from the host.
+type configSources struct {
+	binds   []hostTree // parallel to cfg.Binds
+	exe     *hostTree
+	cgroups []hostTree // parallel to cfg.CgroupView
+}
+
+func (s *configSources) close() {
+	trees := append(append([]hostTree(nil), s.binds...), s.cgroups...)
+	if s.exe != nil {
+		trees = append(trees, *s.exe)
+	}
+	closeTrees(trees)
+}
+
+// preparedRoot is the part of the new root that no configuration changes
+// (/usr, /etc's host files, /dev, /proc), built while the init stage waits
+// for its configuration. Nothing in it comes from the configuration or from
+// anything a server could have touched: only host system paths.
+type preparedRoot struct {
+	root int   // the staging tmpfs, O_PATH; -1 when not built
+	err  error // building it failed; reported once the configuration is in
+}
+
+// prepareRoot builds the configuration-independent part of the new root at
+// stagingDir. Every sandbox's root is built this way, speculative or not,
+// so the pre-forked and the re-exec'd init stage build the same one.
+func prepareRoot() *preparedRoot {
+	p := &preparedRoot{root: -1}
+	p.err = p.build()
+	return p
+}
+
+func (p *preparedRoot) build() error {
 	// Mount events must not propagate back to the host.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making mounts private: %v", err)
 	}
-	src, err := openSources(cfg)
-	if src != nil {
-		defer src.close()
-	}
+	src, err := openSystemSources()
+	defer src.close()
 	if err != nil {
 		return err
 	}
 	if err := unix.Mount("tmpfs", stagingDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=16m,nr_inodes=4096,mode=0755"); err != nil {
 		return fmt.Errorf("mounting the root tmpfs: %v", err)
 	}
-	root, err := unix.Open(stagingDir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
+	if p.root, err = unix.Open(stagingDir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
 		return fmt.Errorf("opening the new root: %v", err)
 	}
-	defer unix.Close(root)
-
 	steps := []struct {
 		what string
 		do   func() error
 	}{
-		{"/usr", func() error { return populateSystem(root, src) }},
-		{"/etc", func() error { return populateEtc(root, cfg, src.etc) }},
-		{"/dev", func() error { return populateDev(cfg, src.dev) }},
+		{"/usr", func() error { return populateSystem(p.root, src) }},
+		{"/etc", func() error { return populateEtc(p.root, src.etc) }},
+		{"/dev", func() error { return populateDev(src.dev) }},
 		{"/proc", populateProc},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			return fmt.Errorf("building %s: %v", s.what, err)
+		}
+	}
+	return nil
+}
+
+// discard unmounts a prepared root (and all beneath it), uncovering the
+// host's stagingDir again.
+func (p *preparedRoot) discard() {
+	if p.root >= 0 {
+		unix.Close(p.root)
+		p.root = -1
+		unix.Unmount(stagingDir, unix.MNT_DETACH)
+	}
+}
+
+// readsStaging reports whether the configuration takes anything from the
+// host beneath stagingDir, which a prepared root covers. The paths are real
+// ones (binds are opened without following symlinks, Exe is resolved), so
+// comparing them is exact.
+func readsStaging(cfg *initConfig) bool {
+	paths := []string{}
+	for _, b := range cfg.Binds {
+		paths = append(paths, b.Path)
+	}
+	if cfg.ExeBind {
+		paths = append(paths, cfg.Exe)
+	}
+	for _, d := range cfg.CgroupView {
+		paths = append(paths, d.Dir)
+	}
+	for _, path := range paths {
+		if within(path, stagingDir) {
+			return true
+		}
+	}
+	return false
+}
+
+// buildRoot completes the prepared root with what cfg adds and pivots into
+// it. A configuration that reads beneath stagingDir gets its sources opened
+// before the root is prepared again, as the covered paths require.
+func buildRoot(cfg *initConfig, pre *preparedRoot) error {
+	if pre.err == nil && readsStaging(cfg) {
+		pre.discard()
+		src, err := openConfigSources(cfg)
+		defer src.close()
+		if err != nil {
+			return err
+		}
+		if pre = prepareRoot(); pre.err != nil {
+			return pre.err
+		}
+		return finishRoot(cfg, pre.root, src)
+	}
+	if pre.err != nil {
+		return pre.err
+	}
+	src, err := openConfigSources(cfg)
+	defer src.close()
+	if err != nil {
+		return err
+	}
+	return finishRoot(cfg, pre.root, src)
+}
+
+// finishRoot adds the configuration's parts to the prepared root, makes it
+// read-only and pivots into it.
+func finishRoot(cfg *initConfig, root int, src *configSources) error {
+	defer unix.Close(root)
+	steps := []struct {
+		what string
+		do   func() error
+	}{
+		{"/etc", func() error { return writeEtcConfig(cfg) }},
 		{"/sys", func() error { return populateSys(cfg.CgroupView, src.cgroups) }},
-		{"/tmp and HOME", func() error { return mountScratch(cfg) }},
+		{"/dev/shm, /tmp and HOME", func() error { return mountScratch(cfg) }},
 	}
 	for _, s := range steps {
 		if err := s.do(); err != nil {
@@ -123,9 +223,9 @@ func buildRoot(cfg *initConfig) error {
 	return pivotInto(root, cfg)
 }
 
-// openSources copies everything the sandbox shows from the host.
-func openSources(cfg *initConfig) (*hostSources, error) {
-	s := &hostSources{topLinks: map[string]string{}, topDirs: map[string]hostTree{}, dev: map[string]hostTree{}}
+// openSystemSources copies the host system paths every sandbox shows.
+func openSystemSources() (*systemSources, error) {
+	s := &systemSources{topLinks: map[string]string{}, topDirs: map[string]hostTree{}, dev: map[string]hostTree{}}
 	var err error
 	if s.usr, err = systemTree("/usr", attrRO); err != nil {
 		return s, fmt.Errorf("/usr: %v", err)
@@ -148,7 +248,7 @@ func openSources(cfg *initConfig) (*hostSources, error) {
 			}
 		}
 	}
-	if s.etc, err = readEtc(cfg); err != nil {
+	if s.etc, err = readEtc(); err != nil {
 		return s, err
 	}
 	for _, name := range devNodes {
@@ -156,6 +256,14 @@ func openSources(cfg *initConfig) (*hostSources, error) {
 			return s, fmt.Errorf("/dev/%s: %v", name, err)
 		}
 	}
+	return s, nil
+}
+
+// openConfigSources copies the user's binds, the server executable and the
+// server's cgroup from the host.
+func openConfigSources(cfg *initConfig) (*configSources, error) {
+	s := &configSources{}
+	var err error
 	owners := idMapNamespaces{serverUID: cfg.UID, serverGID: cfg.GID}
 	defer owners.close() // the mounts keep what they need
 	for _, b := range cfg.Binds {
@@ -264,7 +372,7 @@ func attachBind(root int, path string, t hostTree) error {
 }
 
 // populateSystem shows /usr and the merged-/usr symlinks read-only.
-func populateSystem(root int, src *hostSources) error {
+func populateSystem(root int, src *systemSources) error {
 	if err := attachBind(root, "/usr", src.usr); err != nil {
 		return err
 	}
@@ -281,8 +389,9 @@ func populateSystem(root int, src *hostSources) error {
 	return nil
 }
 
-// populateDev builds a minimal /dev: five devices, stdio links, shm.
-func populateDev(cfg *initConfig, nodes map[string]hostTree) error {
+// populateDev builds a minimal, read-only /dev: five devices, stdio links,
+// and the mount point of shm (see mountScratch).
+func populateDev(nodes map[string]hostTree) error {
 	dev := stagingDir + "/dev"
 	if err := os.Mkdir(dev, 0o755); err != nil {
 		return err
@@ -309,14 +418,14 @@ func populateDev(cfg *initConfig, nodes map[string]hostTree) error {
 	if err := os.Mkdir(shm, 0o755); err != nil {
 		return err
 	}
-	if err := unix.Mount("tmpfs", shm, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, fmt.Sprintf("size=%d,mode=1777", cfg.TmpSize)); err != nil {
-		return fmt.Errorf("/dev/shm: %v", err)
-	}
 	return unix.MountSetattr(devfd, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
 }
 
-// mountScratch mounts the size-limited /tmp and the empty HOME.
+// mountScratch mounts the size-limited /dev/shm and /tmp and the empty HOME.
 func mountScratch(cfg *initConfig) error {
+	if err := unix.Mount("tmpfs", stagingDir+"/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, fmt.Sprintf("size=%d,mode=1777", cfg.TmpSize)); err != nil {
+		return fmt.Errorf("/dev/shm: %v", err)
+	}
 	tmp := stagingDir + "/tmp"
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		return err

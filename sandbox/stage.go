@@ -28,10 +28,18 @@ func InitStage() {
 		// One thread does the setup and forks the server: namespace changes
 		// made with unshare apply to it only.
 		runtime.LockOSThread()
-		if isZygote() && !receiveStageFDs() {
-			os.Exit(0) // not adopted: nothing to report to anyone
+		var pre *preparedRoot
+		if isZygote() {
+			// Build while waiting to be adopted; in a user namespace only
+			// once the adopter has mapped the ids (files need an owner).
+			if !zygoteUserNS() {
+				pre = prepareRoot()
+			}
+			if !receiveStageFDs() {
+				os.Exit(0) // not adopted: nothing to report to anyone
+			}
 		}
-		os.Exit(runInit())
+		os.Exit(runInit(pre))
 	}
 }
 

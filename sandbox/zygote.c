@@ -39,6 +39,7 @@
 
 struct zygote mcpsandbox_zygote = {.sock = -1};
 int mcpsandbox_zygote_init_sock = -1;
+int mcpsandbox_zygote_init_userns;
 
 // wanted: `mcpsandbox run` that will start a confined sandbox with a network
 // namespace on cgroup v1 (v2 starts the init stage inside its cgroup with
@@ -158,6 +159,7 @@ static void intermediate(int sock, int userns, pid_t supervisor, int argc, char 
 			set_caps(init_caps);
 		scrub(argc, argv, envp);
 		mcpsandbox_zygote_init_sock = sock;
+		mcpsandbox_zygote_init_userns = userns;
 		return;
 	}
 	int pidfd = syscall(__NR_pidfd_open, init, 0);

@@ -159,6 +159,10 @@ func (a *adopted) wait() Exit {
 // isZygote reports whether this process is a pre-forked init stage.
 func isZygote() bool { return C.mcpsandbox_zygote_init_sock >= 0 }
 
+// zygoteUserNS reports whether this pre-forked init stage has a user
+// namespace of its own, whose ids stay unmapped until it is adopted.
+func zygoteUserNS() bool { return C.mcpsandbox_zygote_init_userns != 0 }
+
 // receiveStageFDs waits for the supervisor to adopt this pre-forked init
 // stage and installs the descriptors it sends as 0–4. false: not adopted
 // (discarded, or its supervisor is gone).

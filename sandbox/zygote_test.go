@@ -34,7 +34,12 @@ const zygoteProbeScript = `echo "cmdline=$(tr '\0' ' ' </proc/1/cmdline)"
 echo "environ=$(tr '\0' ' ' </proc/1/environ 2>&1)"
 echo "uid=$(id -u)"
 grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status | tr -d ' \t'
-echo "fds=$(ls /proc/self/fd | tr '\n' ' ')"`
+echo "fds=$(ls /proc/self/fd | tr '\n' ' ')"
+echo "mounts=$(` + mountTableCmd + `)"`
+
+// mountTableCmd prints the sandbox's mount table without what differs
+// between any two sandboxes (mount ids, device numbers), one mount a field.
+const mountTableCmd = `cut -d' ' -f4- /proc/self/mountinfo | tr '\n' '|'`
 
 func sbxZygoteRole() int {
 	res := zygoteRoleResult{Pending: zygotePending()}
@@ -110,6 +115,16 @@ func TestConfinedPreforkedInitStage(t *testing.T) {
 	}
 	if got["uid"] == "" || got["uid"] == "0" {
 		t.Errorf("server uid %q", got["uid"])
+	}
+	// The root the pre-forked init stage built while it waited for its
+	// configuration is the one a re-exec'd init stage builds.
+	stdout, stderr, ex := sbxRun(t, sbxSpec("/bin/sh", "-c", mountTableCmd))
+	if ex.Failed() {
+		t.Fatalf("re-exec'd sandbox: %s: %s", ex, stderr)
+	}
+	if want := strings.TrimSpace(stdout); got["mounts"] != want {
+		t.Errorf("mount table of the pre-forked init stage's sandbox:\n%s\nof a re-exec'd one:\n%s",
+			strings.ReplaceAll(got["mounts"], "|", "\n"), strings.ReplaceAll(want, "|", "\n"))
 	}
 	// ls's own directory descriptor is the 4th.
 	if fds := strings.Fields(got["fds"]); len(fds) != 4 {
