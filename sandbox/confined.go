@@ -28,44 +28,61 @@ const setupTimeout = 30 * time.Second
 var initCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP, unix.CAP_DAC_OVERRIDE}
 
 func startConfined(spec Spec, log *slog.Logger) (Process, error) {
+	p := &confinedProcess{log: log, done: make(chan struct{}), setupDone: make(chan struct{})}
+	// The cgroup is created while the rest is resolved; awaitCgroup hands it
+	// to p (on this goroutine) and must be called on every path, so that a
+	// failed start deletes it.
+	type made struct {
+		cg  *serverCgroup
+		err error
+	}
+	cgroupMade := make(chan made, 1)
+	go func() {
+		cg, err := newServerCgroup(spec.Name, cgroupLimits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU})
+		cgroupMade <- made{cg, err}
+	}()
+	awaitCgroup := sync.OnceValue(func() error {
+		m := <-cgroupMade
+		if m.err != nil {
+			return fmt.Errorf("sandbox: cgroup limits cannot be enforced: %w", m.err)
+		}
+		p.cg = m.cg
+		return nil
+	})
+	fail := func(err error) (Process, error) {
+		awaitCgroup()
+		p.Close()
+		return nil, err
+	}
+
 	cfg, err := newInitConfig(spec)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	if cfg.Seccomp, err = cachedSeccomp(spec.Seccomp, spec.NetHost, spec.SeccompLog); err != nil {
-		return nil, fmt.Errorf("sandbox: seccomp cannot be enforced: %w", err)
+		return fail(fmt.Errorf("sandbox: seccomp cannot be enforced: %w", err))
 	}
-	usr, err := chooseUser(spec)
-	if err != nil {
-		return nil, err
+	if p.user, err = chooseUser(spec); err != nil {
+		return fail(err)
 	}
-	cfg.UID, cfg.GID, cfg.UserName, cfg.UserNS = usr.uid, usr.gid, usr.name, usr.userns
+	cfg.UID, cfg.GID, cfg.UserName, cfg.UserNS = p.user.uid, p.user.gid, p.user.name, p.user.userns
 	planBindOwners(cfg, log)
 
-	p := &confinedProcess{user: usr, log: log, done: make(chan struct{}), setupDone: make(chan struct{})}
-	limits := cgroupLimits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU}
-	makeCgroup := func() (err error) {
-		if p.cg, err = newServerCgroup(spec.Name, limits); err != nil {
-			return fmt.Errorf("sandbox: cgroup limits cannot be enforced: %w", err)
-		}
-		return nil
-	}
 	// cgroup v2 starts the init stage inside its cgroup (CLONE_INTO_CGROUP),
-	// so the cgroup comes first. On v1 it is created while the init stage
-	// boots, and the init stage's forking thread joins it (see
-	// ThreadJoinFiles) before it forks the server.
+	// so the cgroup comes first. On v1 the init stage boots meanwhile, and
+	// its forking thread joins the cgroup (see ThreadJoinFiles) before it
+	// forks the server.
+	makeCgroup := awaitCgroup
 	if cgroups.Mode() == cgroups.Unified {
-		if err := makeCgroup(); err != nil {
-			usr.release()
-			return nil, err
+		if err := awaitCgroup(); err != nil {
+			return fail(err)
 		}
 		makeCgroup = nil
 	}
 	err = p.start(cfg, makeCgroup)
 	p.endSetup()
 	if err != nil {
-		p.Close()
-		return nil, err
+		return fail(err)
 	}
 	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "uid", cfg.UID, "userns", cfg.UserNS, "preforked", p.preforked)
 	return p, nil
