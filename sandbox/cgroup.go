@@ -35,6 +35,8 @@ type cgroupBackend interface {
 	remove() error
 	stats() Stats
 	path() string
+	// allDirs lists the cgroup's directories (one per v1 controller).
+	allDirs() []string
 }
 
 // serverCgroup is one server's cgroup, beneath the supervisor's own.
@@ -75,6 +77,7 @@ func newServerCgroup(name string, lim cgroupLimits) (*serverCgroup, error) {
 	if err != nil {
 		return nil, err
 	}
+	go sweepStaleCgroups(b.allDirs())
 	return &serverCgroup{b: b}, nil
 }
 

@@ -282,6 +282,14 @@ func (g *v1Group) path() string {
 
 func (g *v1Group) intoFD() int { return -1 }
 
+func (g *v1Group) allDirs() []string {
+	var dirs []string
+	for _, d := range g.dirs {
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
 func (g *v1Group) add(pid int) error { return g.cg.AddProc(uint64(pid)) }
 
 // threadJoinFiles are the controllers' tasks files: writing "0" to one moves

@@ -234,6 +234,8 @@ func readFields(file string) []string {
 
 func (g *v2Group) path() string { return g.dir }
 
+func (g *v2Group) allDirs() []string { return []string{g.dir} }
+
 func (g *v2Group) intoFD() int { return g.fd }
 
 func (g *v2Group) add(pid int) error { return g.mgr.AddProc(uint64(pid)) }
