@@ -43,8 +43,9 @@ func BenchmarkLoadDefault(b *testing.B) {
 //     cmd check and then libseccomp's program;
 //   - personality: an argument rule in libseccomp's program;
 //   - ptrace: refused, so the whole program runs every time;
-//   - openat, openat_creat: opening and creating (ENOENT at once); the mode
-//     rule for file creation makes openat an argument rule.
+//   - openat, openat_creat: opening and creating an empty path (ENOENT at
+//     once): an argument rule (set-ID modes, seccomp_modes.go);
+//     open_missing: openat walking a path to ENOENT, for scale.
 func BenchmarkSyscall(b *testing.B) {
 	filters := []struct {
 		name     string
@@ -62,7 +63,7 @@ func BenchmarkSyscall(b *testing.B) {
 			prog = compileOrFail(b, "default", false, false)
 			seccompOptimizeLevel = saved
 		}
-		for _, call := range []string{"getpid", "read", "ioctl", "personality", "ptrace", "openat", "openat_creat"} {
+		for _, call := range []string{"getpid", "read", "ioctl", "personality", "ptrace", "openat", "openat_creat", "open_missing"} {
 			b.Run(f.name+"/"+call, func(b *testing.B) {
 				out, st := runProbe(b, prog, "bench", probeBenchEnv+"="+call+":"+strconv.Itoa(b.N))
 				if !st.Success() {

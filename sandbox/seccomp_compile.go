@@ -175,9 +175,7 @@ func (b *seccompBuilder) allowHot(name string, priority uint8) error {
 		return fmt.Errorf("seccomp default profile: allow %s: %w", name, err)
 	}
 	if priority > 0 {
-		if err := b.f.SetSyscallPriority(nr, priority); err != nil {
-			return fmt.Errorf("seccomp default profile: priority of %s: %w", name, err)
-		}
+		return b.prioritize(name, priority)
 	}
 	return nil
 }
@@ -191,6 +189,18 @@ func (b *seccompBuilder) allowIf(name string, conds ...libseccomp.ScmpCondition)
 	}
 	if err := b.f.AddRuleConditional(nr, libseccomp.ActAllow, conds); err != nil {
 		return fmt.Errorf("seccomp default profile: allow %s with argument conditions: %w", name, err)
+	}
+	return nil
+}
+
+// prioritize moves name forward when the filter is not a binary tree.
+func (b *seccompBuilder) prioritize(name string, priority uint8) error {
+	nr, ok, err := b.mustResolve(name)
+	if err != nil || !ok {
+		return err
+	}
+	if err := b.f.SetSyscallPriority(nr, priority); err != nil {
+		return fmt.Errorf("seccomp default profile: priority of %s: %w", name, err)
 	}
 	return nil
 }

@@ -18,21 +18,21 @@ var seccompHot = []string{
 	"pread64", "pwrite64", "close", "mmap", "munmap", "madvise", "mprotect",
 	"brk", "clock_gettime", "nanosleep", "clock_nanosleep", "sched_yield",
 	"getpid", "gettid", "tgkill", "rt_sigaction", "rt_sigprocmask",
-	"rt_sigreturn", "fstat", "newfstatat", "statx", "openat", "lseek", "fcntl",
+	"rt_sigreturn", "fstat", "newfstatat", "statx", "lseek", "fcntl",
 	"poll", "ppoll", "pselect6", "select", "getrandom",
 }
 
-// seccompAllowed are allowed unconditionally (besides seccompHot).
+// seccompAllowed are allowed unconditionally (besides seccompHot). Calls
+// that create or set a file mode: seccomp_modes.go.
 var seccompAllowed = []string{
 	// files and directories
 	"access", "faccessat", "faccessat2", "chdir", "fchdir", "getcwd",
-	"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "fchownat",
-	"lchown", "creat", "open", "openat2", "close_range", "dup", "dup2", "dup3",
+	"chown", "fchown", "fchownat", "lchown", "close_range", "dup", "dup2", "dup3",
 	"fadvise64", "fallocate", "fdatasync", "fsync", "sync", "syncfs",
 	"sync_file_range", "flock", "ftruncate", "truncate", "getdents",
 	"getdents64", "link", "linkat", "symlink", "symlinkat", "readlink",
 	"readlinkat", "rename", "renameat", "renameat2", "unlink", "unlinkat",
-	"mkdir", "mkdirat", "rmdir", "mknod", "mknodat", "stat", "lstat",
+	"mkdir", "mkdirat", "rmdir", "stat", "lstat",
 	"statfs", "fstatfs", "umask", "utime", "utimes", "utimensat", "futimesat",
 	"copy_file_range", "sendfile", "splice", "tee", "vmsplice", "readahead",
 	"preadv", "preadv2", "pwritev", "pwritev2", "name_to_handle_at",
@@ -158,6 +158,9 @@ func addDefaultProfile(b *seccompBuilder, netHost bool) error {
 		return err
 	}
 	// clone's flags are a full unsigned long; any namespace flag is refused.
+	if err := addModeRules(b); err != nil {
+		return err
+	}
 	if err := b.allowIf("clone", argMaskedEq(0, cloneNewFlags, 0)); err != nil {
 		return err
 	}

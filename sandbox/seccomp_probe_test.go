@@ -41,6 +41,7 @@ func init() {
 
 func seccompProbeMain(mode string) int {
 	runtime.LockOSThread()
+	probeDir = os.Getenv(probeDirEnv)
 	prog, err := io.ReadAll(os.NewFile(3, "bpf"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "probe: reading the program:", err)
@@ -166,7 +167,23 @@ const fionbio = 0x5421 // asm-generic; what libuv uses to set O_NONBLOCK
 
 var atFdcwd = uintptr(unix.AT_FDCWD & 0xffffffff) // the kernel reads an int
 
-var seccompProbes = map[string]func() error{
+var seccompProbes = joined(seccompCallProbes, seccompModeProbes)
+
+// joined is the union of maps with distinct keys.
+func joined[V any](ms ...map[string]V) map[string]V {
+	out := map[string]V{}
+	for _, m := range ms {
+		for k, v := range m {
+			if _, dup := out[k]; dup {
+				panic("seccomp probes: " + k + " defined twice")
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+var seccompCallProbes = map[string]func() error{
 	// must work
 	"getpid": func() error { return sys(unix.SYS_GETPID) },
 	"open_read": func() error {
@@ -363,20 +380,23 @@ func probeBench(spec string) int {
 	}
 	var buf [1]byte
 	one := 1
-	missing := cstr("/nonexistent-mcpsandbox/f")
+	missing, empty := cstr("/nonexistent-mcpsandbox/f"), cstr("")
 	calls := map[string]func(){
 		"getpid":      func() { unix.RawSyscall(unix.SYS_GETPID, 0, 0, 0) },
 		"read":        func() { unix.RawSyscall(unix.SYS_READ, uintptr(zero), uintptr(unsafe.Pointer(&buf[0])), 1) },
 		"ioctl":       func() { unix.RawSyscall(unix.SYS_IOCTL, uintptr(p[0]), fionbio, uintptr(unsafe.Pointer(&one))) },
 		"personality": func() { unix.RawSyscall(unix.SYS_PERSONALITY, 0xffffffff, 0, 0) },
 		"ptrace":      func() { unix.RawSyscall(unix.SYS_PTRACE, unix.PTRACE_PEEKUSR, 0x3fffffff, 0) },
-		// ENOENT at the first component: the path walk stays short, so the
-		// filter's share of the cost shows.
+		// An empty path fails at once (ENOENT, no path walk), so the filter's
+		// share of the cost shows; open_missing walks a path, for scale.
 		"openat": func() {
-			unix.RawSyscall6(unix.SYS_OPENAT, atFdcwd, missing, unix.O_RDONLY|unix.O_CLOEXEC, 0, 0, 0)
+			unix.RawSyscall6(unix.SYS_OPENAT, atFdcwd, empty, unix.O_RDONLY|unix.O_CLOEXEC, 0, 0, 0)
 		},
 		"openat_creat": func() {
-			unix.RawSyscall6(unix.SYS_OPENAT, atFdcwd, missing, unix.O_WRONLY|unix.O_CREAT|unix.O_CLOEXEC, 0o644, 0, 0)
+			unix.RawSyscall6(unix.SYS_OPENAT, atFdcwd, empty, unix.O_WRONLY|unix.O_CREAT|unix.O_CLOEXEC, 0o644, 0, 0)
+		},
+		"open_missing": func() {
+			unix.RawSyscall6(unix.SYS_OPENAT, atFdcwd, missing, unix.O_RDONLY|unix.O_CLOEXEC, 0, 0, 0)
 		},
 	}
 	call, ok := calls[name]
@@ -410,7 +430,7 @@ func runProbe(t testing.TB, prog []byte, mode string, env ...string) ([]byte, *o
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0])
-	cmd.Env = append(os.Environ(), append([]string{probeEnv + "=" + mode}, env...)...)
+	cmd.Env = append(os.Environ(), append([]string{probeEnv + "=" + mode, probeDirEnv + "=" + t.TempDir()}, env...)...)
 	cmd.ExtraFiles = []*os.File{f}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -12,7 +12,7 @@ import (
 )
 
 // Expected results of the probes under the default profile without network.
-var defaultProfileWant = map[string]string{
+var defaultProfileWant = joined(seccompModeWant, map[string]string{
 	// runtimes need these
 	"getpid": "ok", "open_read": "ok", "mmap_exec": "ok", "mprotect_exec": "ok",
 	"fork_exec": "ok", "statx": "ok", "getrandom": "ok", "close_range": "ok",
@@ -46,7 +46,7 @@ var defaultProfileWant = map[string]string{
 	"kexec_load": "EPERM", "kexec_file_load": "EPERM", "init_module": "EPERM",
 	"finit_module": "EPERM", "delete_module": "EPERM", "reboot": "EPERM",
 	"swapon": "EPERM", "swapoff": "EPERM",
-}
+})
 
 func compileOrFail(t testing.TB, profile string, netHost, logDenials bool) []byte {
 	t.Helper()
@@ -122,10 +122,10 @@ func TestSeccompLogDenialsLetsCallsThrough(t *testing.T) {
 	control := probeCalls(t, nil, names)
 	logged := probeCalls(t, compileOrFail(t, "default", false, true), names)
 	want := maps.Clone(control)
-	want["clone3"] = "ENOSYS"
+	want["clone3"], want["mode_openat2"] = "ENOSYS", "ENOSYS"
 	checkResults(t, logged, want)
-	if logged["ptrace"] == "EPERM" || logged["socket_inet"] != "ok" {
-		t.Errorf("log mode still refuses: ptrace %s, socket_inet %s", logged["ptrace"], logged["socket_inet"])
+	if logged["ptrace"] == "EPERM" || logged["socket_inet"] != "ok" || logged["mode_chmod_setuid"] != "ok" {
+		t.Errorf("log mode still refuses: ptrace %s, socket_inet %s, chmod 4755 %s", logged["ptrace"], logged["socket_inet"], logged["mode_chmod_setuid"])
 	}
 }
 
@@ -248,7 +248,11 @@ func TestSeccompDeniedNeverAllowed(t *testing.T) {
 			t.Errorf("%s is both denied and allowed", name)
 		}
 	}
-	for _, name := range []string{"socket", "clone", "clone3", "personality"} {
+	conditional := []string{"socket", "clone", "clone3", "personality", "openat2"}
+	for _, r := range seccompModeRules {
+		conditional = append(conditional, r.name)
+	}
+	for _, name := range conditional {
 		if slices.Contains(allowed, name) {
 			t.Errorf("%s must only be allowed conditionally", name)
 		}
