@@ -17,7 +17,9 @@ import (
 // (Linux 5.12+) shows the grant's owner as the server instead: inside the
 // mount the owner's files are the server's, and what the server creates
 // lands on disk as the owner's. Host uid and gid 0 are never mapped, or a
-// server could leave setuid-root files behind on the host.
+// server could leave setuid-root files behind on the host; setuid-owner
+// files it cannot make either: the default seccomp profile refuses set-ID
+// modes (seccomp_modes.go).
 //
 // Only the owner's uid and gid are mapped. The kernel refuses writes through
 // an idmapped mount to an inode whose uid or gid it cannot map, so files of
