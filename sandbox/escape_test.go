@@ -76,6 +76,7 @@ var escapeChecks = []escapeRow{
 	{"capabilities", nil},
 	{"no_new_privs", nil},
 	{"setuid_binaries", nil},
+	{"setuid_planting", (*escapeCanaries).checkNoSetIDFiles},
 	{"open_by_handle_at", nil},
 	{"mount", nil},
 	{"user_namespaces", nil},
@@ -148,6 +149,7 @@ func TestEscapeProbesSeeThroughAWeakSandbox(t *testing.T) {
 	for _, class := range []string{
 		"seccomp_active", "keyctl", "perf_event_open", "io_uring", "userfaultfd", "tiocsti_seccomp",
 		"seccomp_arch_bypass", "ptrace_seccomp", "socket_inet", "personality_aslr", "leaked_fds", "env_secrets",
+		"setuid_planting",
 	} {
 		if r, ok := report[class]; !ok || r.Blocked {
 			t.Errorf("%s: the probe missed a gap bwrap leaves open: %+v", class, r)
@@ -164,6 +166,9 @@ func TestEscapeProbesSeeThroughAWeakSandbox(t *testing.T) {
 	}
 	c.checkNothingWritten(t)
 	escapeNoConnection(t, "tcp", c.tcp)
+	if planted := escapeSetIDFiles(t, c.rwDir); len(planted) == 0 {
+		t.Errorf("without seccomp the server's set-ID files should be on the host, found none in %s", c.rwDir)
+	}
 }
 
 // TestEscapeProbesSeeTheHostsCgroups calibrates the cgroup rows: bubblewrap
@@ -230,6 +235,11 @@ type escapeResult struct {
 
 func escapeTable(t *testing.T, hostile string) {
 	c := newEscapeCanaries(t, hostile)
+	if os.Geteuid() == 0 {
+		// A user's directory, as `--rw ~/notes` would grant: a root
+		// supervisor idmaps it, so the server acts as that user in it.
+		escapeOwnByUser(t, c.rwDir)
+	}
 	spec := escapeSpec(hostile, []string{c.roDir}, []string{c.rwDir})
 	report := escapeRun(t, spec, c.args)
 
@@ -509,6 +519,59 @@ func (c *escapeCanaries) checkNothingWritten(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(c.rwDir, "hardlink-secret")); err == nil {
 		t.Errorf("a hard link to the secret appeared in the --rw dir")
 	}
+}
+
+// checkNoSetIDFiles: nothing the server left in its --rw dir is set-user-ID
+// or set-group-ID on the host, and it did leave files there (the probe
+// creates plain ones before changing their modes).
+func (c *escapeCanaries) checkNoSetIDFiles(t *testing.T) {
+	if planted := escapeSetIDFiles(t, c.rwDir); len(planted) > 0 {
+		t.Errorf("set-ID files on the host, in the --rw grant: %s", strings.Join(planted, ", "))
+	}
+	dir := filepath.Join(c.rwDir, "setid-planting")
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) == 0 {
+		t.Fatalf("the server left no files in %s (%v): the check above saw nothing", dir, err)
+	}
+	t.Logf("%d files in %s, owned by %s on the host, none set-ID", len(ents), dir, escapeOwner(t, filepath.Join(dir, ents[0].Name())))
+}
+
+// escapeSetIDFiles lists what under dir is set-user-ID or set-group-ID,
+// directories aside (a setgid directory only passes its group on).
+func escapeSetIDFiles(t *testing.T, dir string) []string {
+	var planted []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+			planted = append(planted, fmt.Sprintf("%s (%s, owner %s)", p, fi.Mode(), escapeOwner(t, p)))
+		}
+		return nil
+	})
+	escapeMust(t, err)
+	return planted
+}
+
+func escapeOwner(t *testing.T, p string) string {
+	var st unix.Stat_t
+	escapeMust(t, unix.Lstat(p, &st))
+	return fmt.Sprintf("%d:%d", st.Uid, st.Gid)
+}
+
+// escapeOwnByUser gives dir to escapeUser and that user's group.
+func escapeOwnByUser(t *testing.T, dir string) {
+	u, err := user.Lookup(escapeUser)
+	if err != nil {
+		t.Fatalf("the --rw grant is owned by %s, which is missing (%v): run scripts/test-setup.sh", escapeUser, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	escapeMust(t, os.Chown(dir, uid, gid))
 }
 
 // checkHostProcessUntouched: the canary is alive, not stopped, not traced.

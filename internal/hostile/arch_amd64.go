@@ -17,6 +17,12 @@ import (
 // int80 issues an i386 system call through the 32-bit entry point.
 func int80(nr, a1, a2, a3 uintptr) (r uintptr)
 
+// legacyModeCalls are the mode-taking calls x86_64 has besides the *at
+// forms; a filter has to cover them separately.
+var legacyModeCalls = map[string]uintptr{
+	"chmod": unix.SYS_CHMOD, "creat": unix.SYS_CREAT, "open": unix.SYS_OPEN, "mknod": unix.SYS_MKNOD,
+}
+
 const (
 	i386Keyctl = 288        // keyctl on i386; 288 is accept4 on x86_64
 	x32Bit     = 0x40000000 // __X32_SYSCALL_BIT

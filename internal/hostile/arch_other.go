@@ -4,6 +4,9 @@ package main
 
 import "fmt"
 
+// legacyModeCalls: none; this architecture has only the *at forms.
+var legacyModeCalls = map[string]uintptr{}
+
 func runArchChild(mode string) int {
 	fmt.Println("-38") // ENOSYS: no foreign ABI on this architecture
 	return 0

@@ -43,6 +43,7 @@ var probes = []probe{
 	{"capabilities", probeCapabilities},
 	{"no_new_privs", probeNoNewPrivs},
 	{"setuid_binaries", probeSetuidBinaries},
+	{"setuid_planting", probeSetuidPlanting},
 	{"open_by_handle_at", probeOpenByHandleAt},
 
 	// Mounts and namespaces.
