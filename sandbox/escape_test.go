@@ -120,7 +120,7 @@ func TestEscape(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Fatalf("TestEscape must start as root: it runs the supervisor as root and then re-runs itself as %s for the unprivileged path", escapeUser)
 	}
-	hostile := escapeBuildHostile(t)
+	hostile := testenv.BuildHostile(t)
 	t.Run("root", func(t *testing.T) { escapeTable(t, hostile) })
 	t.Run("unprivileged", func(t *testing.T) { escapeAsUnprivileged(t, hostile) })
 }
@@ -135,7 +135,7 @@ func TestEscapeProbesSeeThroughAWeakSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bubblewrap is needed to calibrate the hostile server (%v): run scripts/test-setup.sh", err)
 	}
-	hostile := escapeBuildHostile(t)
+	hostile := testenv.BuildHostile(t)
 	c := newEscapeCanaries(t, hostile)
 	cmd := exec.Command(bwrap, "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent",
 		"--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
@@ -185,7 +185,7 @@ func TestEscapeProbesSeeTheHostsCgroups(t *testing.T) {
 	// In a cgroup of its own, the hierarchies' tops lie outside the test's
 	// cgroup namespace and hold another cgroup (this one) whatever the host.
 	testenv.OuterLimit(t, 1<<30, 1024)
-	hostile := escapeBuildHostile(t)
+	hostile := testenv.BuildHostile(t)
 	cmd := exec.Command(bwrap, "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent",
 		"--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
 		"--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
@@ -369,38 +369,6 @@ func (w escapeTestWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// escapeBuildHostile builds internal/hostile static into a directory every
-// user may read, as the sandbox user has to exec it.
-func escapeBuildHostile(t *testing.T) string {
-	t.Helper()
-	dir := escapeSharedDir(t, "mcpsandbox-hostile-")
-	bin := filepath.Join(dir, "hostile")
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/hostile")
-	cmd.Dir = testenv.RepoRoot(t)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the hostile server: %v\n%s", err, out)
-	}
-	if err := os.Chmod(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
-
-// escapeSharedDir is a fresh 0755 directory (t.TempDir's parents are 0700).
-func escapeSharedDir(t *testing.T, prefix string) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 func escapeRandom(t *testing.T) string {
 	b := make([]byte, 8)
 	if _, err := rand.Read(b); err != nil {
@@ -424,18 +392,18 @@ func newEscapeCanaries(t *testing.T, hostile string) *escapeCanaries {
 	token := escapeRandom(t)
 	c := &escapeCanaries{hostile: hostile}
 
-	home := escapeSharedDir(t, "mcpsandbox-escape-home-")
+	home := testenv.SharedDir(t, "mcpsandbox-escape-home-")
 	secretDir := filepath.Join(home, ".ssh")
 	c.secretFile = filepath.Join(secretDir, "id_ed25519")
 	escapeMust(t, os.Mkdir(secretDir, 0o700))
 	escapeMust(t, os.WriteFile(c.secretFile, []byte("SECRET "+token+"\n"), 0o600))
 	t.Setenv("HOME", home)
 
-	outside := escapeSharedDir(t, "mcpsandbox-escape-outside-")
+	outside := testenv.SharedDir(t, "mcpsandbox-escape-outside-")
 	c.writeCanary = filepath.Join(outside, "written-by-server")
-	c.roDir = escapeSharedDir(t, "mcpsandbox-escape-ro-")
+	c.roDir = testenv.SharedDir(t, "mcpsandbox-escape-ro-")
 	escapeMust(t, os.WriteFile(filepath.Join(c.roDir, "granted-ro.txt"), []byte("read me\n"), 0o644))
-	c.rwDir = escapeSharedDir(t, "mcpsandbox-escape-rw-")
+	c.rwDir = testenv.SharedDir(t, "mcpsandbox-escape-rw-")
 	escapeMust(t, os.Chmod(c.rwDir, 0o777)) // the server's uid is not the test's
 
 	var err error
@@ -635,7 +603,7 @@ func escapeAsUnprivileged(t *testing.T, hostile string) {
 
 	// The binary belongs to the user, as a user's own install would: the
 	// server must not be able to write it through /proc/1/exe either.
-	dir := escapeSharedDir(t, "mcpsandbox-escape-bin-")
+	dir := testenv.SharedDir(t, "mcpsandbox-escape-bin-")
 	bin := filepath.Join(dir, "sandbox.test")
 	escapeCopy(t, os.Args[0], bin)
 	escapeMust(t, os.Chown(bin, uid, gid))

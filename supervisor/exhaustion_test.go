@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -34,7 +33,7 @@ func TestExhaustionRestarts(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Fatal("the exhaustion tests set an outer cgroup limit first, which needs root")
 	}
-	hostile := exhaustionBuildHostile(t)
+	hostile := testenv.BuildHostile(t)
 	for _, bomb := range []struct {
 		tool string
 		// memory and pids override the defaults (1 GiB, 256): a smaller
@@ -323,25 +322,3 @@ func (c *logCapture) text() string {
 }
 
 func (c *logCapture) contains(s string) bool { return strings.Contains(c.text(), s) }
-
-// exhaustionBuildHostile builds internal/hostile static into a directory the
-// sandbox user may read.
-func exhaustionBuildHostile(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "mcpsandbox-hostile-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "hostile")
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/hostile")
-	cmd.Dir = testenv.RepoRoot(t)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the hostile server: %v\n%s", err, out)
-	}
-	return bin
-}

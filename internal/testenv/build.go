@@ -1,0 +1,40 @@
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// SharedDir is a fresh directory every user may read and enter (t.TempDir's
+// parents are private to root), for files a sandbox user must reach.
+func SharedDir(t testing.TB, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// BuildHostile builds the hostile test server (internal/hostile), static,
+// into a SharedDir so that any sandbox user can exec it.
+func BuildHostile(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(SharedDir(t, "mcpsandbox-hostile-"), "hostile")
+	cmd := exec.Command("go", "build", "-o", bin, "./internal/hostile")
+	cmd.Dir = RepoRoot(t)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the hostile server: %v\n%s", err, out)
+	}
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
