@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -89,37 +88,6 @@ func helperCmd(t *testing.T, binary, role string, env ...string) *exec.Cmd {
 	cmd := exec.Command(binary, "-test.run=^TestCgroupHelperRole$", "-test.count=1")
 	cmd.Env = append(os.Environ(), append([]string{roleEnv + "=" + role}, env...)...)
 	return cmd
-}
-
-// unprivilegedCopy copies the test binary where uid 65534 can run it
-// (go test's build dir is private to root).
-func unprivilegedCopy(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "mcpsandbox-cgtest-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	bin := filepath.Join(dir, "sandbox.test")
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return bin
 }
 
 func asNobody(cmd *exec.Cmd) {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,7 @@ func TestCgroupInfoOnThisHost(t *testing.T) {
 
 func TestCgroupInfoUnprivileged(t *testing.T) {
 	requireV1(t)
-	cmd := helperCmd(t, unprivilegedCopy(t), "info")
+	cmd := helperCmd(t, testenv.SelfForOthers(t), "info")
 	asNobody(cmd)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()

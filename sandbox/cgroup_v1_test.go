@@ -261,7 +261,7 @@ func TestCgroupV1MissingControllerIsNamed(t *testing.T) {
 
 func TestCgroupV1UnprivilegedIsRefusedWithFix(t *testing.T) {
 	requireV1(t)
-	cmd := helperCmd(t, unprivilegedCopy(t), "create", "MCPSANDBOX_CGROUP_LIMITS=33554432 16 0")
+	cmd := helperCmd(t, testenv.SelfForOthers(t), "create", "MCPSANDBOX_CGROUP_LIMITS=33554432 16 0")
 	asNobody(cmd)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

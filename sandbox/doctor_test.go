@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"os"
 	"os/exec"
 	"strings"
@@ -49,7 +50,7 @@ func TestDoctorNamesWhatAnUnprivilegedUserLacks(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to start the unprivileged run")
 	}
-	cmd := exec.Command(sbxCopyForOthers(t))
+	cmd := exec.Command(testenv.SelfForOthers(t))
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=/usr/bin:/bin", sbxDoctorRoleEnv + "=1"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sbxUnprivUID, Gid: sbxUnprivUID}}

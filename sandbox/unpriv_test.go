@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"io"
 	"log/slog"
 	"os"
@@ -26,7 +27,7 @@ func TestConfinedUnprivilegedSupervisor(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("this is the unprivileged run itself, or there is no root to prepare it")
 	}
-	bin := sbxCopyForOthers(t)
+	bin := testenv.SelfForOthers(t)
 	delegated := sbxDelegateCgroups(t, fmt.Sprintf("mcpsandbox-sbx-unpriv-%d", os.Getpid()), sbxUnprivUID)
 
 	cmd := exec.Command(bin, "-test.run", "^TestConfined", "-test.v", "-test.count=1")
@@ -74,29 +75,6 @@ func TestConfinedUnprivilegedSupervisor(t *testing.T) {
 
 // sbxWaitEnv makes the test binary wait for a line on stdin before running.
 const sbxWaitEnv = "MCPSANDBOX_SBX_WAIT"
-
-// sbxCopyForOthers copies the test binary where an unprivileged uid can run it (go
-// test's build directory is private to root).
-func sbxCopyForOthers(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "mcpsandbox-sbx-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "sandbox.test")
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
 
 // sbxDelegateCgroups creates name beneath this process's own cgroup in each
 // v1 controller a server cgroup uses (or in the v2 hierarchy) and hands it
@@ -180,7 +158,7 @@ func TestConfinedUnprivilegedWithoutCgroupFailsClosed(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to start the unprivileged supervisor")
 	}
-	cmd := exec.Command(sbxCopyForOthers(t))
+	cmd := exec.Command(testenv.SelfForOthers(t))
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=/usr/bin:/bin", sbxStartRoleEnv + "=1"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sbxUnprivUID, Gid: sbxUnprivUID}}

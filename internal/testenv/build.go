@@ -38,3 +38,19 @@ func BuildHostile(t testing.TB) string {
 	}
 	return bin
 }
+
+// SelfForOthers copies the running test binary into a SharedDir, where an
+// unprivileged uid can exec it (go test's build directory is private to
+// root), and returns the copy's path.
+func SelfForOthers(t testing.TB) string {
+	t.Helper()
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(SharedDir(t, "mcpsandbox-test-bin-"), filepath.Base(os.Args[0]))
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
