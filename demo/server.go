@@ -74,7 +74,6 @@ type gate struct {
 	out     io.Writer
 	hung    atomic.Bool
 	stopped chan struct{}
-	once    sync.Once
 }
 
 func (g *gate) Write(p []byte) (int, error) {
@@ -118,8 +117,7 @@ func (r *gatedReader) Read(p []byte) (int, error) {
 
 func newExampleServer(g *gate) *mcp.Server {
 	var counter atomic.Int64
-	var s *mcp.Server
-	s = mcp.NewServer(&mcp.Implementation{Name: ExampleServerName, Version: "1.0.0"}, &mcp.ServerOptions{
+	s := mcp.NewServer(&mcp.Implementation{Name: ExampleServerName, Version: "1.0.0"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{
 			Logging:   &mcp.LoggingCapabilities{},
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},

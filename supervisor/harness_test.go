@@ -210,7 +210,6 @@ type rawHost struct {
 	msgs chan map[string]json.RawMessage
 	// backlog holds messages read while waiting for another one.
 	backlog []map[string]json.RawMessage
-	seen    chan []byte // every line received, raw
 	all     struct {
 		sync.Mutex
 		lines [][]byte

@@ -194,7 +194,7 @@ func TestRunHostClosingStdoutEndsWithoutSIGPIPE(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case err = <-done:
+	case <-done:
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
 		t.Fatalf("mcpsandbox kept running after its host went away; stderr:\n%s", &stderr)
