@@ -38,7 +38,13 @@ func (w sbxTestWriter) Write(b []byte) (int, error) {
 // sbxRun runs spec to completion with empty stdin and returns its output.
 func sbxRun(t *testing.T, spec Spec) (stdout, stderr string, ex Exit) {
 	t.Helper()
-	p, err := Start(spec, sbxLogger(t))
+	return sbxRunLogged(t, spec, sbxLogger(t))
+}
+
+// sbxRunLogged is sbxRun with Start logging to log.
+func sbxRunLogged(t *testing.T, spec Spec, log *slog.Logger) (stdout, stderr string, ex Exit) {
+	t.Helper()
+	p, err := Start(spec, log)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}

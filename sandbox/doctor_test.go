@@ -2,11 +2,9 @@ package sandbox
 
 import (
 	"bytes"
-	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -50,10 +48,7 @@ func TestDoctorNamesWhatAnUnprivilegedUserLacks(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to start the unprivileged run")
 	}
-	cmd := exec.Command(testenv.SelfForOthers(t))
-	cmd.Dir = "/"
-	cmd.Env = []string{"PATH=/usr/bin:/bin", sbxDoctorRoleEnv + "=1"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sbxUnprivUID, Gid: sbxUnprivUID}}
+	cmd := sbxUnprivRole(t, sbxDoctorRoleEnv)
 	out, err := cmd.CombinedOutput()
 	text := string(out)
 	t.Log("\n" + text)

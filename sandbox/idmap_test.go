@@ -73,19 +73,8 @@ func idmapShell(t *testing.T, spec Spec, script string) (string, string, Exit, s
 	t.Helper()
 	logs := &idmapLog{t: t}
 	spec.Args = []string{"/bin/sh", "-c", script}
-	p, err := Start(spec, slog.New(slog.NewTextHandler(logs, nil)))
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	defer p.Close()
-	p.Stdin().Close()
-	var out, errb bytes.Buffer
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); out.ReadFrom(p.Stdout()) }()
-	go func() { defer wg.Done(); errb.ReadFrom(p.Stderr()) }()
-	wg.Wait()
-	return out.String(), errb.String(), p.Exit(), logs.String()
+	out, errOut, ex := sbxRunLogged(t, spec, slog.New(slog.NewTextHandler(logs, nil)))
+	return out, errOut, ex, logs.String()
 }
 
 // idmapOwner returns "uid:gid" of path on the host.

@@ -158,10 +158,7 @@ func TestConfinedUnprivilegedWithoutCgroupFailsClosed(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to start the unprivileged supervisor")
 	}
-	cmd := exec.Command(testenv.SelfForOthers(t))
-	cmd.Dir = "/"
-	cmd.Env = []string{"PATH=/usr/bin:/bin", sbxStartRoleEnv + "=1"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sbxUnprivUID, Gid: sbxUnprivUID}}
+	cmd := sbxUnprivRole(t, sbxStartRoleEnv)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -174,4 +171,14 @@ func TestConfinedUnprivilegedWithoutCgroupFailsClosed(t *testing.T) {
 		t.Errorf("refusal does not say what is missing: %s", msg)
 	}
 	t.Log(msg)
+}
+
+// sbxUnprivRole runs a copy of the test binary as the unprivileged test uid
+// in the role that roleEnv selects, with a bare environment.
+func sbxUnprivRole(t *testing.T, roleEnv string) *exec.Cmd {
+	cmd := exec.Command(testenv.SelfForOthers(t))
+	cmd.Dir = "/"
+	cmd.Env = []string{"PATH=/usr/bin:/bin", roleEnv + "=1"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sbxUnprivUID, Gid: sbxUnprivUID}}
+	return cmd
 }
