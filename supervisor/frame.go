@@ -93,6 +93,12 @@ func (lr *lineReader) fill() {
 			copy(lr.buf, lr.buf[lr.start:lr.end])
 		default:
 			size := min(max(initialLineBuf, 2*len(lr.buf)), limit)
+			if size > keepLineBuf {
+				// A message past 1 MiB is a big one: go straight to the
+				// bound instead of doubling, which would copy it again at
+				// every step. Pages are touched only as data arrives.
+				size = limit
+			}
 			nb := make([]byte, size)
 			copy(nb, lr.buf[lr.start:lr.end])
 			lr.buf = nb
