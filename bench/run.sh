@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 mkdir -p bench/out
 out="bench/out/bench-$(date -u +%Y%m%dT%H%M%SZ).txt"
 # Enough samples for a stable median without running for long.
-declare -A times=([Echo1KiB]=3000x [Result16MiB]=10x [CrashRecovery]=20x [SpawnInitialize]=300x)
+declare -A times=([Echo1KiB]=3000x [Result16MiB]=30x [CrashRecovery]=20x [SpawnInitialize]=300x)
 for b in Echo1KiB Result16MiB CrashRecovery SpawnInitialize; do
   [[ $b =~ ${BENCH:-.} ]] || continue
   go test ./bench -run '^$' -bench "^Benchmark$b\$" -benchtime "${times[$b]}" -timeout 30m 2>&1 |
