@@ -90,6 +90,23 @@ func openCgroupView(view []cgroupDir) ([]hostTree, error) {
 	return trees, nil
 }
 
+// showCgroup copies the server's cgroup directories from the host into a
+// new /sys. They come last, once the cgroup exists; a prepared root covers
+// stagingDir, so a cgroup beneath it (never a real cgroupfs) is refused.
+func showCgroup(view []cgroupDir) error {
+	for _, d := range view {
+		if within(d.Dir, stagingDir) {
+			return fmt.Errorf("the server's cgroup %s lies beneath %s, which the sandbox's root covers while it is built", d.Dir, stagingDir)
+		}
+	}
+	trees, err := openCgroupView(view)
+	defer closeTrees(trees)
+	if err != nil {
+		return err
+	}
+	return populateSys(view, trees)
+}
+
 // populateSys builds /sys: a read-only tmpfs holding only fs/cgroup, with
 // the server's cgroup directories (trees, parallel to view) in it.
 func populateSys(view []cgroupDir, trees []hostTree) error {

@@ -38,9 +38,16 @@ type initConfig struct {
 
 	Seccomp []byte // compiled BPF, loaded right before exec; empty only in tests
 
-	CgroupView []cgroupDir // the server's own cgroup, shown read-only at /sys/fs/cgroup
+	// Sent apart, as cgroupPart, once the cgroup exists: the init stage
+	// builds the rest of the root meanwhile.
+	CgroupView []cgroupDir `json:"-"` // the server's own cgroup, shown read-only at /sys/fs/cgroup
+	CgroupJoin []string    `json:"-"` // cgroup v1 tasks files the forking thread joins by writing "0"
+}
 
-	CgroupJoin []string // cgroup v1 tasks files the forking thread joins by writing "0"
+// cgroupPart is the configuration's second message.
+type cgroupPart struct {
+	Join []string
+	View []cgroupDir
 }
 
 // bind is one --ro or --rw path.

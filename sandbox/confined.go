@@ -150,6 +150,14 @@ func (p *confinedProcess) start(cfg *initConfig, makeCgroup func() error) error 
 	go p.readReports()
 	go p.wait()
 
+	// The configuration first: the init stage builds the root while the
+	// cgroup is made, and waits for the cgroup part only to join it.
+	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
+		p.endSetup()
+		p.Kill()
+		<-p.done
+		return fmt.Errorf("sandbox: sending the configuration to the init stage: %v (init stage: %v)", err, p.exit)
+	}
 	if makeCgroup != nil {
 		if err := makeCgroup(); err != nil {
 			p.endSetup()
@@ -166,12 +174,11 @@ func (p *confinedProcess) start(cfg *initConfig, makeCgroup func() error) error 
 		}
 	}
 	cfg.CgroupView = cgroupView(p.cg)
-	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
-		p.endSetup()
-		p.Kill()
-		<-p.done
-		return fmt.Errorf("sandbox: sending the configuration to the init stage: %v (init stage: %v)", err, p.exit)
-	}
+	// A configuration the init stage refused ends it before it reads this:
+	// its report says why, not the broken pipe.
+	// An init stage that refused the configuration is gone before it reads
+	// this: the broken pipe is ignored and its report says why.
+	json.NewEncoder(cfgW).Encode(cgroupPart{Join: cfg.CgroupJoin, View: cfg.CgroupView})
 	cfgW.Close()
 	return p.awaitStarted()
 }

@@ -28,13 +28,13 @@ func runInit(pre *preparedRoot) int {
 	if pre == nil {
 		pre = prepareRoot()
 	}
-	// Blocks until the supervisor has created the cgroup (v1).
-	cfg, err := readConfig()
+	var msgs configReader
+	cfg, err := msgs.readConfig()
 	if err != nil {
 		rep.send(report{Error: err.Error()})
 		return 1
 	}
-	if err := setupSandbox(cfg, pre); err != nil {
+	if err := setupSandbox(cfg, pre, func() error { return msgs.readCgroup(cfg) }); err != nil {
 		rep.send(report{Error: err.Error()})
 		return 1
 	}
@@ -42,18 +42,23 @@ func runInit(pre *preparedRoot) int {
 }
 
 // setupSandbox builds the namespaces' contents in DESIGN §2 order.
-func setupSandbox(cfg *initConfig, pre *preparedRoot) error {
-	if err := joinCgroup(cfg.CgroupJoin); err != nil {
-		return err
-	}
-	// Now that this thread sits in the server's cgroup, make that the root
-	// of a new cgroup namespace. Only this thread changes; it is the one
-	// that forks.
-	if err := unix.Unshare(unix.CLONE_NEWCGROUP); err != nil {
-		return fmt.Errorf("cgroup namespace: %v: the kernel needs CONFIG_CGROUPS with cgroup namespaces (4.6+)", err)
-	}
-	if err := buildRoot(cfg, pre); err != nil {
-		return err
+// readCgroup waits for the cgroup part of cfg: most of the root is built
+// while the supervisor still creates the cgroup.
+func setupSandbox(cfg *initConfig, pre *preparedRoot, readCgroup func() error) error {
+	enterCgroup := func() error {
+		if err := readCgroup(); err != nil {
+			return err
+		}
+		if err := joinCgroup(cfg.CgroupJoin); err != nil {
+			return err
+		}
+		// Now that this thread sits in the server's cgroup, make that the
+		// root of a new cgroup namespace. Only this thread changes; it is
+		// the one that forks.
+		if err := unix.Unshare(unix.CLONE_NEWCGROUP); err != nil {
+			return fmt.Errorf("cgroup namespace: %v: the kernel needs CONFIG_CGROUPS with cgroup namespaces (4.6+)", err)
+		}
+		return nil
 	}
 	if !cfg.NetHost {
 		if err := loopbackUp(); err != nil {
@@ -65,6 +70,9 @@ func setupSandbox(cfg *initConfig, pre *preparedRoot) error {
 	}
 	if err := unix.Setdomainname([]byte("(none)")); err != nil {
 		return fmt.Errorf("setting the domain name: %v", err)
+	}
+	if err := buildRoot(cfg, pre, enterCgroup); err != nil {
+		return err
 	}
 	return nil
 }

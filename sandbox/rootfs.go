@@ -66,13 +66,12 @@ func (s *systemSources) close() {
 
 // configSources is what the configuration adds from the host.
 type configSources struct {
-	binds   []hostTree // parallel to cfg.Binds
-	exe     *hostTree
-	cgroups []hostTree // parallel to cfg.CgroupView
+	binds []hostTree // parallel to cfg.Binds
+	exe   *hostTree
 }
 
 func (s *configSources) close() {
-	trees := append(append([]hostTree(nil), s.binds...), s.cgroups...)
+	trees := append([]hostTree(nil), s.binds...)
 	if s.exe != nil {
 		trees = append(trees, *s.exe)
 	}
@@ -152,9 +151,6 @@ func readsStaging(cfg *initConfig) bool {
 	if cfg.ExeBind {
 		paths = append(paths, cfg.Exe)
 	}
-	for _, d := range cfg.CgroupView {
-		paths = append(paths, d.Dir)
-	}
 	for _, path := range paths {
 		if within(path, stagingDir) {
 			return true
@@ -164,9 +160,11 @@ func readsStaging(cfg *initConfig) bool {
 }
 
 // buildRoot completes the prepared root with what cfg adds and pivots into
-// it. A configuration that reads beneath stagingDir gets its sources opened
-// before the root is prepared again, as the covered paths require.
-func buildRoot(cfg *initConfig, pre *preparedRoot) error {
+// it; enterCgroup, called once all but the cgroup view is built, completes
+// cfg with its cgroup. A configuration that reads beneath stagingDir gets its
+// sources opened before the root is prepared again, as the covered paths
+// require.
+func buildRoot(cfg *initConfig, pre *preparedRoot, enterCgroup func() error) error {
 	if pre.err == nil && readsStaging(cfg) {
 		pre.discard()
 		src, err := openConfigSources(cfg)
@@ -177,7 +175,7 @@ func buildRoot(cfg *initConfig, pre *preparedRoot) error {
 		if pre = prepareRoot(); pre.err != nil {
 			return pre.err
 		}
-		return finishRoot(cfg, pre.root, src)
+		return finishRoot(cfg, pre.root, src, enterCgroup)
 	}
 	if pre.err != nil {
 		return pre.err
@@ -187,19 +185,18 @@ func buildRoot(cfg *initConfig, pre *preparedRoot) error {
 	if err != nil {
 		return err
 	}
-	return finishRoot(cfg, pre.root, src)
+	return finishRoot(cfg, pre.root, src, enterCgroup)
 }
 
 // finishRoot adds the configuration's parts to the prepared root, makes it
 // read-only and pivots into it.
-func finishRoot(cfg *initConfig, root int, src *configSources) error {
+func finishRoot(cfg *initConfig, root int, src *configSources, enterCgroup func() error) error {
 	defer unix.Close(root)
 	steps := []struct {
 		what string
 		do   func() error
 	}{
 		{"/etc", func() error { return writeEtcConfig(cfg) }},
-		{"/sys", func() error { return populateSys(cfg.CgroupView, src.cgroups) }},
 		{"/dev/shm, /tmp and HOME", func() error { return mountScratch(cfg) }},
 	}
 	for _, s := range steps {
@@ -216,6 +213,12 @@ func finishRoot(cfg *initConfig, root int, src *configSources) error {
 		if err := attachBind(root, cfg.Exe, *src.exe); err != nil {
 			return fmt.Errorf("making the server executable %s visible: %v", cfg.Exe, err)
 		}
+	}
+	if err := enterCgroup(); err != nil {
+		return err
+	}
+	if err := showCgroup(cfg.CgroupView); err != nil {
+		return fmt.Errorf("building /sys: %v", err)
 	}
 	if err := unix.MountSetattr(root, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
 		return fmt.Errorf("making the root read-only: %v", err)
@@ -282,9 +285,6 @@ func openConfigSources(cfg *initConfig) (*configSources, error) {
 			return s, bindError(b, err)
 		}
 		s.binds = append(s.binds, t)
-	}
-	if s.cgroups, err = openCgroupView(cfg.CgroupView); err != nil {
-		return s, err
 	}
 	if cfg.ExeBind {
 		t, err := userTree(cfg.Exe, attrRO, -1)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,7 +18,7 @@ const InitArg0 = "mcpsandbox-init"
 
 // Descriptor numbers the stages receive their pipes on.
 const (
-	configFD = 3 // config JSON, read to EOF
+	configFD = 3 // supervisor → init: config, then its cgroup part (JSON lines)
 	reportFD = 4 // init → supervisor: reports
 )
 
@@ -74,33 +75,54 @@ func readReport(r *bufio.Reader) (report, error) {
 	return rep, nil
 }
 
-// readConfig reads the stage's configuration from configFD to EOF and
-// closes it. Plain blocking reads on this locked thread: an os.File would
-// park it on the netpoller and wait for the scheduler to hand it back.
-func readConfig() (*initConfig, error) {
-	defer unix.Close(configFD)
-	var data []byte
-	buf := make([]byte, 16<<10)
+// configReader reads the supervisor's messages on configFD: the
+// configuration, then its cgroup part (cgroupPart), one JSON line each.
+// Plain blocking reads on this locked thread: an os.File would park it on
+// the netpoller and wait for the scheduler to hand it back.
+type configReader struct{ buf []byte }
+
+// next decodes the next line into v.
+func (r *configReader) next(v any) error {
+	chunk := make([]byte, 16<<10)
 	for {
-		n, err := unix.Read(configFD, buf)
-		if err == unix.EINTR {
-			continue
+		if i := bytes.IndexByte(r.buf, '\n'); i >= 0 {
+			line := r.buf[:i]
+			r.buf = r.buf[i+1:]
+			return json.Unmarshal(line, v)
 		}
-		if err == unix.EAGAIN { // the supervisor's end left it non-blocking
+		n, err := unix.Read(configFD, chunk)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN: // the supervisor's end left it non-blocking
 			unix.Poll([]unix.PollFd{{Fd: configFD, Events: unix.POLLIN}}, -1)
 			continue
+		case err != nil:
+			return err
+		case n == 0:
+			return io.ErrUnexpectedEOF
 		}
-		if err != nil {
-			return nil, fmt.Errorf("reading the sandbox configuration: %v", err)
-		}
-		if n == 0 {
-			break
-		}
-		data = append(data, buf[:n]...)
+		r.buf = append(r.buf, chunk[:n]...)
 	}
+}
+
+// readConfig reads the configuration, which comes first.
+func (r *configReader) readConfig() (*initConfig, error) {
 	var cfg initConfig
-	if err := json.Unmarshal(data, &cfg); err != nil {
+	if err := r.next(&cfg); err != nil {
 		return nil, fmt.Errorf("reading the sandbox configuration: %v", err)
 	}
 	return &cfg, nil
+}
+
+// readCgroup completes cfg with its cgroup part, which the supervisor sends
+// once the cgroup exists, and closes configFD.
+func (r *configReader) readCgroup(cfg *initConfig) error {
+	defer unix.Close(configFD)
+	var part cgroupPart
+	if err := r.next(&part); err != nil {
+		return fmt.Errorf("reading the sandbox's cgroup: %v", err)
+	}
+	cfg.CgroupJoin, cfg.CgroupView = part.Join, part.View
+	return nil
 }
