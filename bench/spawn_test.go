@@ -13,6 +13,12 @@ const initializeLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 // spawnToInitialize starts argv, sends initialize and returns the time until
 // the result line arrives. The process is torn down outside the measurement.
 func spawnToInitialize(b testing.TB, argv []string) time.Duration {
+	return spawnToLine(b, argv, initializeLine, `"protocolVersion"`)
+}
+
+// spawnToLine starts argv, writes input and returns the time until a first
+// output line containing want arrives.
+func spawnToLine(b testing.TB, argv []string, input, want string) time.Duration {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -26,13 +32,13 @@ func spawnToInitialize(b testing.TB, argv []string) time.Duration {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	in.Write([]byte(initializeLine))
+	in.Write([]byte(input))
 	line, err := bufio.NewReader(out).ReadString('\n')
 	elapsed := time.Since(start)
 	in.Close()
 	cmd.Wait()
-	if err != nil || !strings.Contains(line, `"protocolVersion"`) {
-		b.Fatalf("%v: no initialize result (%v): %q", argv, err, line)
+	if err != nil || !strings.Contains(line, want) {
+		b.Fatalf("%v: no line with %s (%v): %q", argv, want, err, line)
 	}
 	return elapsed
 }
@@ -40,6 +46,11 @@ func spawnToInitialize(b testing.TB, argv []string) time.Duration {
 // BenchmarkSpawnInitialize: spawn → initialize result of a static Go MCP
 // server, direct, through `mcpsandbox run` (confined: namespaces, seccomp,
 // cgroups) and under bubblewrap. Target: mcpsandbox ≤ 1.0× bwrap.
+//
+// It also times `mcpsandbox version`, the supervisor binary starting and
+// exiting with nothing else to do. Any design that evaluates the policy in
+// mcpsandbox's Go code before the server starts takes at least that plus
+// the direct server: reported as floor-ms and x-floor-vs-bwrap.
 func BenchmarkSpawnInitialize(b *testing.B) {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
@@ -58,13 +69,18 @@ func BenchmarkSpawnInitialize(b *testing.B) {
 	for _, c := range chains {
 		spawnToInitialize(b, c.argv) // warm the page cache
 	}
+	version := []string{bins.mcpsandbox, "version"}
 	got := samples{}
 	b.ResetTimer()
 	for range b.N {
 		for _, c := range chains {
 			got[c.name] = append(got[c.name], spawnToInitialize(b, c.argv))
 		}
+		got["supervisor-start"] = append(got["supervisor-start"], spawnToLine(b, version, "", "mcpsandbox"))
 	}
 	b.StopTimer()
 	got.report(b, "ms")
+	floor := got.median("supervisor-start") + got.median("direct")
+	b.ReportMetric(float64(floor)/1e6, "floor-ms")
+	b.ReportMetric(float64(floor)/float64(got.median("bwrap")), "x-floor-vs-bwrap")
 }
