@@ -23,7 +23,6 @@ import (
 const serveArg = "-test.serve-example"
 
 func TestMain(m *testing.M) {
-	sandbox.InitStage()
 	if len(os.Args) > 1 && os.Args[1] == serveArg {
 		if err := ServeExample(context.Background(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // Fixed places inside every sandbox.
@@ -17,8 +18,8 @@ const (
 	defaultTmpSize  = 64 << 20
 )
 
-// initConfig is everything the init and exec stages need, resolved by the
-// supervisor and sent over a pipe (never argv or env).
+// initConfig is everything the init stage needs, resolved by the supervisor
+// and sent over a pipe (never argv or env) in wire.go's encoding.
 type initConfig struct {
 	Args []string // argv; Args[0] as the user gave it
 	Exe  string   // the executable's real path, the same inside and outside
@@ -38,23 +39,17 @@ type initConfig struct {
 
 	Seccomp []byte // compiled BPF, loaded right before exec; empty only in tests
 
-	// Sent apart, as cgroupPart, once the cgroup exists: the init stage
+	// Sent apart (cgroupMessage) once the cgroup exists: the init stage
 	// builds the rest of the root meanwhile.
-	CgroupView []cgroupDir `json:"-"` // the server's own cgroup, shown read-only at /sys/fs/cgroup
-	CgroupJoin []string    `json:"-"` // cgroup v1 tasks files the forking thread joins by writing "0"
-}
-
-// cgroupPart is the configuration's second message.
-type cgroupPart struct {
-	Join []string
-	View []cgroupDir
+	CgroupView []cgroupDir // the server's own cgroup, shown read-only at /sys/fs/cgroup
+	CgroupJoin []string    // cgroup v1 tasks files the forking process joins by writing "0"
 }
 
 // bind is one --ro or --rw path.
 type bind struct {
 	Path     string
 	Writable bool
-	IDMap    *idMap `json:",omitempty"` // show this owner as the server (root supervisor only)
+	IDMap    *idMap // show this owner as the server (root supervisor only)
 }
 
 func (b bind) flag() string {
@@ -217,4 +212,16 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 		NetHost: spec.NetHost,
 		NoFile:  nofile,
 	}, nil
+}
+
+// checkNoFile refuses a NOFILE limit a user namespace cannot grant.
+func checkNoFile(cfg *initConfig) error {
+	var cur syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &cur); err != nil {
+		return fmt.Errorf("RLIMIT_NOFILE: %v", err)
+	}
+	if cfg.UserNS && cfg.NoFile > cur.Max {
+		return fmt.Errorf("--nofile %d exceeds the hard limit %d mcpsandbox runs with: lower --nofile or raise the hard limit (ulimit -Hn)", cfg.NoFile, cur.Max)
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,6 +65,9 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 		return fail(err)
 	}
 	cfg.UID, cfg.GID, cfg.UserName, cfg.UserNS = p.user.uid, p.user.gid, p.user.name, p.user.userns
+	if err := checkNoFile(cfg); err != nil {
+		return fail(err)
+	}
 	planBindOwners(cfg, log)
 
 	// cgroup v2 starts the init stage inside its cgroup (CLONE_INTO_CGROUP),
@@ -152,11 +154,18 @@ func (p *confinedProcess) start(cfg *initConfig, makeCgroup func() error) error 
 
 	// The configuration first: the init stage builds the root while the
 	// cgroup is made, and waits for the cgroup part only to join it.
-	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
+	msg, err := configMessage(cfg)
+	if err == nil {
+		err = msg.writeTo(cfgW)
+		if err != nil {
+			err = fmt.Errorf("sending the configuration to the init stage: %v", err)
+		}
+	}
+	if err != nil {
 		p.endSetup()
 		p.Kill()
 		<-p.done
-		return fmt.Errorf("sandbox: sending the configuration to the init stage: %v (init stage: %v)", err, p.exit)
+		return fmt.Errorf("sandbox: %v (init stage: %v)", err, p.exit)
 	}
 	if makeCgroup != nil {
 		if err := makeCgroup(); err != nil {
@@ -178,7 +187,7 @@ func (p *confinedProcess) start(cfg *initConfig, makeCgroup func() error) error 
 	// its report says why, not the broken pipe.
 	// An init stage that refused the configuration is gone before it reads
 	// this: the broken pipe is ignored and its report says why.
-	json.NewEncoder(cfgW).Encode(cgroupPart{Join: cfg.CgroupJoin, View: cfg.CgroupView})
+	cgroupMessage(cfg).writeTo(cfgW)
 	cfgW.Close()
 	return p.awaitStarted()
 }

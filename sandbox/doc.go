@@ -3,12 +3,14 @@
 // It knows nothing of MCP; the supervisor hands it a Spec and gets back a
 // Process with three pipes.
 //
-// Confinement happens in an init stage: the mcpsandbox binary re-executes
-// itself (argv[0] InitArg0) inside the new namespaces, reads its
-// configuration from a pipe, builds the root file system, and forks the
-// server through a small C routine (spawn.c) that does the per-process steps
-// and loads seccomp right before exec. The init stage stays behind as PID 1
-// of the server's pid namespace: it forwards signals, reaps orphans and
-// reports how the server ended. Every binary that may start confined servers
-// (mcpsandbox itself, test binaries) must call InitStage first thing in main.
+// Confinement happens in an init stage written in C (init_*.c): the
+// supervisor re-executes its own binary (argv[0] InitArg0) inside the new
+// namespaces, or adopts one pre-forked at start-up (zygote.c), and the
+// package's ELF constructor runs it before any Go runtime starts. It reads
+// its configuration from a pipe (wire.go encodes it; the supervisor resolves
+// everything first), builds the root file system, and forks the server
+// (spawn.c), which takes its credentials and loads seccomp right before
+// exec. The init stage stays behind as PID 1 of the server's pid namespace:
+// it forwards signals, reaps orphans and reports how the server ended. Any
+// binary linking this package can start confined servers.
 package sandbox

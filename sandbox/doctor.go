@@ -87,8 +87,7 @@ func (r Report) Write(w io.Writer) error {
 }
 
 // Doctor examines this host. It creates and removes a cgroup and starts one
-// confined /bin/true, exactly as `run` would, so the binary calling it must
-// call InitStage first thing in main.
+// confined /bin/true, exactly as `run` would.
 func Doctor() Report {
 	r := Report{Kernel: kernelRelease(), Root: os.Geteuid() == 0}
 	r.Checks = append(r.Checks, checkKernelAPIs()...)

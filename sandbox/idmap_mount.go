@@ -32,57 +32,10 @@ type idMap struct {
 	GID uint32 // the owner's gid on disk; 0 is not mapped (see maps)
 }
 
-// maps returns the uid_map and gid_map of the user namespace that carries
-// the mapping: on-disk owner (inside the namespace) → server (outside).
-// When the owner's group is root, it stays unmapped (the grant is then
-// read-only in effect, see warnRootGroup) and the server's own gid maps to
-// itself, so the server still has a mapped fsgid: without one the kernel
-// refuses every creation with EOVERFLOW.
-func (m idMap) maps(serverUID, serverGID uint32) (uidMap, gidMap string) {
-	uidMap = fmt.Sprintf("%d %d 1\n", m.UID, serverUID)
-	gidFrom := m.GID
-	if gidFrom == 0 {
-		gidFrom = serverGID
-	}
-	gidMap = fmt.Sprintf("%d %d 1\n", gidFrom, serverGID)
-	return uidMap, gidMap
-}
-
 // setTreeIDMap makes every mount of a detached tree idmapped by userns.
 func setTreeIDMap(tree, userns int) error {
 	return unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE,
 		&unix.MountAttr{Attr_set: unix.MOUNT_ATTR_IDMAP, Userns_fd: uint64(userns)})
-}
-
-// idMapNamespaces creates one user namespace per distinct owner in the
-// init stage and closes them once the mounts carry them.
-type idMapNamespaces struct {
-	serverUID, serverGID uint32
-	fds                  map[idMap]int
-}
-
-func (n *idMapNamespaces) get(m idMap) (int, error) {
-	if fd, ok := n.fds[m]; ok {
-		return fd, nil
-	}
-	if m.UID == 0 {
-		return -1, errors.New("refusing to map host uid 0")
-	}
-	fd, err := newUserns(m.maps(n.serverUID, n.serverGID))
-	if err != nil {
-		return -1, err
-	}
-	if n.fds == nil {
-		n.fds = map[idMap]int{}
-	}
-	n.fds[m] = fd
-	return fd, nil
-}
-
-func (n *idMapNamespaces) close() {
-	for _, fd := range n.fds {
-		unix.Close(fd)
-	}
 }
 
 // probeNS is a user namespace the supervisor keeps for probing whether a

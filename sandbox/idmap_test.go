@@ -295,18 +295,3 @@ func TestIDMapPlanLeavesUserNamespaceGrantsAlone(t *testing.T) {
 		t.Errorf("a user-namespace sandbox got an idmap %+v", cfg.Binds[0].IDMap)
 	}
 }
-
-func TestIDMapNeverMapsRoot(t *testing.T) {
-	uidMap, gidMap := idMap{UID: 1000, GID: 0}.maps(DynamicIDFirst, DynamicIDFirst)
-	if uidMap != fmt.Sprintf("1000 %d 1\n", DynamicIDFirst) {
-		t.Errorf("uid_map %q", uidMap)
-	}
-	// A root group is not mapped; the server's own gid maps to itself.
-	if gidMap != fmt.Sprintf("%d %d 1\n", DynamicIDFirst, DynamicIDFirst) {
-		t.Errorf("gid_map %q maps the owner's root group", gidMap)
-	}
-	var n idMapNamespaces
-	if _, err := n.get(idMap{UID: 0, GID: 5}); err == nil {
-		t.Error("a namespace mapping host uid 0 was created")
-	}
-}

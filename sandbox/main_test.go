@@ -6,10 +6,9 @@ import (
 	"testing"
 )
 
-// TestMain lets this test binary act as the init and exec stages of the
-// sandboxes its tests start, and as the probe server they run.
+// TestMain lets this test binary act as the probe server its sandboxes run
+// (any binary linking this package can be their init stage: zygote.c).
 func TestMain(m *testing.M) {
-	InitStage()
 	if os.Getenv(sbxProbeEnv) != "" {
 		os.Exit(runSbxProbe())
 	}

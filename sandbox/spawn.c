@@ -1,13 +1,12 @@
 // The last step before a server runs: fork, make the child the server's
 // process (session, rlimits, credentials, no capabilities, no_new_privs,
-// parent-death signal, descriptors, seccomp) and exec it. In C because Go
-// cannot run code between fork and exec; a second Go re-exec did the same
-// job but cost milliseconds of Go start-up per server start.
+// parent-death signal, descriptors, seccomp) and exec it, for the init
+// stage (init_main.c).
 //
-// The child of a multi-threaded process may only make raw system calls:
-// no malloc, no stdio, no libc wrappers that sync threads (setresuid).
-// Sharing the parent's memory (see mcpsandbox_spawn), it also must not
-// write anything but its own stack (and errno).
+// The child may only make raw system calls: no malloc, no stdio, no libc
+// wrappers that take locks. Sharing the parent's memory (see
+// mcpsandbox_spawn), it also must not write anything but its own stack
+// (and errno).
 
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,4 +1,4 @@
-// Shared between spawn.c and spawn.go.
+// Shared between spawn.c and init_main.c.
 #include <stdint.h>
 #include <sys/types.h>
 

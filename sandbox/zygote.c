@@ -1,10 +1,16 @@
-// The init stage of `mcpsandbox run`'s first sandbox, forked from an ELF
-// constructor before the Go runtime starts: its namespaces and its own Go
-// start-up then overlap the supervisor's start-up instead of following it
-// (zygote.go adopts it; a sandbox it does not fit is started as usual).
+// The ELF constructor of every binary that links package sandbox. It runs
+// before the Go runtime starts and does two jobs:
+//
+// An exec'd init stage (argv[0] mcpsandbox-init): it runs the init stage
+// (init_main.c) and never returns, so the Go runtime never starts in it.
+//
+// `mcpsandbox run`: it forks the init stage of the first sandbox at once,
+// so that its namespaces and its root overlap the supervisor's start-up
+// instead of following it (zygote.go adopts it; a sandbox it does not fit
+// is started as usual).
 //
 // supervisor ── fork ── intermediate: unshares the namespaces, waits for
-//                        └── fork ── init (PID 1): Go runtime, InitStage
+//                        └── fork ── init (PID 1): mcpsandbox_init_run
 // The intermediate stays the init's parent and mirrors its end in its own
 // exit status, which the supervisor waits for.
 //
@@ -39,8 +45,8 @@
 #endif
 
 struct zygote mcpsandbox_zygote = {.sock = -1};
-int mcpsandbox_zygote_init_sock = -1;
-int mcpsandbox_zygote_init_userns;
+
+_Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped);
 
 // wanted: `mcpsandbox run` that will start a confined sandbox with a network
 // namespace on cgroup v1 (v2 starts the init stage inside its cgroup with
@@ -95,9 +101,8 @@ static void set_caps(uint64_t caps) {
 }
 
 // scrub empties the environment and the command line the init inherited
-// from the supervisor (secrets, --env values): the exec'd init stage has
-// neither. The pointer arrays keep their length: the Go runtime finds the
-// auxiliary vector behind them.
+// from the supervisor (secrets, --env values): /proc/1/cmdline is readable
+// by the server. The exec'd init stage has neither.
 static void scrub(int argc, char **argv, char **envp) {
 	static char empty[1];
 	static const char name[] = "mcpsandbox-init";
@@ -121,8 +126,8 @@ static void scrub(int argc, char **argv, char **envp) {
 #define CAP(c) (1ULL << (c))
 static const uint64_t init_caps = CAP(CAP_SYS_ADMIN) | CAP(CAP_NET_ADMIN) | CAP(CAP_SETPCAP) | CAP(CAP_DAC_OVERRIDE);
 
-// Returns in the init only; the intermediate ends here.
-static void intermediate(int sock, int userns, pid_t supervisor, int argc, char **argv, char **envp) {
+// Never returns: the intermediate and the init both end here.
+static _Noreturn void intermediate(int sock, int userns, pid_t supervisor, int argc, char **argv, char **envp) {
 	// Nothing of the host's stays open: stdio is /dev/null, fd 3 the
 	// socket, everything else is closed.
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -159,9 +164,7 @@ static void intermediate(int sock, int userns, pid_t supervisor, int argc, char 
 		if (userns)
 			set_caps(init_caps);
 		scrub(argc, argv, envp);
-		mcpsandbox_zygote_init_sock = sock;
-		mcpsandbox_zygote_init_userns = userns;
-		return;
+		mcpsandbox_init_run(sock, userns);
 	}
 	int pidfd = syscall(__NR_pidfd_open, init, 0);
 	report(sock, pidfd < 0 ? 0 : init, pidfd < 0 ? errno : 0, pidfd);
@@ -191,6 +194,8 @@ static void intermediate(int sock, int userns, pid_t supervisor, int argc, char 
 }
 
 __attribute__((constructor)) static void zygote_start(int argc, char **argv, char **envp) {
+	if (argc >= 1 && strcmp(argv[0], "mcpsandbox-init") == 0)
+		mcpsandbox_init_run(-1, 0);
 	if (!wanted(argc, argv))
 		return;
 	int sv[2];

@@ -156,55 +156,6 @@ func (a *adopted) wait() Exit {
 	}
 }
 
-// isZygote reports whether this process is a pre-forked init stage.
-func isZygote() bool { return C.mcpsandbox_zygote_init_sock >= 0 }
-
-// zygoteUserNS reports whether this pre-forked init stage has a user
-// namespace of its own, whose ids stay unmapped until it is adopted.
-func zygoteUserNS() bool { return C.mcpsandbox_zygote_init_userns != 0 }
-
-// receiveStageFDs waits for the supervisor to adopt this pre-forked init
-// stage and installs the descriptors it sends as 0–4. false: not adopted
-// (discarded, or its supervisor is gone).
-func receiveStageFDs() bool {
-	sock := int(C.mcpsandbox_zygote_init_sock)
-	// A supervisor that starts no sandbox may keep running: do not wait
-	// for it forever.
-	tv := unix.NsecToTimeval(int64(setupTimeout))
-	unix.SetsockoptTimeval(sock, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	buf := make([]byte, 1)
-	oob := make([]byte, unix.CmsgSpace(5*4))
-	n, oobn, err := recvmsg(sock, buf, oob)
-	if err != nil || n != 1 {
-		return false
-	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
-		return false
-	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 5 {
-		return false
-	}
-	// Lift them out of 0–4 first, then put each in its place.
-	for i, fd := range fds {
-		high, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 10)
-		if err != nil {
-			return false
-		}
-		unix.Close(fd)
-		fds[i] = high
-	}
-	unix.Close(sock)
-	for i, fd := range fds {
-		if err := unix.Dup3(fd, i, 0); err != nil {
-			return false
-		}
-		unix.Close(fd)
-	}
-	return true
-}
-
 // recvmsg retries on EINTR: Go's preemption signals interrupt a socket read
 // that has a timeout.
 func recvmsg(sock int, buf, oob []byte) (n, oobn int, err error) {

@@ -9,11 +9,6 @@ struct zygote {
 };
 extern struct zygote mcpsandbox_zygote;
 
-// In the pre-forked init stage: its end of the socket; -1 elsewhere.
-extern int mcpsandbox_zygote_init_sock;
-// In the pre-forked init stage: 1 when it has a user namespace of its own.
-extern int mcpsandbox_zygote_init_userns;
-
 // The intermediate's report: the init's pid, or errno when it failed. A
 // pidfd for the init comes with it as SCM_RIGHTS.
 struct zygote_report {

@@ -17,8 +17,7 @@ import (
 // it saw as JSON.
 const sbxZygoteRoleEnv = "MCPSANDBOX_SBX_ZYGOTE"
 
-// A role hook in init, not TestMain: the pre-forked init stage must reach
-// TestMain's InitStage, and its scrubbed environment never matches here.
+// A role hook in init: the supervisor role must start before TestMain.
 func init() {
 	if os.Getenv(sbxZygoteRoleEnv) != "" && len(os.Args) > 1 && os.Args[1] == "run" {
 		os.Exit(sbxZygoteRole())

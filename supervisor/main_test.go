@@ -12,7 +12,6 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
 	"github.com/mcpsandbox/mcpsandbox/policy"
-	"github.com/mcpsandbox/mcpsandbox/sandbox"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -25,7 +24,6 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	sandbox.InitStage()
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case roleExampleServer:

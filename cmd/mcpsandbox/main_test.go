@@ -3,8 +3,6 @@ package main
 import (
 	"os"
 	"testing"
-
-	"github.com/mcpsandbox/mcpsandbox/sandbox"
 )
 
 // asCLI as the first argument makes the test binary behave as the
@@ -13,7 +11,6 @@ import (
 const asCLI = "-test.as-mcpsandbox"
 
 func TestMain(m *testing.M) {
-	sandbox.InitStage()
 	if len(os.Args) > 1 && os.Args[1] == asCLI {
 		os.Exit(cli(os.Args[2:], stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 	}

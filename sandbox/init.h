@@ -1,0 +1,115 @@
+// The init stage, in C: PID 1 of a sandbox's namespaces. It builds the
+// root, starts the server and stays as its reaper. It runs from the ELF
+// constructor (zygote.c) and never starts the Go runtime, so a sandbox costs
+// no second Go start-up and no Go heap in its PID 1.
+//
+// Shared between the C files of the init stage and wire.go, which encodes
+// its configuration.
+#include <stddef.h>
+#include <stdint.h>
+
+// The configuration arrives on fd 3 as two messages, each a little-endian
+// uint32 length and then records: a uint8 tag, a uint32 length, the value.
+// The first message is the configuration; the second, sent once the cgroup
+// exists, its cgroup part. The init stage builds the root in between.
+enum {
+	CFG_ARG = 1,      // argv element (repeated)
+	CFG_EXE = 2,      // the executable's real path, the same inside and outside
+	CFG_ENV = 3,      // NAME=VALUE (repeated)
+	CFG_DIR = 4,      // working directory inside
+	CFG_BIND = 5,     // uint8 writable, uint8 idmapped, uint32 uid, uint32 gid, path (repeated, parents first)
+	CFG_EXE_BIND = 6, // the executable lies outside the visible paths: bind it read-only
+	CFG_TMP_SIZE = 7, // uint64 bytes of /tmp, /dev/shm and HOME each
+	CFG_NET_HOST = 8, // the host's network: no lo to bring up
+	CFG_NOFILE = 9,   // uint64 RLIMIT_NOFILE
+	CFG_UID = 10,     // uint32, the server's uid as seen inside
+	CFG_GID = 11,     // uint32
+	CFG_USERNS = 12,  // the sandbox has its own user namespace
+	CFG_SECCOMP = 13, // BPF program (sock_filter array)
+	CFG_ETC = 14,     // name NUL content: an /etc file of the configuration (passwd, group, hosts)
+	CG_JOIN = 20,     // cgroup v1 tasks file the forking thread joins (repeated)
+	CG_VIEW = 21,     // name NUL host dir [NUL link]...: a cgroup directory shown at /sys/fs/cgroup/name
+};
+
+// Fixed places inside every sandbox (config.go has the same).
+#define SANDBOX_HOME "/sandbox"
+#define SANDBOX_HOSTNAME "mcpsandbox"
+// Where the new root is built: it only changes this private mount
+// namespace, and everything taken from the host is copied (as detached
+// mount trees) before it is covered.
+#define STAGING_DIR "/tmp"
+
+#ifndef INIT_STAGE_GO // the rest is for the C files only
+
+#include <stdbool.h>
+
+struct str_list {
+	char **v; // NULL-terminated
+	size_t n;
+};
+
+struct bind {
+	char *path;
+	bool writable, idmapped;
+	uint32_t uid, gid; // the owner shown as the server, when idmapped
+};
+
+struct etc_file {
+	char *name, *data;
+	size_t len;
+};
+
+struct cgroup_dir {
+	char *name; // beneath /sys/fs/cgroup; "" = /sys/fs/cgroup itself (cgroup2)
+	char *dir;  // on the host
+	struct str_list links;
+};
+
+struct init_config {
+	struct str_list args, env, join;
+	char *exe, *dir;
+	struct bind *binds;
+	size_t nbinds;
+	struct etc_file *etc;
+	size_t netc;
+	struct cgroup_dir *view;
+	size_t nview;
+	bool exe_bind, net_host, userns;
+	uint64_t tmp_size, nofile;
+	uint32_t uid, gid;
+	void *seccomp;
+	uint32_t seccomp_len; // instructions
+};
+
+// init_main.c: strerror in Go's wording (lower case).
+const char *err_text(int err);
+
+// init_wire.c
+int init_read_message(int fd, struct init_config *c, const char **what);
+
+// init_main.c: report a failed setup step to the supervisor and exit.
+_Noreturn void init_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// init_fs.c: the new mount API, never following a symlink a server planted.
+int fs_open_no_symlinks(int dirfd, const char *path, uint64_t extra_flags);
+int fs_clone_tree(int dirfd, const char *path);
+int fs_set_attrs(int tree, uint64_t attrs);
+int fs_set_idmap(int tree, int userns);
+int fs_attach(int tree, int target);
+int fs_bind_over(const char *src, const char *dst, uint64_t attrs);
+int fs_mkdir_beneath(int dirfd, const char *path);
+int fs_mount_point_beneath(int root, const char *path, bool dir);
+int fs_write_file(const char *path, const char *data, size_t len);
+
+// init_idmap.c: a user namespace mapping a grant's owner to the server.
+int idmap_userns(uint32_t owner_uid, uint32_t owner_gid, uint32_t server_uid, uint32_t server_gid);
+
+// init_root.c
+struct prepared_root {
+	int root; // the staging tmpfs, O_PATH; -1 when not built
+	char err[512]; // why building it failed; reported once the configuration is in
+};
+void root_prepare(struct prepared_root *p);
+void root_finish(struct init_config *c, struct prepared_root *p, void (*enter_cgroup)(struct init_config *));
+
+#endif

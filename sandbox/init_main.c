@@ -1,0 +1,347 @@
+// The init stage's course: descriptors, configuration, the sandbox (DESIGN
+// §2 order), the server, then reaping. It reports to the supervisor as JSON
+// lines on fd 4 (stage.go reads them): an error, or started, then exited.
+
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "init.h"
+#include "spawn.h"
+
+#define CONFIG_FD 3
+#define REPORT_FD 4
+
+// How long a pre-forked init stage waits to be adopted (setupTimeout).
+#define ADOPT_TIMEOUT_SEC 30
+
+// The signals forwarded to the server. PID 1 of a namespace gets no
+// default actions, so without a handler they would be dropped.
+static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT};
+
+const char *err_text(int err) {
+	// Go's wording (lower case), which the supervisor's messages use too.
+	static char bufs[4][128];
+	static int next;
+	char *b = bufs[next++ % 4];
+	snprintf(b, sizeof bufs[0], "%s", strerror(err));
+	b[0] = (char)tolower((unsigned char)b[0]);
+	return b;
+}
+
+static void report_raw(const char *json) {
+	size_t n = strlen(json);
+	while (n > 0) {
+		ssize_t w = write(REPORT_FD, json, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return; // the supervisor is gone
+		json += w;
+		n -= (size_t)w;
+	}
+}
+
+_Noreturn void init_fail(const char *fmt, ...) {
+	char msg[2048], json[2 * sizeof msg + 32];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	char *o = json + sprintf(json, "{\"error\":\"");
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			*o++ = '\\';
+			*o++ = (char)*p;
+		} else if (*p < 0x20) {
+			o += sprintf(o, "\\u%04x", *p);
+		} else {
+			*o++ = (char)*p;
+		}
+	}
+	strcpy(o, "\"}\n");
+	report_raw(json);
+	_exit(1);
+}
+
+static void on_signal(int sig) { (void)sig; }
+
+// catch_signals blocks the forwarded signals and SIGCHLD and returns a
+// signalfd for them: those arriving before the server runs wait for it.
+static int catch_signals(void) {
+	sigset_t set;
+	sigemptyset(&set);
+	struct sigaction sa = {.sa_handler = on_signal};
+	for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
+		sigaddset(&set, forwarded[i]);
+		sigaction(forwarded[i], &sa, NULL);
+	}
+	sigaddset(&set, SIGCHLD);
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN); // a gone supervisor is seen as EPIPE
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	return signalfd(-1, &set, SFD_CLOEXEC);
+}
+
+// adopt waits for the supervisor to adopt this pre-forked init stage and
+// installs the descriptors it sends as 0–4. false: not adopted.
+static bool adopt(int sock) {
+	struct timeval tv = {.tv_sec = ADOPT_TIMEOUT_SEC};
+	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	char byte;
+	struct iovec iov = {&byte, 1};
+	char ctl[CMSG_SPACE(5 * sizeof(int))];
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+	ssize_t n;
+	while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(5 * sizeof(int)))
+		return false;
+	int fds[5];
+	memcpy(fds, CMSG_DATA(c), sizeof fds);
+	// Lift them out of 0–4 first, then put each in its place.
+	for (int i = 0; i < 5; i++) {
+		int high = fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
+		if (high < 0)
+			return false;
+		close(fds[i]);
+		fds[i] = high;
+	}
+	close(sock);
+	for (int i = 0; i < 5; i++) {
+		if (dup3(fds[i], i, i > 2 ? O_CLOEXEC : 0) < 0)
+			return false;
+		close(fds[i]);
+	}
+	return true;
+}
+
+static int loopback_up(void) {
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	struct ifreq ifr = {0};
+	strcpy(ifr.ifr_name, "lo");
+	int rc = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	if (rc == 0) {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		rc = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	int err = errno;
+	close(fd);
+	errno = err;
+	return rc;
+}
+
+// enter_cgroup reads the cgroup part of the configuration, which the
+// supervisor sends once the cgroup exists, and moves this process (the one
+// that forks the server) into it, then makes it the root of a new cgroup
+// namespace.
+static void enter_cgroup(struct init_config *c) {
+	const char *what;
+	if (init_read_message(CONFIG_FD, c, &what) < 0)
+		init_fail("reading the sandbox's cgroup: %s%s%s", what, errno ? ": " : "", errno ? err_text(errno) : "");
+	close(CONFIG_FD);
+	for (size_t i = 0; i < c->join.n; i++) {
+		const char *f = c->join.v[i];
+		int fd = open(f, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "0", 1) != 1) {
+			int err = errno;
+			char dir[4096];
+			snprintf(dir, sizeof dir, "%s", f);
+			char *slash = strrchr(dir, '/');
+			if (slash)
+				*slash = 0;
+			init_fail("joining the server's cgroup %s: %s", dir, err_text(err));
+		}
+		close(fd);
+	}
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		init_fail("cgroup namespace: %s: the kernel needs CONFIG_CGROUPS with cgroup namespaces (4.6+)", err_text(errno));
+}
+
+static const char *step_name(int step) {
+	switch (step) {
+	case SPAWN_SETSID:
+		return "setsid";
+	case SPAWN_RLIMIT_CORE:
+		return "RLIMIT_CORE";
+	case SPAWN_CAPBSET:
+		return "emptying the capability bounding set";
+	case SPAWN_AMBIENT:
+		return "clearing ambient capabilities";
+	case SPAWN_CAPSET:
+		return "clearing capabilities";
+	case SPAWN_NO_NEW_PRIVS:
+		return "no_new_privs";
+	case SPAWN_PDEATHSIG:
+		return "parent-death signal";
+	}
+	return "an unknown step";
+}
+
+// spawn_error fails with advice for the step the server's process failed at.
+static _Noreturn void spawn_error(const struct init_config *c, int step, int err) {
+	switch (step) {
+	case SPAWN_RLIMIT_NOFILE:
+		init_fail("--nofile %llu: %s (the kernel's fs.nr_open is the ceiling)", (unsigned long long)c->nofile, err_text(err));
+	case SPAWN_SETGROUPS:
+	case SPAWN_SETGID:
+	case SPAWN_SETUID:
+		init_fail("switching to the sandbox user (uid %u, gid %u): %s", c->uid, c->gid, err_text(err));
+	case SPAWN_STILL_ROOT:
+		init_fail("still uid 0 after the credential change: refusing to run the server as root");
+	case SPAWN_CHDIR:
+		init_fail("working directory %s: %s: it must be accessible to the sandbox user (uid %u)", c->dir, err_text(err), c->uid);
+	case SPAWN_REAPER_GONE:
+		init_fail("the sandbox's reaper is gone");
+	case SPAWN_CLOSE_RANGE:
+		init_fail("closing inherited descriptors: close_range: %s (Linux 5.11+ needed)", err_text(err));
+	case SPAWN_SECCOMP:
+		if (err == EINVAL)
+			init_fail("loading seccomp: the kernel rejected the filter (EINVAL): it needs CONFIG_SECCOMP_FILTER");
+		init_fail("loading seccomp: %s", err_text(err));
+	case SPAWN_EXEC:
+		if (err == EACCES)
+			init_fail("exec %s: permission denied: the sandbox user (uid %u) must be able to read and execute it", c->exe, c->uid);
+		if (err == ENOENT)
+			init_fail("exec %s: no such file: if it is a script, grant its interpreter's directory with --ro", c->exe);
+		init_fail("exec %s: %s", c->exe, err_text(err));
+	}
+	init_fail("preparing the server process: %s: %s", step_name(step), err_text(err));
+}
+
+// start_server forks the server (spawn.c) and returns its pid once its
+// exec succeeded: the error pipe is close-on-exec, so EOF means running.
+static pid_t start_server(const struct init_config *c) {
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		init_fail("starting the server: %s", err_text(errno));
+	struct spawn_args a = {
+		.path = c->exe, .argv = c->args.v, .envp = c->env.v, .dir = c->dir,
+		.userns = c->userns, .uid = c->uid, .gid = c->gid, .nofile = c->nofile,
+		.seccomp = c->seccomp, .seccomp_len = c->seccomp_len, .reaper = getpid(),
+	};
+	char *no_env[] = {NULL};
+	if (!a.envp)
+		a.envp = no_env;
+	pid_t pid = mcpsandbox_spawn(&a, p[1]);
+	close(p[1]);
+	if (pid < 0)
+		init_fail("starting the server: fork: %s", err_text(-pid));
+	int32_t msg[2];
+	ssize_t n;
+	while ((n = read(p[0], msg, sizeof msg)) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	if (n != sizeof msg)
+		return pid;
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	spawn_error(c, msg[0], msg[1]);
+}
+
+// reap stays PID 1: it forwards signals to the server, reaps orphans, and
+// reports the server's end, then exits with its status (which ends every
+// other process inside).
+static _Noreturn void reap(pid_t server, int sigfd) {
+	for (;;) {
+		struct signalfd_siginfo si;
+		ssize_t n = read(sigfd, &si, sizeof si);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != sizeof si)
+			init_fail("reading signals: %s", err_text(errno));
+		if (si.ssi_signo != SIGCHLD) {
+			if (kill(server, (int)si.ssi_signo) < 0 && errno != ESRCH)
+				dprintf(2, "mcpsandbox-init: forwarding signal %u: %s\n", si.ssi_signo, err_text(errno));
+			continue;
+		}
+		int status;
+		pid_t pid;
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (pid != server)
+				continue;
+			char json[96];
+			if (WIFSIGNALED(status)) {
+				snprintf(json, sizeof json, "{\"exited\":true,\"code\":-1,\"signal\":%d}\n", WTERMSIG(status));
+				report_raw(json);
+				_exit(128 + WTERMSIG(status));
+			}
+			snprintf(json, sizeof json, "{\"exited\":true,\"code\":%d}\n", WEXITSTATUS(status));
+			report_raw(json);
+			_exit(WEXITSTATUS(status));
+		}
+		if (pid < 0 && errno == ECHILD) {
+			report_raw("{\"exited\":true,\"code\":127}\n");
+			_exit(127); // cannot happen: the server is a child until reaped
+		}
+	}
+}
+
+// mcpsandbox_init_run is the init stage. zygote_sock >= 0: pre-forked by
+// zygote.c, descriptors still to come (adopt); with unmapped set, its user
+// namespace's ids are mapped only once it is adopted. Otherwise exec'd with
+// its descriptors in place.
+_Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped) {
+	// Until adopted, 0–2 are /dev/null and 3 the socket: hold 4 too, so
+	// that nothing opened before adoption takes a number adopt replaces.
+	if (zygote_sock >= 0 && dup3(0, REPORT_FD, O_CLOEXEC) < 0)
+		_exit(0);
+	int sigfd = catch_signals();
+	struct prepared_root pre = {.root = -1};
+	if (zygote_sock >= 0) {
+		// Build while waiting to be adopted; in a user namespace only once
+		// the adopter has mapped the ids (files need an owner).
+		if (!unmapped)
+			root_prepare(&pre);
+		if (!adopt(zygote_sock))
+			_exit(0); // not adopted: nothing to report to anyone
+		if (unmapped)
+			root_prepare(&pre);
+	} else {
+		fcntl(CONFIG_FD, F_SETFD, FD_CLOEXEC);
+		fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC);
+		root_prepare(&pre);
+	}
+	// Keep the server (same uid when unprivileged) from opening this
+	// process's /proc entries; not before adoption, which maps the ids of a
+	// user namespace through them.
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (sigfd < 0)
+		init_fail("catching signals: signalfd: %s", err_text(errno));
+
+	struct init_config c = {.uid = 65534, .gid = 65534, .nofile = 1024};
+	const char *what;
+	if (init_read_message(CONFIG_FD, &c, &what) < 0)
+		init_fail("reading the sandbox configuration: %s%s%s", what, errno ? ": " : "", errno ? err_text(errno) : "");
+	if (!c.exe || !c.dir || c.args.n == 0)
+		init_fail("reading the sandbox configuration: no command");
+	if (!c.net_host && loopback_up() < 0)
+		init_fail("network namespace: bringing up lo: %s", err_text(errno));
+	if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
+		init_fail("setting the hostname: %s", err_text(errno));
+	if (setdomainname("(none)", 6) < 0)
+		init_fail("setting the domain name: %s", err_text(errno));
+	root_finish(&c, &pre, enter_cgroup);
+
+	pid_t server = start_server(&c);
+	report_raw("{\"started\":true}\n");
+	reap(server, sigfd);
+}

@@ -1,0 +1,603 @@
+// The sandbox's root: a tmpfs holding /usr (and the merged-/usr links), the
+// /etc files programs need, a minimal /dev, a fresh /proc with the sensitive
+// files masked, size-limited /tmp, /dev/shm and HOME, the user's grants,
+// and /sys with only the server's own cgroup. Everything else of the host
+// stays out. DESIGN §2 lists the steps.
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <linux/mount.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "init.h"
+
+// umount2 and mount without <sys/mount.h>, which clashes with linux/mount.h.
+#define MNT_DETACH 2
+static int do_mount(const char *src, const char *dst, const char *type, unsigned long flags, const char *data) {
+	return (int)syscall(SYS_mount, src, dst, type, flags, data);
+}
+
+#define ATTR_RO (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+#define ATTR_RW (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+#define ATTR_DEV (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)
+#define ATTR_PROC (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)
+#define ATTR_CGROUP ATTR_PROC // never writable; nothing there is a program
+
+// The top-level names merged-/usr hosts make symlinks into /usr; on other
+// hosts they are directories bound read-only.
+static const char *const merged_usr[] = {"bin", "sbin", "lib", "lib32", "lib64", "libx32", NULL};
+// The only devices the server gets.
+static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", NULL};
+// /etc: host files copied (so their host symlinks into /run etc. do not
+// matter), links kept as links, directories bound read-only.
+static const char *const etc_copied[] = {"ld.so.cache", "ld.so.conf", "nsswitch.conf", "host.conf", "gai.conf", "timezone", NULL};
+static const char *const etc_linked[] = {"localtime", "os-release", NULL};
+static const char *const etc_dirs[] = {"ssl", "pki", "ca-certificates", "alternatives", "ld.so.conf.d", NULL};
+// /proc: files masked with /dev/null, directories with an empty tmpfs, and
+// directories made read-only.
+static const char *const proc_masked_files[] = {"kcore", "keys", "timer_list", "timer_stats", "sched_debug",
+	"sysrq-trigger", "latency_stats", "kallsyms", "kpagecount", "kpageflags", "kpagecgroup", NULL};
+static const char *const proc_masked_dirs[] = {"acpi", "asound", "scsi", "driver", NULL};
+static const char *const proc_read_only[] = {"sys", "bus", "fs", "irq", NULL};
+
+// A failed step: its message, set by fail_at, reported by the caller.
+static char *step_err;
+static size_t step_err_len;
+
+__attribute__((format(printf, 1, 2))) static int fail_at(const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(step_err, step_err_len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+// tree is a detached copy of something on the host.
+struct tree {
+	int fd;
+	bool dir;
+};
+
+static void close_tree(struct tree *t) {
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+}
+
+static int finish_tree(int fd, uint64_t attrs, struct tree *t) {
+	struct stat st;
+	if (fs_set_attrs(fd, attrs) < 0 || fstat(fd, &st) < 0) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	*t = (struct tree){fd, S_ISDIR(st.st_mode)};
+	return 0;
+}
+
+// system_tree copies a host system path; symlinks are the administrator's,
+// so they are followed.
+static int system_tree(const char *path, uint64_t attrs, struct tree *t) {
+	int fd = fs_clone_tree(AT_FDCWD, path);
+	return fd < 0 ? -1 : finish_tree(fd, attrs, t);
+}
+
+// user_tree copies a path the user granted, following no symlink; with
+// userns >= 0 the copy is idmapped by it.
+static int user_tree(const char *path, uint64_t attrs, int userns, struct tree *t) {
+	int fd = fs_open_no_symlinks(AT_FDCWD, path, 0);
+	if (fd < 0)
+		return -1;
+	int tree = fs_clone_tree(fd, "");
+	int err = errno;
+	close(fd);
+	errno = err;
+	if (tree < 0)
+		return -1;
+	if (userns >= 0 && fs_set_idmap(tree, userns) < 0) {
+		err = errno;
+		close(tree);
+		errno = err;
+		return -2; // the idmap failed
+	}
+	return finish_tree(tree, attrs, t);
+}
+
+// attach_bind mounts a copied tree at the same path beneath root.
+static int attach_bind(int root, const char *path, struct tree *t) {
+	int target = fs_mount_point_beneath(root, path, t->dir);
+	if (target < 0)
+		return errno == ELOOP ? fail_at("the mount point goes through a symlink inside the sandbox")
+		                      : fail_at("creating the mount point: %s", err_text(errno));
+	int rc = fs_attach(t->fd, target);
+	int err = errno;
+	close(target);
+	errno = err;
+	return rc < 0 ? fail_at("%s", err_text(errno)) : 0;
+}
+
+static bool exists(const char *path) {
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+static int read_file(const char *path, char **data, size_t *len) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf) {
+			close(fd);
+			errno = ENOMEM;
+			return -1;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = errno;
+			free(buf);
+			close(fd);
+			errno = err;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n == cap)
+			buf = realloc(buf, cap *= 2);
+	}
+	close(fd);
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+// populate_system shows /usr and the merged-/usr links or directories.
+static int populate_system(int root) {
+	struct tree usr;
+	if (system_tree("/usr", ATTR_RO, &usr) < 0)
+		return fail_at("/usr: %s", err_text(errno));
+	int rc = attach_bind(root, "/usr", &usr);
+	close_tree(&usr);
+	if (rc < 0)
+		return -1;
+	for (const char *const *n = merged_usr; *n; n++) {
+		char path[64], target[PATH_MAX];
+		snprintf(path, sizeof path, "/%s", *n);
+		struct stat st;
+		if (lstat(path, &st) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return fail_at("%s: %s", path, err_text(errno));
+		}
+		if (S_ISLNK(st.st_mode)) {
+			ssize_t len = readlink(path, target, sizeof target - 1);
+			if (len < 0)
+				return fail_at("%s: %s", path, err_text(errno));
+			target[len] = 0;
+			if (symlinkat(target, root, *n) < 0)
+				return fail_at("%s: %s", path, err_text(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			struct tree t;
+			if (system_tree(path, ATTR_RO, &t) < 0)
+				return fail_at("%s: %s", path, err_text(errno));
+			rc = attach_bind(root, path, &t);
+			close_tree(&t);
+			if (rc < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+// populate_etc writes the host's part of /etc; etc_config adds the
+// configuration's (passwd, group, hosts).
+static int populate_etc(int root) {
+	if (mkdir(STAGING_DIR "/etc", 0755) < 0)
+		return fail_at("%s", err_text(errno));
+	char src[PATH_MAX], dst[PATH_MAX], target[PATH_MAX];
+	for (const char *const *n = etc_copied; *n; n++) {
+		char *data;
+		size_t len;
+		snprintf(src, sizeof src, "/etc/%s", *n);
+		snprintf(dst, sizeof dst, STAGING_DIR "/etc/%s", *n);
+		if (read_file(src, &data, &len) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return fail_at("%s: %s", src, err_text(errno));
+		}
+		int rc = fs_write_file(dst, data, len);
+		free(data);
+		if (rc < 0)
+			return fail_at("%s", err_text(errno));
+	}
+	for (const char *const *n = etc_linked; *n; n++) {
+		snprintf(src, sizeof src, "/etc/%s", *n);
+		snprintf(dst, sizeof dst, STAGING_DIR "/etc/%s", *n);
+		ssize_t len = readlink(src, target, sizeof target - 1);
+		if (len >= 0) {
+			target[len] = 0;
+			if (symlink(target, dst) < 0)
+				return fail_at("%s", err_text(errno));
+			continue;
+		}
+		char *data;
+		size_t dlen;
+		if (read_file(src, &data, &dlen) == 0) {
+			int rc = fs_write_file(dst, data, dlen);
+			free(data);
+			if (rc < 0)
+				return fail_at("%s", err_text(errno));
+		}
+	}
+	static const char hostname[] = SANDBOX_HOSTNAME "\n";
+	if (fs_write_file(STAGING_DIR "/etc/hostname", hostname, sizeof hostname - 1) < 0)
+		return fail_at("%s", err_text(errno));
+	for (const char *const *n = etc_dirs; *n; n++) {
+		snprintf(src, sizeof src, "/etc/%s", *n);
+		struct stat st;
+		if (stat(src, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		struct tree t;
+		if (system_tree(src, ATTR_RO, &t) < 0)
+			return fail_at("%s: %s", src, err_text(errno));
+		int rc = attach_bind(root, src, &t);
+		close_tree(&t);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+// populate_dev builds a minimal, read-only /dev: five devices, the stdio
+// links, and the mount point of shm (see mount_scratch).
+static int populate_dev(void) {
+	const char *dev = STAGING_DIR "/dev";
+	if (mkdir(dev, 0755) < 0 || do_mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,nr_inodes=64,mode=0755") < 0)
+		return fail_at("%s", err_text(errno));
+	int devfd = open(dev, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (devfd < 0)
+		return fail_at("%s", err_text(errno));
+	int rc = 0;
+	for (const char *const *n = dev_nodes; *n && rc == 0; n++) {
+		char src[32], leaf[32];
+		snprintf(src, sizeof src, "/dev/%s", *n);
+		snprintf(leaf, sizeof leaf, "/%s", *n);
+		struct tree t;
+		if (system_tree(src, ATTR_DEV, &t) < 0) {
+			rc = fail_at("%s: %s", src, err_text(errno));
+			break;
+		}
+		if (attach_bind(devfd, leaf, &t) < 0) {
+			char why[256];
+			snprintf(why, sizeof why, "%s", step_err);
+			rc = fail_at("%s: %s", src, why);
+		}
+		close_tree(&t);
+	}
+	static const char *const links[][2] = {{"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
+		{"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}};
+	for (size_t i = 0; rc == 0 && i < sizeof links / sizeof links[0]; i++) {
+		if (symlinkat(links[i][1], devfd, links[i][0]) < 0)
+			rc = fail_at("%s", err_text(errno));
+	}
+	if (rc == 0 && mkdirat(devfd, "shm", 0755) < 0)
+		rc = fail_at("%s", err_text(errno));
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+	if (rc == 0 && syscall(SYS_mount_setattr, devfd, "", AT_EMPTY_PATH, &ro, sizeof ro) < 0)
+		rc = fail_at("%s", err_text(errno));
+	close(devfd);
+	return rc;
+}
+
+// populate_proc mounts a fresh /proc and masks what a server must not see
+// or change.
+static int populate_proc(void) {
+	const char *proc = STAGING_DIR "/proc";
+	if (mkdir(proc, 0555) < 0)
+		return fail_at("%s", err_text(errno));
+	if (do_mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+		if (errno == EPERM)
+			return fail_at("mounting proc: %s: the host's /proc is partly covered (as in many containers), so the kernel refuses a fresh one in a user namespace; run mcpsandbox as root or on the host", err_text(errno));
+		return fail_at("mounting proc: %s", err_text(errno));
+	}
+	char p[PATH_MAX];
+	for (const char *const *n = proc_masked_files; *n; n++) {
+		snprintf(p, sizeof p, "%s/%s", proc, *n);
+		if (fs_bind_over(STAGING_DIR "/dev/null", p, ATTR_PROC) < 0 && errno != ENOENT)
+			return fail_at("masking /proc/%s: %s", *n, err_text(errno));
+	}
+	for (const char *const *n = proc_masked_dirs; *n; n++) {
+		snprintf(p, sizeof p, "%s/%s", proc, *n);
+		if (!exists(p))
+			continue;
+		if (do_mount("tmpfs", p, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,nr_inodes=1,mode=0555") < 0)
+			return fail_at("masking /proc/%s: %s", *n, err_text(errno));
+	}
+	for (const char *const *n = proc_read_only; *n; n++) {
+		snprintf(p, sizeof p, "%s/%s", proc, *n);
+		if (fs_bind_over(p, p, ATTR_PROC) < 0 && errno != ENOENT)
+			return fail_at("making /proc/%s read-only: %s", *n, err_text(errno));
+	}
+	return 0;
+}
+
+// root_prepare builds the configuration-independent part of the new root
+// at STAGING_DIR: only host system paths, nothing a server could have
+// touched. It runs while the supervisor still works out the configuration.
+void root_prepare(struct prepared_root *p) {
+	p->root = -1;
+	p->err[0] = 0;
+	step_err = p->err;
+	step_err_len = sizeof p->err;
+	// Mount events must not propagate back to the host.
+	if (do_mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		fail_at("making mounts private: %s", err_text(errno));
+		return;
+	}
+	if (do_mount("tmpfs", STAGING_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,nr_inodes=4096,mode=0755") < 0) {
+		fail_at("mounting the root tmpfs: %s", err_text(errno));
+		return;
+	}
+	// The host's /etc and /dev are read before the root covers anything of
+	// them: the staging dir is /tmp, which holds neither.
+	if ((p->root = open(STAGING_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		fail_at("opening the new root: %s", err_text(errno));
+		return;
+	}
+	static const struct {
+		const char *what;
+		int (*build)(int root);
+	} steps[] = {{"/usr", populate_system}, {"/etc", populate_etc}};
+	char why[512];
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		if (steps[i].build(p->root) < 0) {
+			snprintf(why, sizeof why, "%s", p->err);
+			fail_at("building %s: %s", steps[i].what, why);
+			return;
+		}
+	}
+	if (populate_dev() < 0) {
+		snprintf(why, sizeof why, "%s", p->err);
+		fail_at("building /dev: %s", why);
+		return;
+	}
+	if (populate_proc() < 0) {
+		snprintf(why, sizeof why, "%s", p->err);
+		fail_at("building /proc: %s", why);
+	}
+}
+
+static void discard(struct prepared_root *p) {
+	if (p->root >= 0) {
+		close(p->root);
+		p->root = -1;
+		syscall(SYS_umount2, STAGING_DIR, MNT_DETACH);
+	}
+}
+
+static bool within(const char *path, const char *dir) {
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && (path[n] == 0 || path[n] == '/');
+}
+
+// reads_staging reports whether the configuration takes anything from the
+// host beneath STAGING_DIR, which a prepared root covers.
+static bool reads_staging(const struct init_config *c) {
+	for (size_t i = 0; i < c->nbinds; i++) {
+		if (within(c->binds[i].path, STAGING_DIR))
+			return true;
+	}
+	return c->exe_bind && within(c->exe, STAGING_DIR);
+}
+
+static const char *flag(const struct bind *b) { return b->writable ? "--rw" : "--ro"; }
+
+// bind_error fails with advice on a --ro/--rw source that cannot be used.
+static _Noreturn void bind_error(const struct bind *b, int err) {
+	switch (err) {
+	case ENOENT:
+		init_fail("mount %s %s: no such file or directory: create it or drop %s", flag(b), b->path, flag(b));
+	case ELOOP: {
+		char real[PATH_MAX];
+		if (realpath(b->path, real))
+			init_fail("mount %s %s: the path goes through a symlink, which the sandbox never follows: pass the real path %s", flag(b), b->path, real);
+		init_fail("mount %s %s: the path goes through a symlink, which the sandbox never follows: pass the path without symlinks", flag(b), b->path);
+	}
+	case EACCES:
+		init_fail("mount %s %s: permission denied to the supervisor", flag(b), b->path);
+	}
+	init_fail("mount %s %s: %s", flag(b), b->path, err_text(err));
+}
+
+// config_sources is what the configuration takes from the host.
+struct config_sources {
+	struct tree *binds; // parallel to c->binds
+	struct tree exe;
+};
+
+// open_sources copies the user's grants and the server executable.
+static void open_sources(const struct init_config *c, struct config_sources *s) {
+	s->binds = calloc(c->nbinds + 1, sizeof *s->binds);
+	s->exe.fd = -1;
+	if (!s->binds)
+		init_fail("out of memory");
+	// One user namespace per owner mapped; the mounts keep what they need.
+	struct {
+		uint32_t uid, gid;
+		int fd;
+	} *ns = calloc(c->nbinds + 1, sizeof *ns);
+	size_t nns = 0;
+	for (size_t i = 0; i < c->nbinds; i++) {
+		const struct bind *b = &c->binds[i];
+		int userns = -1;
+		if (b->idmapped) {
+			for (size_t j = 0; j < nns; j++) {
+				if (ns[j].uid == b->uid && ns[j].gid == b->gid)
+					userns = ns[j].fd;
+			}
+			if (userns < 0) {
+				if ((userns = idmap_userns(b->uid, b->gid, c->uid, c->gid)) < 0)
+					init_fail("mount %s %s: mapping its owner %u to the server: %s", flag(b), b->path, b->uid, err_text(errno));
+				ns[nns].uid = b->uid;
+				ns[nns].gid = b->gid;
+				ns[nns++].fd = userns;
+			}
+		}
+		int rc = user_tree(b->path, b->writable ? ATTR_RW : ATTR_RO, userns, &s->binds[i]);
+		if (rc == -2)
+			init_fail("mount %s %s: idmapped mount: %s", flag(b), b->path, err_text(errno));
+		if (rc < 0)
+			bind_error(b, errno);
+	}
+	for (size_t j = 0; j < nns; j++)
+		close(ns[j].fd);
+	free(ns);
+	if (c->exe_bind && user_tree(c->exe, ATTR_RO, -1, &s->exe) < 0)
+		init_fail("server executable %s: %s", c->exe, err_text(errno));
+}
+
+static void close_sources(const struct init_config *c, struct config_sources *s) {
+	for (size_t i = 0; i < c->nbinds; i++)
+		close_tree(&s->binds[i]);
+	free(s->binds);
+	close_tree(&s->exe);
+}
+
+// mount_scratch mounts the size-limited /dev/shm and /tmp and the empty
+// HOME, owned by the server.
+static void mount_scratch(const struct init_config *c) {
+	char opts[128];
+	snprintf(opts, sizeof opts, "size=%llu,mode=1777", (unsigned long long)c->tmp_size);
+	if (do_mount("tmpfs", STAGING_DIR "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+		init_fail("building /dev/shm, /tmp and HOME: /dev/shm: %s", err_text(errno));
+	if (mkdir(STAGING_DIR "/tmp", 0755) < 0)
+		init_fail("building /dev/shm, /tmp and HOME: %s", err_text(errno));
+	if (do_mount("tmpfs", STAGING_DIR "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		init_fail("building /dev/shm, /tmp and HOME: /tmp: %s", err_text(errno));
+	if (mkdir(STAGING_DIR SANDBOX_HOME, 0755) < 0)
+		init_fail("building /dev/shm, /tmp and HOME: %s", err_text(errno));
+	snprintf(opts, sizeof opts, "size=%llu,mode=0700,uid=%u,gid=%u", (unsigned long long)c->tmp_size, c->uid, c->gid);
+	if (do_mount("tmpfs", STAGING_DIR SANDBOX_HOME, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		init_fail("building /dev/shm, /tmp and HOME: %s: %s", SANDBOX_HOME, err_text(errno));
+}
+
+// show_cgroup builds /sys: a read-only tmpfs holding only fs/cgroup, with
+// the server's cgroup directories in it. They come last, once the cgroup
+// exists; a cgroup beneath STAGING_DIR (never a real cgroupfs) is refused,
+// since the root covers it.
+static void show_cgroup(const struct init_config *c) {
+	struct tree *trees = calloc(c->nview + 1, sizeof *trees);
+	if (!trees)
+		init_fail("out of memory");
+	for (size_t i = 0; i < c->nview; i++) {
+		if (within(c->view[i].dir, STAGING_DIR))
+			init_fail("building /sys: the server's cgroup %s lies beneath %s, which the sandbox's root covers while it is built", c->view[i].dir, STAGING_DIR);
+		if (system_tree(c->view[i].dir, ATTR_CGROUP, &trees[i]) < 0)
+			init_fail("building /sys: the server's cgroup %s: %s", c->view[i].dir, err_text(errno));
+	}
+	const char *sys = STAGING_DIR "/sys";
+	if (mkdir(sys, 0755) < 0 || do_mount("tmpfs", sys, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,nr_inodes=32,mode=0755") < 0)
+		init_fail("building /sys: %s", err_text(errno));
+	int sysfd = open(sys, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int cgfd = sysfd < 0 ? -1 : fs_mkdir_beneath(sysfd, "fs/cgroup");
+	if (cgfd < 0)
+		init_fail("building /sys: %s", err_text(errno));
+	for (size_t i = 0; i < c->nview; i++) {
+		const struct cgroup_dir *d = &c->view[i];
+		if (d->name[0] == 0) { // cgroup2: the whole of /sys/fs/cgroup
+			if (fs_attach(trees[i].fd, cgfd) < 0)
+				init_fail("building /sys: the server's cgroup %s: %s", d->dir, err_text(errno));
+		} else {
+			char path[PATH_MAX];
+			snprintf(path, sizeof path, "/%s", d->name);
+			if (attach_bind(cgfd, path, &trees[i]) < 0)
+				init_fail("building /sys: the server's cgroup %s: %s", d->dir, step_err);
+		}
+		for (size_t l = 0; l < d->links.n; l++) {
+			if (symlinkat(d->name, cgfd, d->links.v[l]) < 0)
+				init_fail("building /sys: %s", err_text(errno));
+		}
+		close_tree(&trees[i]);
+	}
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+	if (syscall(SYS_mount_setattr, sysfd, "", AT_EMPTY_PATH, &ro, sizeof ro) < 0)
+		init_fail("building /sys: %s", err_text(errno));
+	close(cgfd);
+	close(sysfd);
+	free(trees);
+}
+
+// pivot makes root the root of this mount namespace and detaches the
+// host's, so nothing of it stays reachable.
+static void pivot(int root, const struct init_config *c) {
+	if (fchdir(root) < 0)
+		init_fail("entering the new root: %s", err_text(errno));
+	// pivot_root(".", ".") stacks the old root on the new one; detaching it
+	// leaves only the new root (the runc idiom; needs no put_old directory).
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		init_fail("pivot_root: %s", err_text(errno));
+	if (syscall(SYS_umount2, ".", MNT_DETACH) < 0)
+		init_fail("detaching the host root: %s", err_text(errno));
+	if (chdir("/") < 0)
+		init_fail("entering the new root: %s", err_text(errno));
+	struct stat st;
+	if (stat(c->dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		init_fail("working directory %s does not exist inside the sandbox: grant it with --ro or --rw", c->dir);
+}
+
+// root_finish adds the configuration's parts to the prepared root, makes
+// it read-only and pivots into it; enter_cgroup, called once all but the
+// cgroup view is built, completes c with its cgroup. A configuration that
+// reads beneath STAGING_DIR gets its sources opened before the root is
+// prepared again, as the covered paths require. Fails through init_fail.
+void root_finish(struct init_config *c, struct prepared_root *p, void (*enter_cgroup)(struct init_config *)) {
+	struct config_sources src;
+	char err[512];
+	step_err = err;
+	step_err_len = sizeof err;
+	if (p->err[0] == 0 && reads_staging(c)) {
+		discard(p);
+		open_sources(c, &src);
+		root_prepare(p);
+		step_err = err;
+	} else if (p->err[0] == 0) {
+		open_sources(c, &src);
+	}
+	if (p->err[0] != 0)
+		init_fail("%s", p->err);
+	for (size_t i = 0; i < c->netc; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, STAGING_DIR "/etc/%s", c->etc[i].name);
+		if (strchr(c->etc[i].name, '/') || fs_write_file(path, c->etc[i].data, c->etc[i].len) < 0)
+			init_fail("building /etc: %s: %s", c->etc[i].name, err_text(errno));
+	}
+	mount_scratch(c);
+	for (size_t i = 0; i < c->nbinds; i++) {
+		if (attach_bind(p->root, c->binds[i].path, &src.binds[i]) < 0)
+			init_fail("mount %s %s: %s", flag(&c->binds[i]), c->binds[i].path, err);
+	}
+	if (c->exe_bind && attach_bind(p->root, c->exe, &src.exe) < 0)
+		init_fail("making the server executable %s visible: %s", c->exe, err);
+	close_sources(c, &src);
+	enter_cgroup(c);
+	show_cgroup(c);
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+	if (syscall(SYS_mount_setattr, p->root, "", AT_EMPTY_PATH, &ro, sizeof ro) < 0)
+		init_fail("making the root read-only: %s", err_text(errno));
+	pivot(p->root, c);
+	close(p->root);
+	p->root = -1;
+}
