@@ -19,7 +19,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -219,13 +218,8 @@ __attribute__((constructor)) static void zygote_start(int argc, char **argv, cha
 		mcpsandbox_zygote.sock = sv[0];
 		mcpsandbox_zygote.mid = mid;
 		mcpsandbox_zygote.userns = userns;
-		// Wait (briefly: a stuck intermediate only costs its zygote) until
-		// the intermediate has made the namespaces and forked the init,
-		// before this process's Go start-up takes the CPUs from it. Its
-		// report stays queued for zygote.go.
-		struct pollfd p = {.fd = sv[0], .events = POLLIN};
-		while (poll(&p, 1, 1000) < 0 && errno == EINTR)
-			;
+		// The intermediate's report waits on the socket for zygote.go; this
+		// process's Go start-up runs meanwhile.
 		return;
 	}
 	close(sv[0]);
