@@ -170,6 +170,7 @@ int init_read_message(int fd, struct init_config *c, const char **what) {
 		return -1;
 	}
 	uint32_t len = le32(hdr);
+	errno = 0; // from here on, problems are the message's, not a read's
 	if (len > MAX_MESSAGE) {
 		*what = "message too large";
 		return -1;
@@ -181,6 +182,7 @@ int init_read_message(int fd, struct init_config *c, const char **what) {
 		*what = errno ? "read" : "the supervisor closed the pipe";
 		return -1;
 	}
+	errno = 0;
 	for (uint32_t off = 0; off < len;) {
 		if (len - off < 5) {
 			*what = "truncated record";

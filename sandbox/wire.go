@@ -14,26 +14,46 @@ import (
 	"strings"
 )
 
+// Record tags of init.h.
+const (
+	cfgArg     = C.CFG_ARG
+	cfgExe     = C.CFG_EXE
+	cfgEnv     = C.CFG_ENV
+	cfgDir     = C.CFG_DIR
+	cfgBind    = C.CFG_BIND
+	cfgExeBind = C.CFG_EXE_BIND
+	cfgTmpSize = C.CFG_TMP_SIZE
+	cfgNetHost = C.CFG_NET_HOST
+	cfgNoFile  = C.CFG_NOFILE
+	cfgUID     = C.CFG_UID
+	cfgGID     = C.CFG_GID
+	cfgUserNS  = C.CFG_USERNS
+	cfgSeccomp = C.CFG_SECCOMP
+	cfgEtc     = C.CFG_ETC
+	cgJoin     = C.CG_JOIN
+	cgView     = C.CG_VIEW
+)
+
 // message builds one configuration message of init.h for the init stage.
 type message struct{ buf []byte }
 
-func (m *message) add(tag C.int, value []byte) {
+func (m *message) add(tag byte, value []byte) {
 	m.buf = append(m.buf, byte(tag))
 	m.buf = binary.LittleEndian.AppendUint32(m.buf, uint32(len(value)))
 	m.buf = append(m.buf, value...)
 }
 
-func (m *message) str(tag C.int, s string) { m.add(tag, []byte(s)) }
+func (m *message) str(tag byte, s string) { m.add(tag, []byte(s)) }
 
-func (m *message) flag(tag C.int, on bool) {
+func (m *message) flag(tag byte, on bool) {
 	if on {
 		m.add(tag, nil)
 	}
 }
 
-func (m *message) u64(tag C.int, v uint64) { m.add(tag, binary.LittleEndian.AppendUint64(nil, v)) }
+func (m *message) u64(tag byte, v uint64) { m.add(tag, binary.LittleEndian.AppendUint64(nil, v)) }
 
-func (m *message) u32(tag C.int, v uint32) { m.add(tag, binary.LittleEndian.AppendUint32(nil, v)) }
+func (m *message) u32(tag byte, v uint32) { m.add(tag, binary.LittleEndian.AppendUint32(nil, v)) }
 
 // writeTo sends the message, length first.
 func (m *message) writeTo(w io.Writer) error {
@@ -51,13 +71,13 @@ func configMessage(cfg *initConfig) (*message, error) {
 	}
 	m := &message{}
 	for _, a := range cfg.Args {
-		m.str(C.CFG_ARG, a)
+		m.str(cfgArg, a)
 	}
 	for _, e := range cfg.Env {
-		m.str(C.CFG_ENV, e)
+		m.str(cfgEnv, e)
 	}
-	m.str(C.CFG_EXE, cfg.Exe)
-	m.str(C.CFG_DIR, cfg.Dir)
+	m.str(cfgExe, cfg.Exe)
+	m.str(cfgDir, cfg.Dir)
 	for _, b := range cfg.Binds {
 		v := []byte{0, 0}
 		if b.Writable {
@@ -69,20 +89,20 @@ func configMessage(cfg *initConfig) (*message, error) {
 		}
 		v = binary.LittleEndian.AppendUint32(v, owner.UID)
 		v = binary.LittleEndian.AppendUint32(v, owner.GID)
-		m.add(C.CFG_BIND, append(v, b.Path...))
+		m.add(cfgBind, append(v, b.Path...))
 	}
-	m.flag(C.CFG_EXE_BIND, cfg.ExeBind)
-	m.u64(C.CFG_TMP_SIZE, uint64(cfg.TmpSize))
-	m.flag(C.CFG_NET_HOST, cfg.NetHost)
-	m.u64(C.CFG_NOFILE, cfg.NoFile)
-	m.u32(C.CFG_UID, cfg.UID)
-	m.u32(C.CFG_GID, cfg.GID)
-	m.flag(C.CFG_USERNS, cfg.UserNS)
+	m.flag(cfgExeBind, cfg.ExeBind)
+	m.u64(cfgTmpSize, uint64(cfg.TmpSize))
+	m.flag(cfgNetHost, cfg.NetHost)
+	m.u64(cfgNoFile, cfg.NoFile)
+	m.u32(cfgUID, cfg.UID)
+	m.u32(cfgGID, cfg.GID)
+	m.flag(cfgUserNS, cfg.UserNS)
 	if len(cfg.Seccomp) > 0 {
 		if len(cfg.Seccomp)%8 != 0 || len(cfg.Seccomp)/8 > 4096 {
 			return nil, fmt.Errorf("seccomp: BPF program of %d bytes is not 1..4096 instructions of 8 bytes", len(cfg.Seccomp))
 		}
-		m.add(C.CFG_SECCOMP, cfg.Seccomp)
+		m.add(cfgSeccomp, cfg.Seccomp)
 	}
 	files, err := etcConfigFiles(cfg)
 	if err != nil {
@@ -94,7 +114,7 @@ func configMessage(cfg *initConfig) (*message, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		m.add(C.CFG_ETC, append([]byte(name+"\x00"), files[name]...))
+		m.add(cfgEtc, append([]byte(name+"\x00"), files[name]...))
 	}
 	return m, nil
 }
@@ -103,10 +123,10 @@ func configMessage(cfg *initConfig) (*message, error) {
 func cgroupMessage(cfg *initConfig) *message {
 	m := &message{}
 	for _, f := range cfg.CgroupJoin {
-		m.str(C.CG_JOIN, f)
+		m.str(cgJoin, f)
 	}
 	for _, d := range cfg.CgroupView {
-		m.str(C.CG_VIEW, strings.Join(append([]string{d.Name, d.Dir}, d.Links...), "\x00"))
+		m.str(cgView, strings.Join(append([]string{d.Name, d.Dir}, d.Links...), "\x00"))
 	}
 	return m
 }
