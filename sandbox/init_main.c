@@ -300,6 +300,14 @@ static _Noreturn void reap(pid_t server, int sigfd) {
 // namespace's ids are mapped only once it is adopted. Otherwise exec'd with
 // its descriptors in place.
 _Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped) {
+	// Only ever PID 1 of a new pid namespace (and so of new mount
+	// namespace too, which launch and zygote.c always make together).
+	// Anything else, say a shell running this binary as mcpsandbox-init,
+	// must not remount its own root or cover its /tmp.
+	if (getpid() != 1) {
+		dprintf(2, "mcpsandbox-init: not PID 1 of a new pid namespace: this is mcpsandbox's sandbox init stage, started by `mcpsandbox run` only\n");
+		_exit(2);
+	}
 	// Until adopted, 0–2 are /dev/null and 3 the socket: hold 4 too, so
 	// that nothing opened before adoption takes a number adopt replaces.
 	if (zygote_sock >= 0 && dup3(0, REPORT_FD, O_CLOEXEC) < 0)

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -108,5 +109,29 @@ func TestInitStageRefusesABrokenConfiguration(t *testing.T) {
 				t.Errorf("report %q, want %q", rep.Error, tc.want)
 			}
 		})
+	}
+}
+
+// Run as mcpsandbox-init outside a sandbox's namespaces, the binary
+// refuses before it touches any mount. The test gives it a mount namespace
+// of its own anyway, so that a failure here cannot cover the host's /tmp.
+func TestInitStageRefusesToRunOutsideASandbox(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a mount namespace of its own needs root")
+	}
+	cmd := &exec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        []string{InitArg0},
+		SysProcAttr: &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWNS, Pdeathsig: syscall.SIGKILL},
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("%s outside a pid namespace: %v, want exit status 2; stderr %q", InitArg0, err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "not PID 1") {
+		t.Errorf("stderr %q does not say why", stderr.String())
 	}
 }
