@@ -289,6 +289,10 @@ func TestConfinedSetupErrorsAreClear(t *testing.T) {
 		{"proc", func(s *Spec) { s.ReadWrite = []string{"/proc/self"} }, []string{"--rw /proc/self", "cannot be bound"}},
 		{"missing command", func(s *Spec) { s.Args = []string{"no-such-mcp-server"} }, []string{"no-such-mcp-server", "not found"}},
 		{"missing working directory", func(s *Spec) { s.Dir = "/srv/app" }, []string{"working directory /srv/app", "grant it with --ro or --rw"}},
+		// A message that is all control characters still arrives whole
+		// (escaped, each six times its size) and readable.
+		{"control characters", func(s *Spec) { s.ReadWrite = []string{"/nonexistent/" + strings.Repeat("\x01\n", 1500)} },
+			[]string{"mount --rw /nonexistent/\x01\n\x01\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

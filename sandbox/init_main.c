@@ -58,7 +58,8 @@ static void report_raw(const char *json) {
 }
 
 _Noreturn void init_fail(const char *fmt, ...) {
-	char msg[2048], json[2 * sizeof msg + 32];
+	// A control character takes six bytes escaped (\u00XX): room for all.
+	char msg[2048], json[6 * sizeof msg + 32];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
