@@ -439,6 +439,8 @@ static void open_sources(const struct init_config *c, struct config_sources *s) 
 		uint32_t uid, gid;
 		int fd;
 	} *ns = calloc(c->nbinds + 1, sizeof *ns);
+	if (!ns)
+		init_fail("out of memory");
 	size_t nns = 0;
 	for (size_t i = 0; i < c->nbinds; i++) {
 		const struct bind *b = &c->binds[i];
