@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"golang.org/x/sys/unix"
 )
 
@@ -46,32 +46,11 @@ func idmapUserDir(t *testing.T, name string, mode os.FileMode) string {
 	return dir
 }
 
-// idmapLog captures what Start logs, and shows it in the test log.
-type idmapLog struct {
-	t  *testing.T
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *idmapLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	l.b.Write(p)
-	l.mu.Unlock()
-	l.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
-
-func (l *idmapLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // idmapShell runs script confined and returns stdout, stderr, the exit and
 // the log of Start.
 func idmapShell(t *testing.T, spec Spec, script string) (string, string, Exit, string) {
 	t.Helper()
-	logs := &idmapLog{t: t}
+	logs := testenv.NewLogCapture(t)
 	spec.Args = []string{"/bin/sh", "-c", script}
 	out, errOut, ex := sbxRunLogged(t, spec, slog.New(slog.NewTextHandler(logs, nil)))
 	return out, errOut, ex, logs.String()

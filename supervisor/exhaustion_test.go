@@ -82,8 +82,8 @@ func TestExhaustionRestarts(t *testing.T) {
 				t.Errorf("processes of the bombed server outlived it: %v", left)
 			}
 			for _, want := range bomb.logged {
-				if !s.log.contains(want) {
-					t.Errorf("the log does not say %q:\n%s", want, s.log.text())
+				if !s.log.Contains(want) {
+					t.Errorf("the log does not say %q:\n%s", want, s.log.String())
 				}
 			}
 			s.host.checkOneAnswerEach(t)
@@ -109,7 +109,7 @@ type exhaustionSession struct {
 	ctx     context.Context
 	sess    *mcp.ClientSession
 	host    *hostRecorder
-	log     *logCapture
+	log     *testenv.LogCapture
 	events  chan supervisor.Event
 	outcome chan supervisor.Outcome
 	hostIn  *io.PipeWriter
@@ -124,7 +124,7 @@ func startExhaustionSession(t *testing.T, pol policy.Policy) *exhaustionSession 
 	s := &exhaustionSession{
 		ctx:     ctx,
 		host:    newHostRecorder(),
-		log:     newLogCapture(t),
+		log:     testenv.NewLogCapture(t),
 		events:  make(chan supervisor.Event, 256),
 		outcome: make(chan supervisor.Outcome, 1),
 		hostIn:  inW,
@@ -153,7 +153,7 @@ func startExhaustionSession(t *testing.T, pol policy.Policy) *exhaustionSession 
 	client := mcp.NewClient(&mcp.Implementation{Name: "exhaustion-test", Version: "0"}, nil)
 	sess, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: s.host.requests(inW)}, nil)
 	if err != nil {
-		t.Fatalf("initialize through the supervisor: %v\nlog:\n%s", err, s.log.text())
+		t.Fatalf("initialize through the supervisor: %v\nlog:\n%s", err, s.log.String())
 	}
 	s.sess = sess
 	return s
@@ -164,7 +164,7 @@ func (s *exhaustionSession) instance(t *testing.T) string {
 	t.Helper()
 	res, err := s.sess.CallTool(s.ctx, &mcp.CallToolParams{Name: "instance", Arguments: map[string]any{}})
 	if err != nil || res.IsError || len(res.Content) != 1 {
-		t.Fatalf("instance: %v %+v\nlog:\n%s", err, res, s.log.text())
+		t.Fatalf("instance: %v %+v\nlog:\n%s", err, res, s.log.String())
 	}
 	return res.Content[0].(*mcp.TextContent).Text
 }
@@ -175,13 +175,13 @@ func (s *exhaustionSession) waitEvent(t *testing.T, kind supervisor.EventKind) s
 		select {
 		case e := <-s.events:
 			if e.Kind == supervisor.EventStopped {
-				t.Fatalf("the server stopped for good: %s\nlog:\n%s", e.Reason, s.log.text())
+				t.Fatalf("the server stopped for good: %s\nlog:\n%s", e.Reason, s.log.String())
 			}
 			if e.Kind == kind {
 				return e
 			}
 		case <-s.ctx.Done():
-			t.Fatalf("no %s event before the deadline\nlog:\n%s", kind, s.log.text())
+			t.Fatalf("no %s event before the deadline\nlog:\n%s", kind, s.log.String())
 		}
 	}
 }
@@ -197,7 +197,7 @@ func (s *exhaustionSession) end(t *testing.T) {
 			t.Errorf("outcome %+v, want exit code 0 after exactly one restart", out)
 		}
 	case <-s.ctx.Done():
-		t.Fatalf("supervisor.Run did not return after the host left\nlog:\n%s", s.log.text())
+		t.Fatalf("supervisor.Run did not return after the host left\nlog:\n%s", s.log.String())
 	}
 }
 
@@ -285,40 +285,3 @@ func (l *lineTap) Write(p []byte) (int, error) {
 }
 
 func (l *lineTap) Close() error { return l.w.Close() }
-
-// logCapture keeps the supervisor's log lines and mirrors them to the test
-// log until the test ends.
-type logCapture struct {
-	mu    sync.Mutex
-	buf   strings.Builder
-	t     *testing.T
-	ended bool
-}
-
-func newLogCapture(t *testing.T) *logCapture {
-	c := &logCapture{t: t}
-	t.Cleanup(func() {
-		c.mu.Lock()
-		c.ended = true
-		c.mu.Unlock()
-	})
-	return c
-}
-
-func (c *logCapture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.buf.Write(p)
-	if !c.ended {
-		c.t.Log(strings.TrimRight(string(p), "\n"))
-	}
-	return len(p), nil
-}
-
-func (c *logCapture) text() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
-}
-
-func (c *logCapture) contains(s string) bool { return strings.Contains(c.text(), s) }
