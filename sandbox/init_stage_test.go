@@ -221,3 +221,23 @@ test -f /sys/fs/cgroup/cgroup.procs && echo has-cgroup.procs
 		t.Errorf("inside, /sys shows %q, want %q (only fs/cgroup, the v2 directory itself, read-only)", out, want)
 	}
 }
+
+// C strings end at NUL: a value with one inside would reach the server cut
+// short, so the configuration refuses it instead.
+func TestConfigMessageRefusesNULBytes(t *testing.T) {
+	for _, edit := range []func(*initConfig){
+		func(c *initConfig) { c.Args = append(c.Args, "a\x00b") },
+		func(c *initConfig) { c.Env = append(c.Env, "TOKEN=sec\x00ret") },
+		func(c *initConfig) { c.Dir = "/srv\x00/app" },
+		func(c *initConfig) { c.Binds = []bind{{Path: "/srv/data\x00/../../etc", Writable: true}} },
+	} {
+		cfg, err := newInitConfig(sbxSpec("/bin/true"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(cfg)
+		if _, err := configMessage(cfg); err == nil || !strings.Contains(err.Error(), "NUL") {
+			t.Errorf("configMessage of %q %q %q: %v, want a NUL error", cfg.Args, cfg.Env, cfg.Dir, err)
+		}
+	}
+}

@@ -64,7 +64,11 @@ func (m *message) writeTo(w io.Writer) error {
 // configMessage encodes what the init stage needs from cfg, except its
 // cgroup (cgroupMessage). The /etc files that depend on it are made here.
 func configMessage(cfg *initConfig) (*message, error) {
-	for _, s := range append(append([]string{cfg.Exe, cfg.Dir}, cfg.Args...), cfg.Env...) {
+	strs := append(append([]string{cfg.Exe, cfg.Dir}, cfg.Args...), cfg.Env...)
+	for _, b := range cfg.Binds {
+		strs = append(strs, b.Path)
+	}
+	for _, s := range strs {
 		if strings.IndexByte(s, 0) >= 0 {
 			return nil, fmt.Errorf("the server's command, environment and paths cannot contain NUL bytes: %q", s)
 		}
