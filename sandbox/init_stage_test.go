@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -14,9 +15,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// initStageReport starts an init stage directly (as launch does), lets
-// feed write to its configuration pipe, and returns its first report.
-func initStageReport(t *testing.T, feed func(w *os.File)) report {
+// startInitStage starts an init stage directly, with the namespaces and
+// attributes launch gives one for cfg, and the server's stdout to stdout.
+// feed writes its configuration; the stage is killed after 30s. It returns
+// the stage and its reports.
+func startInitStage(t *testing.T, cfg *initConfig, stdout io.Writer, feed func(w *os.File)) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("starting an init stage in new namespaces needs root")
@@ -29,32 +32,33 @@ func initStageReport(t *testing.T, feed func(w *os.File)) report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer repR.Close()
+	t.Cleanup(func() { repR.Close() })
 	cmd := &exec.Cmd{
-		Path:       "/proc/self/exe",
-		Args:       []string{InitArg0},
-		Env:        []string{},
-		ExtraFiles: []*os.File{cfgR, repW},
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL,
-			Cloneflags: unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWNET},
+		Path:        "/proc/self/exe",
+		Args:        []string{InitArg0},
+		Env:         []string{},
+		Stdout:      stdout,
+		ExtraFiles:  []*os.File{cfgR, repW},
+		SysProcAttr: (&confinedProcess{}).sysProcAttr(cfg),
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	cfgR.Close()
 	repW.Close()
+	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	t.Cleanup(func() { timer.Stop() })
 	feed(cfgW)
 	cfgW.Close()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-		}
-	}()
-	rep, err := readReport(bufio.NewReader(repR))
+	return cmd, bufio.NewReader(repR)
+}
+
+// initStageReport starts an init stage, lets feed write to its
+// configuration pipe, and returns its first report, which must be an error.
+func initStageReport(t *testing.T, feed func(w *os.File)) report {
+	t.Helper()
+	cmd, reports := startInitStage(t, &initConfig{}, nil, feed)
+	rep, err := readReport(reports)
 	if err != nil {
 		t.Fatalf("no report from the init stage: %v", err)
 	}
@@ -136,47 +140,19 @@ func TestInitStageRefusesToRunOutsideASandbox(t *testing.T) {
 	}
 }
 
-// runInitStage starts an init stage directly with cfg (as launch does,
-// cgroup joins and all) and returns the server's output and how it ended.
+// runInitStage starts an init stage with cfg (cgroup joins and all) and
+// returns the server's output and how it ended.
 func runInitStage(t *testing.T, cfg *initConfig) (string, report) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("starting an init stage in new namespaces needs root")
-	}
-	cfgR, cfgW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	repR, repW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repR.Close()
-	var stdout strings.Builder
-	cmd := &exec.Cmd{
-		Path:       "/proc/self/exe",
-		Args:       []string{InitArg0},
-		Env:        []string{},
-		Stdout:     &stdout,
-		ExtraFiles: []*os.File{cfgR, repW},
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL,
-			Cloneflags: unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWNET},
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	cfgR.Close()
-	repW.Close()
 	msg, err := configMessage(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg.writeTo(cfgW)
-	cgroupMessage(cfg).writeTo(cfgW)
-	cfgW.Close()
-	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
-	defer timer.Stop()
-	reports := bufio.NewReader(repR)
+	var stdout strings.Builder
+	cmd, reports := startInitStage(t, cfg, &stdout, func(w *os.File) {
+		msg.writeTo(w)
+		cgroupMessage(cfg).writeTo(w)
+	})
 	var last report
 	for {
 		rep, err := readReport(reports)
