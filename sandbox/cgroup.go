@@ -20,6 +20,22 @@ type cgroupLimits struct {
 	CPU    float64 // cores, 0 = none
 }
 
+// controllers names the controllers the limits need, the same names in
+// cgroup v1 and v2.
+func (lim cgroupLimits) controllers() []string {
+	var c []string
+	if lim.Memory > 0 {
+		c = append(c, "memory")
+	}
+	if lim.Pids > 0 {
+		c = append(c, "pids")
+	}
+	if lim.CPU > 0 {
+		c = append(c, "cpu")
+	}
+	return c
+}
+
 // cgroupBackend is one cgroup version's way of doing what serverCgroup offers.
 type cgroupBackend interface {
 	intoFD() int

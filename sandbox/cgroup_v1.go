@@ -120,16 +120,8 @@ type v1Group struct {
 // need (missing ones are an error), plus memory and pids for figures and
 // freezer for a clean kill where they exist.
 func v1Used(mounts v1Mounts, lim cgroupLimits) ([]string, error) {
-	var required, missing []string
-	if lim.Memory > 0 {
-		required = append(required, "memory")
-	}
-	if lim.Pids > 0 {
-		required = append(required, "pids")
-	}
-	if lim.CPU > 0 {
-		required = append(required, "cpu")
-	}
+	required := lim.controllers()
+	var missing []string
 	for _, c := range required {
 		if mounts[c] == "" {
 			missing = append(missing, c)

@@ -59,20 +59,6 @@ func v2Base(own string) string {
 	return own
 }
 
-func v2Controllers(lim cgroupLimits) []string {
-	var c []string
-	if lim.Memory > 0 {
-		c = append(c, "memory")
-	}
-	if lim.Pids > 0 {
-		c = append(c, "pids")
-	}
-	if lim.CPU > 0 {
-		c = append(c, "cpu")
-	}
-	return c
-}
-
 const fixDelegate = "run mcpsandbox as root, or as a systemd service with Delegate=yes, or under " +
 	"`systemd-run --user --scope -p Delegate=yes mcpsandbox ...`, so its cgroup may pass controllers on"
 
@@ -87,7 +73,7 @@ func newV2Cgroup(mountpoint, group string, lim cgroupLimits) (*v2Group, error) {
 	}
 	base := v2Base(own)
 	baseDir := filepath.Join(mountpoint, base)
-	want := v2Controllers(lim)
+	want := lim.controllers()
 	if err := v2Delegate(baseDir, want); err != nil {
 		return nil, err
 	}
