@@ -50,19 +50,30 @@ func sbxRunLogged(t *testing.T, spec Spec, log *slog.Logger) (stdout, stderr str
 	}
 	defer p.Close()
 	p.Stdin().Close()
+	collected := sbxCollect(p)
+	select {
+	case <-p.Done():
+	case <-time.After(60 * time.Second):
+		p.Kill()
+		_, errOut := collected()
+		t.Fatalf("sandboxed %v did not finish within 60s; stderr: %s", spec.Args, errOut)
+	}
+	stdout, stderr = collected()
+	return stdout, stderr, p.Exit()
+}
+
+// sbxCollect copies p's stdout and stderr; the function it returns waits
+// for both to end and returns them.
+func sbxCollect(p Process) func() (stdout, stderr string) {
 	var out, errb bytes.Buffer
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); io.Copy(&out, p.Stdout()) }()
 	go func() { defer wg.Done(); io.Copy(&errb, p.Stderr()) }()
-	select {
-	case <-p.Done():
-	case <-time.After(60 * time.Second):
-		p.Kill()
-		t.Fatalf("sandboxed %v did not finish within 60s; stderr so far: %s", spec.Args, errb.String())
+	return func() (string, string) {
+		wg.Wait()
+		return out.String(), errb.String()
 	}
-	wg.Wait()
-	return out.String(), errb.String(), p.Exit()
 }
 
 // sbxShell runs a shell script confined and fails the test unless it exits 0.

@@ -1,14 +1,11 @@
 package sandbox
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -48,15 +45,9 @@ func sbxZygoteRole() int {
 	} else {
 		res.Preforked = p.(*confinedProcess).preforked
 		p.Stdin().Close()
-		var out, errb bytes.Buffer
-		var wg sync.WaitGroup
-		wg.Add(2)
-		go func() { defer wg.Done(); io.Copy(&out, p.Stdout()) }()
-		go func() { defer wg.Done(); io.Copy(&errb, p.Stderr()) }()
-		wg.Wait()
+		res.Out, res.Err = sbxCollect(p)()
 		res.Exit = p.Exit().String()
 		p.Close()
-		res.Out, res.Err = out.String(), errb.String()
 	}
 	json.NewEncoder(os.Stdout).Encode(res)
 	return 0
