@@ -69,6 +69,12 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 		return fail(err)
 	}
 	planBindOwners(cfg, log)
+	// Encoded before any process starts: a configuration the init stage
+	// cannot take is refused here.
+	msg, err := configMessage(cfg)
+	if err != nil {
+		return fail(fmt.Errorf("sandbox: %w", err))
+	}
 
 	// cgroup v2 starts the init stage inside its cgroup (CLONE_INTO_CGROUP),
 	// so the cgroup comes first. On v1 the init stage boots meanwhile, and
@@ -81,7 +87,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 		}
 		makeCgroup = nil
 	}
-	err = p.start(cfg, makeCgroup)
+	err = p.start(cfg, msg, makeCgroup)
 	p.endSetup()
 	if err != nil {
 		return fail(err)
@@ -118,9 +124,10 @@ type stageHandle struct {
 	wait   func() Exit
 }
 
-// start starts the init stage; makeCgroup, when not nil, creates the cgroup
-// while the init stage boots (cgroup v1).
-func (p *confinedProcess) start(cfg *initConfig, makeCgroup func() error) error {
+// start starts the init stage and sends it msg, cfg's configuration;
+// makeCgroup, when not nil, creates the cgroup while the init stage boots
+// and builds the root (cgroup v1).
+func (p *confinedProcess) start(cfg *initConfig, msg *message, makeCgroup func() error) error {
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -154,18 +161,11 @@ func (p *confinedProcess) start(cfg *initConfig, makeCgroup func() error) error 
 
 	// The configuration first: the init stage builds the root while the
 	// cgroup is made, and waits for the cgroup part only to join it.
-	msg, err := configMessage(cfg)
-	if err == nil {
-		err = msg.writeTo(cfgW)
-		if err != nil {
-			err = fmt.Errorf("sending the configuration to the init stage: %v", err)
-		}
-	}
-	if err != nil {
+	if err := msg.writeTo(cfgW); err != nil {
 		p.endSetup()
 		p.Kill()
 		<-p.done
-		return fmt.Errorf("sandbox: %v (init stage: %v)", err, p.exit)
+		return fmt.Errorf("sandbox: sending the configuration to the init stage: %v (init stage: %v)", err, p.exit)
 	}
 	if makeCgroup != nil {
 		if err := makeCgroup(); err != nil {
@@ -183,8 +183,6 @@ func (p *confinedProcess) start(cfg *initConfig, makeCgroup func() error) error 
 		}
 	}
 	cfg.CgroupView = cgroupView(p.cg)
-	// A configuration the init stage refused ends it before it reads this:
-	// its report says why, not the broken pipe.
 	// An init stage that refused the configuration is gone before it reads
 	// this: the broken pipe is ignored and its report says why.
 	cgroupMessage(cfg).writeTo(cfgW)

@@ -10,7 +10,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -38,7 +39,7 @@ const (
 type message struct{ buf []byte }
 
 func (m *message) add(tag byte, value []byte) {
-	m.buf = append(m.buf, byte(tag))
+	m.buf = append(m.buf, tag)
 	m.buf = binary.LittleEndian.AppendUint32(m.buf, uint32(len(value)))
 	m.buf = append(m.buf, value...)
 }
@@ -112,12 +113,7 @@ func configMessage(cfg *initConfig) (*message, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		m.add(cfgEtc, append([]byte(name+"\x00"), files[name]...))
 	}
 	return m, nil
