@@ -100,6 +100,7 @@ int fs_bind_over(const char *src, const char *dst, uint64_t attrs);
 int fs_mkdir_beneath(int dirfd, const char *path);
 int fs_mount_point_beneath(int root, const char *path, bool dir);
 int fs_write_file(const char *path, const char *data, size_t len);
+int write_all(int fd, const char *data, size_t len);
 
 // init_idmap.c: a user namespace mapping a grant's owner to the server.
 int idmap_userns(uint32_t owner_uid, uint32_t owner_gid, uint32_t server_uid, uint32_t server_gid);

@@ -158,23 +158,30 @@ int fs_mount_point_beneath(int root, const char *path, bool dir) {
 	return fd;
 }
 
+// write_all writes all of data to fd; -1 with errno when it cannot.
+int write_all(int fd, const char *data, size_t len) {
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 // fs_write_file creates path (0644 before the umask) holding data.
 int fs_write_file(const char *path, const char *data, size_t len) {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -1;
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = errno;
-			close(fd);
-			errno = err;
-			return -1;
-		}
-		data += n;
-		len -= (size_t)n;
+	if (write_all(fd, data, len) < 0) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return -1;
 	}
 	return close(fd);
 }

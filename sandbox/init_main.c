@@ -44,18 +44,8 @@ const char *err_text(int err) {
 	return b;
 }
 
-static void report_raw(const char *json) {
-	size_t n = strlen(json);
-	while (n > 0) {
-		ssize_t w = write(REPORT_FD, json, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return; // the supervisor is gone
-		json += w;
-		n -= (size_t)w;
-	}
-}
+// report_raw sends one report line; a supervisor that is gone gets none.
+static void report_raw(const char *json) { write_all(REPORT_FD, json, strlen(json)); }
 
 _Noreturn void init_fail(const char *fmt, ...) {
 	// A control character takes six bytes escaped (\u00XX): room for all.

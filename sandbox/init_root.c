@@ -60,6 +60,13 @@ __attribute__((format(printf, 1, 2))) static int fail_at(const char *fmt, ...) {
 	return -1;
 }
 
+// fail_within puts "what: " before the message of the step that failed.
+static int fail_within(const char *what) {
+	char why[512];
+	snprintf(why, sizeof why, "%s", step_err);
+	return fail_at("%s: %s", what, why);
+}
+
 // tree is a detached copy of something on the host.
 struct tree {
 	int fd;
@@ -263,7 +270,8 @@ static int populate_etc(int root) {
 
 // populate_dev builds a minimal, read-only /dev: five devices, the stdio
 // links, and the mount point of shm (see mount_scratch).
-static int populate_dev(void) {
+static int populate_dev(int root) {
+	(void)root; // /dev is a tmpfs of its own
 	const char *dev = STAGING_DIR "/dev";
 	if (mkdir(dev, 0755) < 0 || do_mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,nr_inodes=64,mode=0755") < 0)
 		return fail_at("%s", err_text(errno));
@@ -280,11 +288,8 @@ static int populate_dev(void) {
 			rc = fail_at("%s: %s", src, err_text(errno));
 			break;
 		}
-		if (attach_bind(devfd, leaf, &t) < 0) {
-			char why[256];
-			snprintf(why, sizeof why, "%s", step_err);
-			rc = fail_at("%s: %s", src, why);
-		}
+		if (attach_bind(devfd, leaf, &t) < 0)
+			rc = fail_within(src);
 		close_tree(&t);
 	}
 	static const char *const links[][2] = {{"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
@@ -304,7 +309,8 @@ static int populate_dev(void) {
 
 // populate_proc mounts a fresh /proc and masks what a server must not see
 // or change.
-static int populate_proc(void) {
+static int populate_proc(int root) {
+	(void)root; // /proc is a file system of its own
 	const char *proc = STAGING_DIR "/proc";
 	if (mkdir(proc, 0555) < 0)
 		return fail_at("%s", err_text(errno));
@@ -360,23 +366,13 @@ void root_prepare(struct prepared_root *p) {
 	static const struct {
 		const char *what;
 		int (*build)(int root);
-	} steps[] = {{"/usr", populate_system}, {"/etc", populate_etc}};
-	char why[512];
+	} steps[] = {{"building /usr", populate_system}, {"building /etc", populate_etc},
+		{"building /dev", populate_dev}, {"building /proc", populate_proc}};
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
 		if (steps[i].build(p->root) < 0) {
-			snprintf(why, sizeof why, "%s", p->err);
-			fail_at("building %s: %s", steps[i].what, why);
+			fail_within(steps[i].what);
 			return;
 		}
-	}
-	if (populate_dev() < 0) {
-		snprintf(why, sizeof why, "%s", p->err);
-		fail_at("building /dev: %s", why);
-		return;
-	}
-	if (populate_proc() < 0) {
-		snprintf(why, sizeof why, "%s", p->err);
-		fail_at("building /proc: %s", why);
 	}
 }
 
