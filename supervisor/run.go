@@ -53,7 +53,9 @@ type Outcome struct {
 // host EOF, but in-flight requests are answered), or the server ends the
 // session by exiting cleanly when it is not to be restarted. It returns an
 // error only when the policy is invalid or the first server process cannot
-// be started.
+// be started; in the second case only once the host has gone (or ctx is
+// cancelled), having answered each of its requests with CodeServerStopped
+// and the reason.
 //
 // When Run returns because of ctx or the server, a goroutine may still be
 // blocked reading HostIn; it ends once HostIn is closed.

@@ -117,15 +117,23 @@ func (s *server) serve(ctx context.Context) (Outcome, error) {
 		s.log.Warn("writing to the host failed; ending the session", "error", err)
 		s.closeHost()
 	}
+	// A server that cannot start is down for good from the outset: the
+	// host's requests get the reason (naming the fix) like after a crash
+	// loop, until the host leaves, and Run then returns it as its error.
+	var startErr error
 	g, err := s.startGeneration()
-	if err != nil {
-		reason := "the server could not be started: " + err.Error()
-		s.log.Error("mcpsandbox: session ended", "reason", reason)
-		return Outcome{Reason: reason, ExitCode: 1}, fmt.Errorf("%s", reason)
-	}
 	s.mu.Lock()
-	s.gen, s.state = g, stateRunning
+	if err != nil {
+		startErr = fmt.Errorf("the server could not be started: %w", err)
+		s.state, s.stopReason = stateStopped, startErr.Error()
+	} else {
+		s.gen, s.state = g, stateRunning
+	}
 	s.mu.Unlock()
+	if startErr != nil {
+		s.log.Error("mcpsandbox: the server could not be started; requests are answered with the reason until the host disconnects", "reason", startErr)
+		s.emit(Event{Kind: EventStopped, Reason: startErr.Error()})
+	}
 	go s.readHost()
 
 	for {
@@ -135,9 +143,9 @@ func (s *server) serve(ctx context.Context) (Outcome, error) {
 		if st == stateStopped {
 			select {
 			case <-s.hostGone:
-				return s.finish("host closed the connection after the server went down: " + s.stopReason), nil
+				return s.finish("host closed the connection after the server went down: " + s.stopReason), startErr
 			case <-ctx.Done():
-				return s.finish("shutdown requested after the server went down: " + s.stopReason), nil
+				return s.finish("shutdown requested after the server went down: " + s.stopReason), startErr
 			}
 		}
 		var out Outcome

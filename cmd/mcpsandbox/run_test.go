@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -205,5 +206,67 @@ func TestRunHostClosingStdoutEndsWithoutSIGPIPE(t *testing.T) {
 	}
 	if log := stderr.String(); !strings.Contains(log, "server process stopped") || !strings.Contains(lastLine(log), "session ended") {
 		t.Errorf("the log does not show the server stopped and the session ended:\n%s", log)
+	}
+}
+
+// A server whose sandbox cannot be set up (here a --rw path that does not
+// exist) is down from the start: each host request gets one error naming
+// the fix, and once the host leaves mcpsandbox exits 1 saying why.
+func TestRunServerThatCannotBeConfinedAnswersEachRequest(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the default confinement of this test's run needs root (or a delegated cgroup)")
+	}
+	missing := filepath.Join(t.TempDir(), "no-such-dir")
+	cmd := exec.Command(self(t), asCLI, "run", "--rw", missing, "--", self(t), asCLI, "example-server")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
+	lines := bufio.NewScanner(out)
+	answers := map[string]int{}
+	for len(answers) < 2 && lines.Scan() {
+		var resp struct {
+			ID    json.RawMessage
+			Error struct {
+				Code    int
+				Message string
+			}
+		}
+		if err := json.Unmarshal(lines.Bytes(), &resp); err != nil {
+			t.Fatalf("answer %q: %v", lines.Text(), err)
+		}
+		answers[string(resp.ID)]++
+		if resp.Error.Code != -32002 || !strings.Contains(resp.Error.Message, "--rw "+missing) || !strings.Contains(resp.Error.Message, "create it or drop --rw") {
+			t.Errorf("answer %s: want code -32002 naming --rw %s and the fix", lines.Text(), missing)
+		}
+	}
+	in.Close()
+	for lines.Scan() {
+		t.Errorf("answer after the host left: %s", lines.Text())
+	}
+	err = cmd.Wait()
+	if answers["1"] != 1 || answers["2"] != 1 {
+		t.Errorf("answers per id: %v, want one each for 1 and 2", answers)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
+		t.Errorf("exit: %v, want status %d; stderr:\n%s", err, exitFailure, &stderr)
+	}
+	if last := lastLine(stderr.String()); !strings.Contains(last, "could not be started") || !strings.Contains(last, missing) {
+		t.Errorf("last log line %q does not say the server could not be started and why", last)
 	}
 }
