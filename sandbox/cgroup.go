@@ -77,6 +77,9 @@ func newServerCgroup(name string, lim cgroupLimits) (*serverCgroup, error) {
 	)
 	switch cgroups.Mode() {
 	case cgroups.Unified:
+		if h := v2Home(unifiedMount, name); h.Err != nil {
+			return nil, h.Err
+		}
 		b, err = newV2Cgroup(unifiedMount, group, lim)
 	case cgroups.Legacy, cgroups.Hybrid:
 		var mounts v1Mounts

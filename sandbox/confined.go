@@ -46,6 +46,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 			return fmt.Errorf("sandbox: cgroup limits cannot be enforced: %w", m.err)
 		}
 		p.cg = m.cg
+		logCgroupHome(log)
 		return nil
 	})
 	fail := func(err error) (Process, error) {

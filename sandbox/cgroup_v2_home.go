@@ -1,0 +1,194 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/containerd/cgroups/v3"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/scope"
+	"golang.org/x/sys/unix"
+)
+
+// CgroupHome says where this process creates its servers' cgroups on cgroup
+// v2, and how it came to sit there.
+type CgroupHome struct {
+	Dir     string        // the cgroup server cgroups are created in
+	Reason  string        // why the cgroup it was started in could not be used; "" if it could
+	Scope   string        // the scope unit obtained from systemd; "" if none was needed
+	Manager string        // which manager was asked, and over which address
+	Took    time.Duration // how long obtaining the scope took
+	Err     error         // no usable cgroup: the diagnosis
+}
+
+var (
+	homeOnce   sync.Once
+	home       CgroupHome
+	homeLogged sync.Once
+)
+
+// logCgroupHome logs once how this process got its cgroup v2 home.
+func logCgroupHome(log *slog.Logger) {
+	if cgroups.Mode() != cgroups.Unified {
+		return
+	}
+	homeLogged.Do(func() {
+		if home.Scope == "" {
+			log.Debug("sandbox: server cgroups go beneath the cgroup mcpsandbox was started in", "cgroup", home.Dir)
+			return
+		}
+		log.Info("sandbox: obtained a cgroup of its own from systemd", "scope", home.Scope, "manager", home.Manager,
+			"took", home.Took.Round(time.Microsecond), "because", home.Reason)
+	})
+}
+
+// scopeTimeout bounds the request to systemd; a manager under load (or a
+// guest under emulation) answers in milliseconds to a few seconds.
+const scopeTimeout = 30 * time.Second
+
+// v2Home makes sure, once per process, that this process sits in a leaf of
+// a cgroup v2 subtree it may manage: the cgroup it was started in when that
+// is writable and holds none but its own processes, else a transient
+// systemd scope with Delegate=yes. name labels the scope.
+func v2Home(mountpoint, name string) CgroupHome {
+	homeOnce.Do(func() { home = findV2Home(mountpoint, name) })
+	return home
+}
+
+func findV2Home(mountpoint, name string) CgroupHome {
+	own, err := ownV2Group()
+	if err != nil {
+		return CgroupHome{Err: err}
+	}
+	if path.Base(own) == v2SupervisorLeaf { // set up before (an exec'd mcpsandbox, a test)
+		return CgroupHome{Dir: filepath.Join(mountpoint, path.Dir(own))}
+	}
+	dir := filepath.Join(mountpoint, own)
+	reason := v2Unusable(dir)
+	if reason == "" {
+		if err := moveSelfToLeaf(dir); err != nil {
+			return CgroupHome{Dir: dir, Err: err}
+		}
+		return CgroupHome{Dir: dir}
+	}
+	h := CgroupHome{Reason: reason}
+	m := scope.ForThisProcess(os.Environ())
+	h.Manager = m.String()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), scopeTimeout)
+	defer cancel()
+	sc, err := scope.Start(ctx, m, scope.Request{
+		Name:        name,
+		Description: "mcpsandbox: confined MCP server " + name,
+		PIDs:        []int{os.Getpid()},
+	})
+	h.Took = time.Since(start)
+	if err != nil {
+		h.Err = noHomeError(reason, m, err)
+		return h
+	}
+	h.Scope, h.Manager = sc.Unit, fmt.Sprintf("%s at %s", m, sc.Address)
+	if h.Dir, h.Err = enterScope(mountpoint, sc); h.Err == nil {
+		h.Took = time.Since(start)
+	}
+	return h
+}
+
+// v2Unusable says why the cgroup at dir cannot hold this process's server
+// cgroups, or "" when it can.
+func v2Unusable(dir string) string {
+	if !fileExists(filepath.Join(dir, "cgroup.type")) {
+		return "" // the root cgroup: exempt from the no-internal-processes rule
+	}
+	for _, f := range []string{"", "cgroup.procs", "cgroup.subtree_control"} {
+		if unix.Access(filepath.Join(dir, f), unix.W_OK) != nil {
+			return fmt.Sprintf("cgroup %s is not writable by uid %d", dir, os.Geteuid())
+		}
+	}
+	procs, err := readCgroupProcs(dir)
+	if err != nil {
+		return fmt.Sprintf("cannot read the processes of cgroup %s: %v", dir, err)
+	}
+	if others := slices.DeleteFunc(procs, func(p int) bool { return p == os.Getpid() }); len(others) > 0 {
+		return fmt.Sprintf("cgroup %s also holds processes of other programs (%s), and cgroup v2 lets only "+
+			"cgroups without processes pass controllers on", dir, describePids(others))
+	}
+	if os.Geteuid() == 0 && systemdBooted() && !systemdDelegated(dir) {
+		return fmt.Sprintf("cgroup %s is managed by systemd, which has not delegated it (no Delegate=yes)", dir)
+	}
+	return ""
+}
+
+// enterScope checks that systemd moved this process into the scope, and
+// moves it on into the scope's leaf.
+func enterScope(mountpoint string, sc scope.Scope) (string, error) {
+	own, err := ownV2Group()
+	if err != nil {
+		return "", err
+	}
+	if path.Base(own) != sc.Unit {
+		return "", &cgroupError{
+			Missing: fmt.Sprintf("systemd started the scope %s but this process is in %s", sc.Unit, own),
+			Fix:     fixDelegate + "; " + fixDoctor,
+		}
+	}
+	dir := filepath.Join(mountpoint, own)
+	if reason := v2Unusable(dir); reason != "" {
+		return "", &cgroupError{Missing: "the scope systemd gave is not usable: " + reason, Fix: fixDelegate + "; " + fixDoctor}
+	}
+	return dir, moveSelfToLeaf(dir)
+}
+
+// noHomeError diagnoses the case where neither the cgroup mcpsandbox was
+// started in nor a systemd scope can hold its servers' cgroups.
+func noHomeError(reason string, m scope.Manager, err error) error {
+	fix := fmt.Sprintf("start mcpsandbox as a systemd service with Delegate=yes, or under "+
+		"`systemd-run %s--scope -p Delegate=yes mcpsandbox ...`", m.Systemctl())
+	if !systemdBooted() {
+		fix = "start mcpsandbox in a cgroup v2 of its own that it may write (e.g. as root: `mkdir /sys/fs/cgroup/mcpsandbox && " +
+			"chown -R " + strconv.Itoa(os.Geteuid()) + " /sys/fs/cgroup/mcpsandbox`, then move the shell that starts it: " +
+			"`echo $$ > /sys/fs/cgroup/mcpsandbox/cgroup.procs`), or " + fix
+	}
+	return &cgroupError{
+		Missing: reason + "; asking " + m.String() + " for a scope of its own failed",
+		Fix:     fix + "; " + fixDoctor,
+		Err:     err,
+	}
+}
+
+// describePids names up to five processes as "pid (comm)".
+func describePids(pids []int) string {
+	var parts []string
+	for i, p := range pids {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(pids)-i))
+			break
+		}
+		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/comm")
+		parts = append(parts, fmt.Sprintf("%d %s", p, strings.TrimSpace(string(comm))))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// systemdBooted reports whether systemd is the init system (sd_booted).
+func systemdBooted() bool { return fileExists("/run/systemd/system") }
+
+// systemdDelegated reports whether systemd marked dir as delegated: it sets
+// trusted.delegate (and user.delegate, since v251) on Delegate=yes units.
+func systemdDelegated(dir string) bool {
+	for _, attr := range []string{"trusted.delegate", "user.delegate"} {
+		buf := make([]byte, 8)
+		if n, err := unix.Getxattr(dir, attr, buf); err == nil && string(buf[:n]) == "1" {
+			return true
+		}
+	}
+	return false
+}
