@@ -200,7 +200,6 @@ func newV1Cgroup(mounts v1Mounts, group string, lim cgroupLimits) (*v1Group, err
 	if err != nil {
 		return nil, &cgroupError{Missing: "cannot read this process's cgroup v1 paths", Fix: fixDoctor, Err: err}
 	}
-	own := v1Path(ownPaths, "")
 	nested := v1Path(ownPaths, group)
 	dirs := map[string]string{}
 	for _, c := range used {
@@ -245,20 +244,14 @@ func newV1Cgroup(mounts v1Mounts, group string, lim cgroupLimits) (*v1Group, err
 		}
 		return nil
 	}
+	if err := v1MakeDirs(mounts, used, dirs); err != nil {
+		return nil, err
+	}
 	hierarchy := cgroup1.WithHierarchy(func() ([]cgroup1.Subsystem, error) { return subsystems, nil })
 	cg, err := cgroup1.New(nested, res, hierarchy, strict)
 	if err != nil {
-		for _, d := range dirs {
-			os.Remove(d)
-		}
-		parent := ""
-		for _, c := range used {
-			if p, perr := own(cgroup1.Name(c)); perr == nil {
-				parent = filepath.Join(filepath.Dir(mounts[c]), c, p)
-				break
-			}
-		}
-		return nil, creationError(parent, err)
+		removeV1Dirs(dirs)
+		return nil, creationError(filepath.Dir(dirs[used[0]]), err)
 	}
 	return &v1Group{cg: cg, dirs: dirs, lim: lim}, nil
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 )
 
+// HostileEnv names a prebuilt hostile server binary (see BuildHostile).
+const HostileEnv = "MCPSANDBOX_TEST_HOSTILE"
+
 // SharedDir is a fresh directory every user may read and enter (t.TempDir's
 // parents are private to root), for files a sandbox user must reach.
 func SharedDir(t testing.TB, prefix string) string {
@@ -24,8 +27,13 @@ func SharedDir(t testing.TB, prefix string) string {
 
 // BuildHostile builds the hostile test server (internal/hostile), static,
 // into a SharedDir so that any sandbox user can exec it.
+// MCPSANDBOX_TEST_HOSTILE names a prebuilt one instead, for machines
+// without Go such as the test guest.
 func BuildHostile(t testing.TB) string {
 	t.Helper()
+	if prebuilt := os.Getenv(HostileEnv); prebuilt != "" {
+		return prebuilt
+	}
 	bin := filepath.Join(SharedDir(t, "mcpsandbox-hostile-"), "hostile")
 	cmd := exec.Command("go", "build", "-o", bin, "./internal/hostile")
 	cmd.Dir = RepoRoot(t)
