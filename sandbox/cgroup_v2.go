@@ -152,15 +152,15 @@ func v2Delegate(baseDir string, want []string) error {
 	return nil
 }
 
-// moveSelfToLeaf moves the supervisor out of baseDir into its leaf, so
-// baseDir may enable controllers; other processes there block that.
+// moveSelfToLeaf moves the supervisor, and its descendants that share its
+// cgroup, out of baseDir into its leaf, so baseDir may enable controllers;
+// other programs' processes there block that.
 func moveSelfToLeaf(baseDir string) error {
 	procs, err := readCgroupProcs(baseDir)
 	if err != nil {
 		return v2Error(baseDir, nil, err)
 	}
-	self := os.Getpid()
-	others := slices.DeleteFunc(slices.Clone(procs), func(p int) bool { return p == self })
+	mine, others := splitOwnProcesses(procs)
 	if len(others) > 0 {
 		return &cgroupError{
 			Missing: fmt.Sprintf("the supervisor's cgroup %s also holds other processes %v, and cgroup v2 "+
@@ -175,8 +175,11 @@ func moveSelfToLeaf(baseDir string) error {
 	if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return creationError(baseDir, err)
 	}
-	if err := os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(strconv.Itoa(self)), 0); err != nil {
-		return creationError(baseDir, err)
+	for _, p := range mine {
+		err := os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(strconv.Itoa(p)), 0)
+		if err != nil && !(p != os.Getpid() && errors.Is(err, syscall.ESRCH)) {
+			return creationError(baseDir, err)
+		}
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,11 +116,12 @@ func v2Unusable(dir string) string {
 	if err != nil {
 		return fmt.Sprintf("cannot read the processes of cgroup %s: %v", dir, err)
 	}
-	if others := slices.DeleteFunc(procs, func(p int) bool { return p == os.Getpid() }); len(others) > 0 {
+	if _, others := splitOwnProcesses(procs); len(others) > 0 {
 		return fmt.Sprintf("cgroup %s also holds processes of other programs (%s), and cgroup v2 lets only "+
 			"cgroups without processes pass controllers on", dir, describePids(others))
 	}
-	if os.Geteuid() == 0 && systemdBooted() && !systemdDelegated(dir) {
+	// Only unit cgroups are systemd's; below a unit a cgroup is its delegate's.
+	if os.Geteuid() == 0 && systemdBooted() && systemdUnitCgroup(dir) && !systemdDelegated(dir) {
 		return fmt.Sprintf("cgroup %s is managed by systemd, which has not delegated it (no Delegate=yes)", dir)
 	}
 	return ""
@@ -164,6 +164,41 @@ func noHomeError(reason string, m scope.Manager, err error) error {
 	}
 }
 
+// splitOwnProcesses parts pids into this process and its descendants, and
+// the rest.
+func splitOwnProcesses(pids []int) (mine, others []int) {
+	self := os.Getpid()
+	for _, p := range pids {
+		if descendsFrom(p, self) {
+			mine = append(mine, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	return mine, others
+}
+
+// descendsFrom reports whether pid is ancestor or one of its descendants.
+func descendsFrom(pid, ancestor int) bool {
+	for depth := 0; pid > 1 && depth < 64; depth++ {
+		if pid == ancestor {
+			return true
+		}
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return false
+		}
+		// "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+		end := strings.LastIndexByte(string(stat), ')')
+		fields := strings.Fields(string(stat[end+1:]))
+		if end < 0 || len(fields) < 2 {
+			return false
+		}
+		pid, _ = strconv.Atoi(fields[1])
+	}
+	return false
+}
+
 // describePids names up to five processes as "pid (comm)".
 func describePids(pids []int) string {
 	var parts []string
@@ -180,6 +215,16 @@ func describePids(pids []int) string {
 
 // systemdBooted reports whether systemd is the init system (sd_booted).
 func systemdBooted() bool { return fileExists("/run/systemd/system") }
+
+// systemdUnitCgroup reports whether dir is the cgroup of a systemd unit.
+func systemdUnitCgroup(dir string) bool {
+	for _, suffix := range []string{".service", ".scope", ".slice", ".socket", ".mount", ".swap"} {
+		if strings.HasSuffix(dir, suffix) {
+			return true
+		}
+	}
+	return false
+}
 
 // systemdDelegated reports whether systemd marked dir as delegated: it sets
 // trusted.delegate (and user.delegate, since v251) on Delegate=yes units.

@@ -220,16 +220,12 @@ func TestCgroupV2SupervisorMovesIntoLeaf(t *testing.T) {
 func TestCgroupV2OtherProcessesBlockDelegation(t *testing.T) {
 	requireHybrid(t)
 	scratch := scratchV2(t, "others")
-	p := startBlocked(t, exec.Command("sleep", "1000"))
-	if err := os.WriteFile(filepath.Join(scratch, "cgroup.procs"), []byte(strconv.Itoa(p.cmd.Process.Pid)), 0); err != nil {
+	other := startOrphan(t)
+	if err := os.WriteFile(filepath.Join(scratch, "cgroup.procs"), []byte(strconv.Itoa(other)), 0); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		p.wait(t)
-	})
 	err := moveSelfToLeaf(scratch)
-	for _, want := range []string{fmt.Sprintf("also holds other processes [%d]", p.cmd.Process.Pid), "Delegate=yes"} {
+	for _, want := range []string{fmt.Sprintf("also holds other processes [%d]", other), "Delegate=yes"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v, want it to say %q", err, want)
 		}
@@ -237,6 +233,61 @@ func TestCgroupV2OtherProcessesBlockDelegation(t *testing.T) {
 	if fileExists(filepath.Join(scratch, v2SupervisorLeaf)) {
 		t.Error("a leaf was made although delegation is impossible")
 	}
+}
+
+// The supervisor's own children in its cgroup are its own: they move into
+// the leaf with it, and nothing else is touched.
+func TestCgroupV2OwnChildrenMoveIntoTheLeaf(t *testing.T) {
+	requireHybrid(t)
+	scratch := scratchV2(t, "children")
+	child := startBlocked(t, exec.Command("sleep", "1000"))
+	pid := child.cmd.Process.Pid
+	if err := os.WriteFile(filepath.Join(scratch, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+		t.Fatal(err)
+	}
+	if mine, others := splitOwnProcesses([]int{pid, 1}); len(mine) != 1 || mine[0] != pid || len(others) != 1 || others[0] != 1 {
+		t.Errorf("splitOwnProcesses([%d 1]) = %v, %v; want [%d], [1]", pid, mine, others, pid)
+	}
+	if err := moveSelfToLeaf(scratch); err != nil {
+		t.Fatal(err)
+	}
+	leafProcs, err := readCgroupProcs(filepath.Join(scratch, v2SupervisorLeaf))
+	if err != nil || len(leafProcs) != 1 || leafProcs[0] != pid {
+		t.Errorf("leaf holds %v (%v), want the child %d alone (this test process never joined scratch)", leafProcs, err, pid)
+	}
+	// Move the child out again, so the scratch cgroups can be removed.
+	if err := os.WriteFile(filepath.Join(hybridUnified, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startOrphan starts a process that is not a descendant of this one (its
+// parent exits at once), and kills it at cleanup.
+func startOrphan(t *testing.T) int {
+	t.Helper()
+	out, err := exec.Command("/bin/sh", "-c", "sleep 1000 >/dev/null 2>&1 </dev/null & echo $!").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer unix.Close(pidfd)
+		unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
+		// Its cgroup can be removed only once it has exited; a pidfd
+		// becomes readable then, even for a process that is not a child.
+		fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+		if n, err := unix.Poll(fds, 10000); n != 1 {
+			t.Errorf("the orphan %d did not exit after SIGKILL (%v)", pid, err)
+		}
+	})
+	return pid
 }
 
 // Not the kernel: a scratch directory laid out like a delegated cgroup2

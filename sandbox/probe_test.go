@@ -147,7 +147,9 @@ func sbxList(s string) []string {
 }
 
 // sbxOpenFDs lists /proc/self/fd with raw syscalls, leaving out the
-// descriptor used for listing.
+// descriptor used for listing and those marked close-on-exec: a descriptor
+// that survived the exec cannot carry that flag, so those were opened by
+// this process's own runtime (Go ≥1.25 keeps its cgroup's cpu.max open).
 func sbxOpenFDs() map[int]string {
 	dir, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -164,9 +166,14 @@ func sbxOpenFDs() map[int]string {
 		var names []string
 		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 		for _, name := range names {
-			if fd, err := strconv.Atoi(name); err == nil && fd != dir {
-				fds[fd], _ = os.Readlink("/proc/self/fd/" + name)
+			fd, err := strconv.Atoi(name)
+			if err != nil || fd == dir {
+				continue
 			}
+			if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC != 0 {
+				continue
+			}
+			fds[fd], _ = os.Readlink("/proc/self/fd/" + name)
 		}
 	}
 	return fds

@@ -23,7 +23,11 @@ type inheritedFD struct {
 func inheritedFDs() []inheritedFD {
 	var out []inheritedFD
 	for fd := 3; fd < 4096; fd++ {
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
+		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		// An inherited descriptor cannot carry close-on-exec (the exec
+		// would have closed it): those were opened by this process's own
+		// runtime, e.g. Go's cgroup cpu.max reader.
+		if err != nil || flags&unix.FD_CLOEXEC != 0 {
 			continue
 		}
 		target, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))

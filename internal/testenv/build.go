@@ -31,10 +31,18 @@ func SharedDir(t testing.TB, prefix string) string {
 // without Go such as the test guest.
 func BuildHostile(t testing.TB) string {
 	t.Helper()
-	if prebuilt := os.Getenv(HostileEnv); prebuilt != "" {
-		return prebuilt
-	}
 	bin := filepath.Join(SharedDir(t, "mcpsandbox-hostile-"), "hostile")
+	if prebuilt := os.Getenv(HostileEnv); prebuilt != "" {
+		// A copy, alone in its directory, as a fresh build would be.
+		data, err := os.ReadFile(prebuilt)
+		if err == nil {
+			err = os.WriteFile(bin, data, 0o755)
+		}
+		if err != nil {
+			t.Fatalf("copying the prebuilt hostile server (%s): %v", HostileEnv, err)
+		}
+		return bin
+	}
 	cmd := exec.Command("go", "build", "-o", bin, "./internal/hostile")
 	cmd.Dir = RepoRoot(t)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
