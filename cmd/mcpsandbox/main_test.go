@@ -14,5 +14,8 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == asCLI {
 		os.Exit(cli(os.Args[2:], stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 	}
+	if len(os.Args) > 1 && os.Args[1] == asHost {
+		os.Exit(hostRole())
+	}
 	os.Exit(m.Run())
 }

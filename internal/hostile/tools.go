@@ -38,6 +38,10 @@ func addTools(s *mcp.Server) {
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: instanceID}}}, nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "limits", Description: "the cgroup limits, seccomp mode and uid as seen from inside"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
+			return textResult(limits()), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "membomb", Description: "allocate and touch memory until killed"},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
 			return nil, nil, memBomb()
