@@ -98,6 +98,7 @@ func Doctor() Report {
 	r.Checks = append(r.Checks, checkSeccomp())
 	r.Cgroups = CgroupInfo()
 	r.Checks = append(r.Checks, checkCgroups(r.Cgroups))
+	r.Checks = append(r.Checks, checkCgroupHome()...)
 	r.Checks = append(r.Checks, checkEndToEnd(r.OK()))
 	return r
 }
@@ -215,7 +216,7 @@ func checkUserNamespaces(root bool) Check {
 	}
 	if v, err := readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); err == nil && v == "1" {
 		problems = append(problems, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, as on Ubuntu 23.10+)")
-		fixes = append(fixes, "install an AppArmor profile granting `userns` to the mcpsandbox binary, or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0")
+		fixes = append(fixes, appArmorFix())
 	}
 	if !root && len(problems) == 0 {
 		if err := trueIn(unix.CLONE_NEWNS, false); err != nil {
@@ -235,6 +236,18 @@ func checkUserNamespaces(root bool) Check {
 		c.Fix = strings.Join(append(fixes, "or run mcpsandbox as root (e.g. as a service)"), "; ")
 	}
 	return c
+}
+
+// appArmorFix is the profile that lets this binary create user namespaces
+// under Ubuntu's restriction, as VS Code's and other packages ship one.
+func appArmorFix() string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "/usr/local/bin/mcpsandbox"
+	}
+	return fmt.Sprintf("give the binary an AppArmor profile that allows user namespaces: "+
+		"`printf 'abi <abi/4.0>,\\ninclude <tunables/global>\\nprofile mcpsandbox %s flags=(unconfined) {\\n  userns,\\n}\\n' "+
+		"| sudo tee /etc/apparmor.d/mcpsandbox && sudo apparmor_parser -r /etc/apparmor.d/mcpsandbox`", exe)
 }
 
 func readSysctl(path string) (string, error) {

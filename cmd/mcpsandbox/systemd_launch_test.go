@@ -244,3 +244,35 @@ func serverProcesses(exe string) []string {
 	}
 	return pids
 }
+
+// TestSystemdDoctor: doctor, started as a host starts servers, says what
+// run will do: which manager it asks for a scope, that it answers, and
+// which controllers the scope offers.
+func TestSystemdDoctor(t *testing.T) {
+	requireGuest(t)
+	cmd := exec.Command(self(t), asCLI, "doctor")
+	cmd.Env = hostEnv()
+	out, err := cmd.CombinedOutput()
+	t.Logf("doctor:\n%s", out)
+	if err != nil {
+		t.Fatalf("doctor: %v", err)
+	}
+	manager, socket := "system manager", "/run/systemd/private"
+	if os.Geteuid() != 0 {
+		manager, socket = "user manager", fmt.Sprintf("/run/user/%d/systemd/private", os.Geteuid())
+	}
+	for _, want := range []string{
+		"ok    systemd manager        the systemd " + manager + " answers at " + socket,
+		"ok    cgroup of its own",
+		"so run asks the systemd " + manager + " at unix:path=" + socket + " for a scope with Delegate=yes (doctor got mcpsandbox-doctor-",
+		"it offers the controllers",
+		"The default confinement can be enforced on this host.",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("doctor does not say %q", want)
+		}
+	}
+	if !regexp.MustCompile(`controllers [a-z ]*\bmemory\b[a-z ]*\bpids\b`).Match(out) {
+		t.Error("doctor does not list memory and pids among the scope's controllers")
+	}
+}

@@ -1,0 +1,65 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/containerd/cgroups/v3"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/scope"
+)
+
+// checkCgroupHome reports, on cgroup v2, where `run` creates its servers'
+// cgroups: the cgroup it was started in, or a scope it asks systemd for,
+// and whether that manager can be reached. It runs after the cgroup
+// checks, which made the same request run makes.
+func checkCgroupHome() []Check {
+	if cgroups.Mode() != cgroups.Unified {
+		return nil
+	}
+	h := v2Home(unifiedMount, "doctor")
+	m := scope.ForThisProcess(os.Environ())
+	mc := Check{Part: "systemd manager", Required: h.Reason != ""}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if addr, err := scope.Reachable(ctx, m); err == nil {
+		mc.OK, mc.Detail = true, fmt.Sprintf("%s answers at %s", m, strings.TrimPrefix(addr, "unix:path="))
+	} else {
+		mc.Detail = err.Error()
+		mc.Fix = "needed only when the cgroup mcpsandbox starts in cannot be used: start the host in a login session " +
+			"(pam_systemd starts user@UID.service), or run mcpsandbox as a systemd service with Delegate=yes"
+	}
+
+	hc := Check{Part: "cgroup of its own", Required: true, OK: h.Err == nil}
+	switch {
+	case h.Err != nil:
+		hc.Detail = h.Err.Error()
+	case h.Scope == "":
+		hc.Detail = "uses the cgroup it was started in, " + h.Dir + ", which it may manage alone"
+	default:
+		hc.Detail = fmt.Sprintf("%s; so run asks %s for a scope with Delegate=yes (doctor got %s in %v)%s",
+			h.Reason, h.Manager, h.Scope, h.Took.Round(time.Millisecond), scopeControllers(h.Dir))
+	}
+	return []Check{mc, hc}
+}
+
+// scopeControllers says which controllers the scope offers its servers.
+func scopeControllers(dir string) string {
+	offered := readFields(filepath.Join(dir, "cgroup.controllers"))
+	s := "; it offers the controllers " + strings.Join(offered, " ")
+	var missing []string
+	for _, c := range []string{"cpu", "memory", "pids", "io"} {
+		if !slices.Contains(offered, c) {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		// user@.service delegates cpu, memory and pids by default; run needs no others.
+		s += " (not " + strings.Join(missing, ", ") + ")"
+	}
+	return s
+}
