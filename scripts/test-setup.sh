@@ -36,11 +36,20 @@ if ! $build_only; then
   command -v ip >/dev/null || missing+=(iproute2)
   command -v node >/dev/null || missing+=(nodejs)
   command -v npm >/dev/null || missing+=(npm)
+  # The guest tier (scripts/test-guest.sh): qemu, and mmdebstrap to build its image.
+  if [ "${GUEST:-1}" != 0 ]; then
+    command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
+    command -v qemu-img >/dev/null || missing+=(qemu-utils)
+    command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
+    command -v mke2fs >/dev/null || missing+=(e2fsprogs)
+    command -v xz >/dev/null || missing+=(xz-utils)
+  fi
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test-setup: installing ${missing[*]}"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" </dev/null
+  # No recommends: qemu's would pull in a desktop's worth of GUI libraries.
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
 fi
 
 go mod download

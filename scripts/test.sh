@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The test suite, with its own set-up: vet, then every package's tests
-# (fuzz seed corpora included) under the race detector.
-#   RACE=0  skip the race detector (faster)
+# (fuzz seed corpora included) under the race detector, then the guest tier
+# (systemd + cgroup v2 in a qemu guest, scripts/test-guest.sh).
+#   RACE=0   skip the race detector (faster)
+#   GUEST=0  skip the guest tier
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/test-setup.sh
@@ -10,3 +12,4 @@ go vet ./...
 race=-race
 [ "${RACE:-1}" = 0 ] && race=
 go test $race -timeout 15m ./...
+./scripts/test-guest.sh
