@@ -43,6 +43,14 @@ func spawnToLine(b testing.TB, argv []string, input, want string) time.Duration 
 	return elapsed
 }
 
+// bwrapArgv is the baseline sandbox: the issue's flags, plus a read-only
+// bind of the server binary itself, which lives outside /usr.
+func bwrapArgv(bwrap, server string) []string {
+	return []string{bwrap, "--unshare-all", "--uid", "65534", "--gid", "65534",
+		"--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+		"--ro-bind", server, server, server}
+}
+
 // BenchmarkSpawnInitialize: spawn → initialize result of a static Go MCP
 // server, direct, through `mcpsandbox run` (confined: namespaces, seccomp,
 // cgroups) and under bubblewrap. Target: mcpsandbox ≤ 1.0× bwrap.
@@ -60,11 +68,7 @@ func BenchmarkSpawnInitialize(b *testing.B) {
 	chains := []chain{
 		{"direct", []string{server}},
 		{"mcpsandbox", []string{bins.mcpsandbox, "run", "--log-level", "warn", "--", server}},
-		// The issue's flags, plus a read-only bind of the server binary
-		// itself, which lives outside /usr.
-		{"bwrap", []string{bwrap, "--unshare-all", "--uid", "65534", "--gid", "65534",
-			"--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-			"--ro-bind", server, server, server}},
+		{"bwrap", bwrapArgv(bwrap, server)},
 	}
 	for _, c := range chains {
 		spawnToInitialize(b, c.argv) // warm the page cache

@@ -294,6 +294,8 @@ func startOrphan(t *testing.T) int {
 // subtree, to read back the limit files the v2 code writes, and to feed it
 // the event counters this host's v2 hierarchy cannot produce.
 func TestCgroupV2LimitFilesInScratchTree(t *testing.T) {
+	// containerd creates missing limit files with mode 0: only root reads them back.
+	requireRoot(t)
 	mount := t.TempDir()
 	own, err := ownV2Group()
 	if err != nil {

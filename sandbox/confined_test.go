@@ -349,20 +349,23 @@ func TestConfinedSignalsReachTheServer(t *testing.T) {
 
 func TestConfinedKillLeavesNothing(t *testing.T) {
 	// The server starts a daemon that leaves its session, then waits.
-	spec := sbxSpec("/bin/sh", "-c", `id -u; setsid sleep 1000 & sleep 1000 & echo started; wait`)
+	spec := sbxSpec("/bin/sh", "-c", `setsid sleep 1000 & sleep 1000 & echo started; wait`)
 	p, err := Start(spec, sbxLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	out := bufio.NewReader(p.Stdout())
-	uidLine, _ := out.ReadString('\n')
 	if line, _ := out.ReadString('\n'); line != "started\n" {
 		t.Fatalf("got %q", line)
 	}
-	uid := strings.TrimSpace(uidLine)
-	if n := len(sbxHostProcessesOf(t, uid)); n < 3 {
-		t.Fatalf("found %d processes of uid %s before Kill, want at least 3 (the check would prove nothing)", n, uid)
+	// Every process of the sandbox, and only those, is in its pid namespace.
+	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", p.Pid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sbxProcessesIn(t, ns)); n < 4 {
+		t.Fatalf("found %d processes in the sandbox's pid namespace before Kill, want at least 4 (the check would prove nothing)", n)
 	}
 	if err := p.Kill(); err != nil {
 		t.Fatal(err)
@@ -375,17 +378,16 @@ func TestConfinedKillLeavesNothing(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if left := sbxHostProcessesOf(t, uid); len(left) > 0 {
-		t.Errorf("processes of the sandbox user left after Kill: %v", left)
+	if left := sbxProcessesIn(t, ns); len(left) > 0 {
+		t.Errorf("processes of the sandbox left after Kill: %v", left)
 	}
 	if ex := p.Exit(); ex.Signal != syscall.SIGKILL {
 		t.Errorf("killed sandbox reports %+v", ex)
 	}
 }
 
-// sbxHostProcessesOf lists host pids whose real uid is uid (as the host sees
-// it; in a user namespace the ids are mapped one to one).
-func sbxHostProcessesOf(t *testing.T, uid string) []string {
+// sbxProcessesIn lists the processes whose pid namespace is ns.
+func sbxProcessesIn(t *testing.T, ns string) []string {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -393,31 +395,11 @@ func sbxHostProcessesOf(t *testing.T, uid string) []string {
 	}
 	var pids []string
 	for _, e := range entries {
-		data, err := os.ReadFile("/proc/" + e.Name() + "/status")
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if fields := strings.Fields(line); len(fields) > 1 && fields[0] == "Uid:" && fields[1] == uid {
-				// In the unprivileged run the test itself has this uid.
-				if e.Name() != fmt.Sprint(os.Getpid()) && !sbxSameNamespace(e.Name()) {
-					pids = append(pids, e.Name())
-				}
-			}
+		if link, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err == nil && link == ns {
+			pids = append(pids, e.Name())
 		}
 	}
 	return pids
-}
-
-// sbxSameNamespace skips processes of the test's own uid that are not
-// sandbox processes (only relevant when the test runs unprivileged).
-func sbxSameNamespace(pid string) bool {
-	if os.Geteuid() == 0 {
-		return false
-	}
-	ns, err := os.Readlink("/proc/" + pid + "/ns/pid")
-	self, err2 := os.Readlink("/proc/self/ns/pid")
-	return err == nil && err2 == nil && ns == self
 }
 
 func TestConfinedConcurrentServersGetDistinctUsers(t *testing.T) {
