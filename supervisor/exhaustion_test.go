@@ -7,8 +7,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -76,7 +74,7 @@ func TestExhaustionRestarts(t *testing.T) {
 			}
 
 			s.end(t)
-			if left := processesRunning(hostile); len(left) > 0 {
+			if left := testenv.ProcessesRunning(hostile); len(left) > 0 {
 				t.Errorf("processes of the bombed server outlived it: %v", left)
 			}
 			for _, want := range bomb.logged {
@@ -87,19 +85,6 @@ func TestExhaustionRestarts(t *testing.T) {
 			s.host.checkOneAnswerEach(t)
 		})
 	}
-}
-
-// processesRunning lists the pids whose command line starts with exe.
-func processesRunning(exe string) []string {
-	var pids []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.HasPrefix(cmd, []byte(exe+"\x00")) {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
 }
 
 // exhaustionSession is a host connected through supervisor.Run.

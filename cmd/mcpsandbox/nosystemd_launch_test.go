@@ -47,7 +47,7 @@ func TestNoSystemdV2(t *testing.T) {
 		checkLimits(t, rep, "201326592", "48")
 		checkBombs(t, rep)
 		waitUnpopulated(t, dir)
-		if left := serverProcesses(hostile); len(left) > 0 {
+		if left := testenv.ProcessesRunning(hostile); len(left) > 0 {
 			t.Errorf("server processes outlived the SIGKILL of mcpsandbox: %v", left)
 		}
 	})

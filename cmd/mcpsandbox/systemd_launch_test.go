@@ -207,7 +207,7 @@ func checkNothingLeft(t *testing.T, rep hostReport, hostile string) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		_, err := os.Stat(scopeDir)
-		left := serverProcesses(hostile)
+		left := testenv.ProcessesRunning(hostile)
 		units := listUnits(t, unit)
 		if os.IsNotExist(err) && len(left) == 0 && units == "" {
 			return
@@ -230,19 +230,6 @@ func listUnits(t *testing.T, name string) string {
 		t.Fatalf("systemctl %v: %v", args, err)
 	}
 	return strings.TrimSpace(string(out))
-}
-
-// serverProcesses lists processes running exe.
-func serverProcesses(exe string) []string {
-	var pids []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.HasPrefix(cmd, []byte(exe+"\x00")) {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
 }
 
 // TestSystemdDoctor: doctor, started as a host starts servers, says what

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,4 +70,17 @@ func SelfForOthers(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// ProcessesRunning lists the pids whose command line starts with exe.
+func ProcessesRunning(exe string) []string {
+	var pids []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.HasPrefix(cmd, []byte(exe+"\x00")) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
 }
