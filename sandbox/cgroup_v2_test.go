@@ -37,9 +37,27 @@ func requireHybrid(t *testing.T) {
 	}
 }
 
+// v2TestMount is the cgroup2 hierarchy the generic v2 tests use: the
+// controller-less one of a hybrid host (as root), or /sys/fs/cgroup on a pure
+// v2 host, where they run for real (the guest tier, in a delegated scope).
+func v2TestMount(t *testing.T) string {
+	t.Helper()
+	if cgroups.Mode() == cgroups.Unified {
+		return unifiedMount
+	}
+	requireHybrid(t)
+	return hybridUnified
+}
+
 func newV2ForTest(t *testing.T, name string, lim cgroupLimits) (*serverCgroup, *v2Group) {
 	t.Helper()
-	g, err := newV2Cgroup(hybridUnified, uniqueCgroupName(name), lim)
+	if cgroups.Mode() == cgroups.Unified {
+		// As run does: a home first, where the supervisor may delegate.
+		if h := v2Home(unifiedMount, "test"); h.Err != nil {
+			t.Fatal(h.Err)
+		}
+	}
+	g, err := newV2Cgroup(v2TestMount(t), uniqueCgroupName(name), lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,13 +84,13 @@ func scratchV2(t *testing.T, name string) string {
 }
 
 func TestCgroupV2IntoFDStartsChildInsideAndKillEmptiesIt(t *testing.T) {
-	requireHybrid(t)
+	mount := v2TestMount(t)
 	cg, g := newV2ForTest(t, "into", cgroupLimits{})
 	own, err := ownV2Group()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if filepath.Dir(g.dir) != filepath.Join(hybridUnified, own) {
+	if filepath.Dir(g.dir) != filepath.Join(mount, v2Base(own)) {
 		t.Errorf("cgroup %s is not beneath the supervisor's own %s", g.dir, own)
 	}
 	fd := cg.IntoFD()
@@ -90,7 +108,7 @@ func TestCgroupV2IntoFDStartsChildInsideAndKillEmptiesIt(t *testing.T) {
 			line = l
 		}
 	}
-	if want := "0::" + strings.TrimPrefix(g.dir, hybridUnified); line != want {
+	if want := "0::" + strings.TrimPrefix(g.dir, mount); line != want {
 		t.Errorf("child born in %q, want %q", line, want)
 	}
 	waitUntil(t, "shell and both children are in the cgroup", func() bool { return len(procsOf(t, g.dir)) == 3 })
@@ -119,7 +137,7 @@ func TestCgroupV2IntoFDStartsChildInsideAndKillEmptiesIt(t *testing.T) {
 }
 
 func TestCgroupV2AddMovesARunningProcess(t *testing.T) {
-	requireHybrid(t)
+	v2TestMount(t)
 	cg, g := newV2ForTest(t, "add", cgroupLimits{})
 	p := startBlocked(t, exec.Command("sleep", "1000"))
 	if err := cg.Add(p.cmd.Process.Pid); err != nil {
