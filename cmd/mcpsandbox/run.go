@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
@@ -36,7 +35,7 @@ func runCommand(args []string, io stdio) int {
 	go catchSignals(cancel)
 
 	out, err := supervisor.Run(ctx, supervisor.Options{
-		Name:    filepath.Base(p.Command[0]),
+		Name:    policy.ServerName(p.Command),
 		Policy:  p,
 		HostIn:  io.In,
 		HostOut: io.Out,
