@@ -186,7 +186,12 @@ func outerLimitV2(t testing.TB, name string, memory, pids int64) error {
 	}
 	moved = true
 	enabled := strings.Fields(readFile(filepath.Join(home, "cgroup.subtree_control")))
-	for _, c := range []string{"memory", "pids"} {
+	want := []string{"memory", "pids"}
+	// cpu too where offered, so that what runs inside may set cpu limits.
+	if slices.Contains(strings.Fields(readFile(filepath.Join(home, "cgroup.controllers"))), "cpu") {
+		want = append(want, "cpu")
+	}
+	for _, c := range want {
 		if slices.Contains(enabled, c) {
 			continue
 		}
