@@ -5,7 +5,8 @@
 # (scripts/guest/guest.sh) as root and as an ordinary user in a login
 # session. Test binaries are built here; the guest has no Go.
 #   GUEST=0   skip the tier
-#   GUEST_BENCH=0  skip the scope benchmark
+#   GUEST_BENCH=0  skip the scope benchmark; GUEST_BENCH=full also times
+#                  whole starts with and without the scope (minutes more)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${GUEST:-1}" = 0 ]; then
