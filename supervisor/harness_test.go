@@ -16,12 +16,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
 // waitLimit bounds every wait in these tests; nothing waits by sleeping.
-const waitLimit = 20 * time.Second
+var waitLimit = testenv.Wait(20 * time.Second)
 
 // exampleCommand runs the bundled example server (this test binary in the
 // example-server role).
