@@ -119,6 +119,7 @@ func newExampleServer(g *gate) *mcp.Server {
 	var counter atomic.Int64
 	s := mcp.NewServer(&mcp.Implementation{Name: ExampleServerName, Version: "1.0.0"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{
+			//lint:ignore SA1019 the example offers logging so that logging/setLevel replay is exercised.
 			Logging:   &mcp.LoggingCapabilities{},
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
@@ -175,6 +176,7 @@ func newExampleServer(g *gate) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Asks the client for its roots and returns how many."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
+			//lint:ignore SA1019 the example asks for roots so that server→client requests are exercised.
 			res, err := req.Session.ListRoots(ctx, nil)
 			if err != nil {
 				return nil, nil, err

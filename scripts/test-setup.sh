@@ -36,6 +36,8 @@ if ! $build_only; then
   command -v ip >/dev/null || missing+=(iproute2)
   command -v node >/dev/null || missing+=(nodejs)
   command -v npm >/dev/null || missing+=(npm)
+  # scripts/lint.sh checks the shell scripts with it.
+  command -v shellcheck >/dev/null || missing+=(shellcheck)
   # The guest tier (scripts/test-guest.sh): qemu, and mmdebstrap to build its image.
   if [ "${GUEST:-1}" != 0 ]; then
     command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)

@@ -58,7 +58,6 @@ type launchWay struct {
 	// what must come of it
 	ownScope bool   // mcpsandbox asks systemd for a scope of its own
 	inside   string // else: the cgroup mcpsandbox must end up beneath
-	refused  []string
 }
 
 func launchWays(t *testing.T) []launchWay {

@@ -43,6 +43,9 @@
 #   3     (check) a needed tool is missing
 #   2     bad usage
 # Only building the image needs root.
+# shellcheck disable=SC2054,SC2317,SC2012,SC2015
+# (SC2054: commas are qemu's option syntax; SC2317: on_exit runs from a trap;
+# SC2012: kernel and module names are plain; SC2015: `a && b || fail` is meant.)
 set -u -o pipefail
 shopt -s nullglob
 

@@ -71,8 +71,7 @@ if ! $user_phase; then
       -test.bench "$benches" -test.benchtime "$samples" -test.timeout 20m
   fi
   echo "=== guest tier: switching to the user \"user\" in a login session"
-  runuser -l user -c "cd '$repo' && GUEST_BENCH=0 bash '$work/tier.sh' --user '$work'"
-  [ $? = 0 ] || failed+=("user phases")
+  runuser -l user -c "cd '$repo' && GUEST_BENCH=0 bash '$work/tier.sh' --user '$work'" || failed+=("user phases")
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then
