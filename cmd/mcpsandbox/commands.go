@@ -24,7 +24,7 @@ type command struct {
 	Name   string
 	Hidden bool // not listed by `mcpsandbox help`, still documented
 	Page   func() *manPage
-	Run    func(args []string, io stdio) int
+	Run    func(args []string, std stdio) int
 }
 
 // commands is filled in init to break the cycle help → commands → help.
@@ -50,23 +50,23 @@ func findCommand(name string) *command {
 	return nil
 }
 
-func cli(args []string, io stdio) int {
+func cli(args []string, std stdio) int {
 	if len(args) == 0 {
-		fmt.Fprint(io.Err, shortUsage())
+		fmt.Fprint(std.Err, shortUsage())
 		return exitUsage
 	}
 	switch args[0] {
 	case "-h", "-help", "--help":
-		return helpCommand(nil, io)
+		return helpCommand(nil, std)
 	case "-version", "--version":
-		return versionCommand(nil, io)
+		return versionCommand(nil, std)
 	}
 	cmd := findCommand(args[0])
 	if cmd == nil {
-		fmt.Fprintf(io.Err, "mcpsandbox: unknown command %q\n%s", args[0], shortUsage())
+		fmt.Fprintf(std.Err, "mcpsandbox: unknown command %q\n%s", args[0], shortUsage())
 		return exitUsage
 	}
-	return cmd.Run(args[1:], io)
+	return cmd.Run(args[1:], std)
 }
 
 func shortUsage() string {
@@ -91,21 +91,21 @@ func newFlagSet(name string) *flag.FlagSet {
 
 // parseFlags parses args for the named command. ok is false when the caller
 // should return status at once: --help was printed, or a usage error was.
-func parseFlags(fs *flag.FlagSet, name string, args []string, io stdio) (status int, ok bool) {
+func parseFlags(fs *flag.FlagSet, name string, args []string, std stdio) (status int, ok bool) {
 	err := fs.Parse(args)
 	if err == nil {
 		return exitOK, true
 	}
 	if errors.Is(err, flag.ErrHelp) {
-		findCommand(name).Page().write(io.Out)
+		findCommand(name).Page().write(std.Out)
 		return exitOK, false
 	}
-	return usageFailure(name, flagError(err, fs), io), false
+	return usageFailure(name, flagError(err, fs), std), false
 }
 
 // usageFailure reports a bad invocation with the way to the manual.
-func usageFailure(name, msg string, io stdio) int {
-	fmt.Fprintf(io.Err, "mcpsandbox %s: %s\nRun 'mcpsandbox help %s' for the options.\n", name, msg, name)
+func usageFailure(name, msg string, std stdio) int {
+	fmt.Fprintf(std.Err, "mcpsandbox %s: %s\nRun 'mcpsandbox help %s' for the options.\n", name, msg, name)
 	return exitUsage
 }
 
@@ -159,9 +159,9 @@ func editDistance(a, b string) int {
 }
 
 // noArgs rejects positional arguments for commands that take none.
-func noArgs(fs *flag.FlagSet, name string, io stdio) (int, bool) {
+func noArgs(fs *flag.FlagSet, name string, std stdio) (int, bool) {
 	if fs.NArg() > 0 {
-		return usageFailure(name, fmt.Sprintf("unexpected argument %q: this command takes only options", fs.Arg(0)), io), false
+		return usageFailure(name, fmt.Sprintf("unexpected argument %q: this command takes only options", fs.Arg(0)), std), false
 	}
 	return exitOK, true
 }

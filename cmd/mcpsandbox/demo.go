@@ -16,19 +16,19 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
-func demoCommand(args []string, io stdio) int {
+func demoCommand(args []string, std stdio) int {
 	fs := newFlagSet("demo")
 	unconfined := fs.Bool("unconfined", false, "")
 	verbose := fs.Bool("verbose", false, "")
-	if status, ok := parseFlags(fs, "demo", args, io); !ok {
+	if status, ok := parseFlags(fs, "demo", args, std); !ok {
 		return status
 	}
-	if status, ok := noArgs(fs, "demo", io); !ok {
+	if status, ok := noArgs(fs, "demo", std); !ok {
 		return status
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(io.Err, "mcpsandbox demo: cannot find this program's own path to start the example server: %v\n", err)
+		fmt.Fprintf(std.Err, "mcpsandbox demo: cannot find this program's own path to start the example server: %v\n", err)
 		return exitFailure
 	}
 
@@ -37,7 +37,7 @@ func demoCommand(args []string, io stdio) int {
 	var kept lockedBuffer
 	logTo := slog.NewTextHandler(&kept, &slog.HandlerOptions{Level: slog.LevelDebug})
 	if *verbose {
-		logTo = slog.NewTextHandler(io.Err, &slog.HandlerOptions{Level: slog.LevelDebug})
+		logTo = slog.NewTextHandler(std.Err, &slog.HandlerOptions{Level: slog.LevelDebug})
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -46,7 +46,7 @@ func demoCommand(args []string, io stdio) int {
 	_, err = demo.Run(ctx, demo.Options{
 		ServerCommand: []string{exe, "example-server"},
 		Unconfined:    *unconfined,
-		Out:           io.Out,
+		Out:           std.Out,
 		Supervise: func(ctx context.Context, p policy.Policy, hostIn goio.Reader, hostOut goio.Writer) (demo.Ended, error) {
 			out, err := supervisor.Run(ctx, supervisor.Options{Name: "example", Policy: p, HostIn: hostIn, HostOut: hostOut, Log: log})
 			return demo.Ended{Reason: out.Reason, ExitCode: out.ExitCode}, err
@@ -54,9 +54,9 @@ func demoCommand(args []string, io stdio) int {
 		ConfinementProblem: confinementProblem,
 	})
 	if err != nil {
-		fmt.Fprintf(io.Err, "\nmcpsandbox demo FAILED: %v\n", err)
+		fmt.Fprintf(std.Err, "\nmcpsandbox demo FAILED: %v\n", err)
 		if !*verbose && kept.Len() > 0 {
-			fmt.Fprintf(io.Err, "Supervisor log:\n%s", kept.String())
+			fmt.Fprintf(std.Err, "Supervisor log:\n%s", kept.String())
 		}
 		return exitFailure
 	}

@@ -37,15 +37,15 @@ func confinementProblem() error {
 	return errors.New(strings.Join(missing, "; "))
 }
 
-func doctorCommand(args []string, io stdio) int {
+func doctorCommand(args []string, std stdio) int {
 	fs := newFlagSet("doctor")
-	if status, ok := parseFlags(fs, "doctor", args, io); !ok {
+	if status, ok := parseFlags(fs, "doctor", args, std); !ok {
 		return status
 	}
-	if status, ok := noArgs(fs, "doctor", io); !ok {
+	if status, ok := noArgs(fs, "doctor", std); !ok {
 		return status
 	}
-	if !doctorReport(io.Out) {
+	if !doctorReport(std.Out) {
 		return exitFailure
 	}
 	return exitOK

@@ -7,16 +7,16 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/demo"
 )
 
-func exampleServerCommand(args []string, io stdio) int {
+func exampleServerCommand(args []string, std stdio) int {
 	fs := newFlagSet("example-server")
-	if status, ok := parseFlags(fs, "example-server", args, io); !ok {
+	if status, ok := parseFlags(fs, "example-server", args, std); !ok {
 		return status
 	}
-	if status, ok := noArgs(fs, "example-server", io); !ok {
+	if status, ok := noArgs(fs, "example-server", std); !ok {
 		return status
 	}
-	if err := demo.ServeExample(context.Background(), io.In, io.Out); err != nil {
-		fmt.Fprintf(io.Err, "example-server: %v\n", err)
+	if err := demo.ServeExample(context.Background(), std.In, std.Out); err != nil {
+		fmt.Fprintf(std.Err, "example-server: %v\n", err)
 		return exitFailure
 	}
 	return exitOK

@@ -4,24 +4,24 @@ import (
 	"fmt"
 )
 
-func helpCommand(args []string, io stdio) int {
+func helpCommand(args []string, std stdio) int {
 	fs := newFlagSet("help")
-	if status, ok := parseFlags(fs, "help", args, io); !ok {
+	if status, ok := parseFlags(fs, "help", args, std); !ok {
 		return status
 	}
 	switch fs.NArg() {
 	case 0:
-		mainPage().write(io.Out)
+		mainPage().write(std.Out)
 		return exitOK
 	case 1:
 		cmd := findCommand(fs.Arg(0))
 		if cmd == nil {
-			return usageFailure("help", fmt.Sprintf("no command %q\n%s", fs.Arg(0), shortUsage()), io)
+			return usageFailure("help", fmt.Sprintf("no command %q\n%s", fs.Arg(0), shortUsage()), std)
 		}
-		cmd.Page().write(io.Out)
+		cmd.Page().write(std.Out)
 		return exitOK
 	}
-	return usageFailure("help", "give at most one command name", io)
+	return usageFailure("help", "give at most one command name", std)
 }
 
 func helpPage() *manPage {

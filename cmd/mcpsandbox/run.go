@@ -10,20 +10,20 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
-func runCommand(args []string, io stdio) int {
+func runCommand(args []string, std stdio) int {
 	p := policy.Default()
 	fs := newFlagSet("run")
 	bindRunFlags(fs, &p)
-	if status, ok := parseFlags(fs, "run", args, io); !ok {
+	if status, ok := parseFlags(fs, "run", args, std); !ok {
 		return status
 	}
 	p.Command = fs.Args()
 	if err := p.Validate(); err != nil {
-		return usageFailure("run", err.Error(), io)
+		return usageFailure("run", err.Error(), std)
 	}
-	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, io.Err)
+	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, std.Err)
 	if err != nil {
-		return usageFailure("run", err.Error(), io)
+		return usageFailure("run", err.Error(), std)
 	}
 	defer closeLog()
 
@@ -37,8 +37,8 @@ func runCommand(args []string, io stdio) int {
 	out, err := supervisor.Run(ctx, supervisor.Options{
 		Name:    policy.ServerName(p.Command),
 		Policy:  p,
-		HostIn:  io.In,
-		HostOut: io.Out,
+		HostIn:  std.In,
+		HostOut: std.Out,
 		Log:     log,
 	})
 	if err != nil {

@@ -58,16 +58,16 @@ func currentBuild() buildInfo {
 	return b
 }
 
-func versionCommand(args []string, io stdio) int {
+func versionCommand(args []string, std stdio) int {
 	fs := newFlagSet("version")
-	if status, ok := parseFlags(fs, "version", args, io); !ok {
+	if status, ok := parseFlags(fs, "version", args, std); !ok {
 		return status
 	}
-	if status, ok := noArgs(fs, "version", io); !ok {
+	if status, ok := noArgs(fs, "version", std); !ok {
 		return status
 	}
 	b := currentBuild()
-	fmt.Fprintf(io.Out, "mcpsandbox %s\ncommit:     %s\ngo:         %s %s\nlibseccomp: %s\n",
+	fmt.Fprintf(std.Out, "mcpsandbox %s\ncommit:     %s\ngo:         %s %s\nlibseccomp: %s\n",
 		b.Version, b.Commit, b.Go, b.Platform, b.Libseccomp)
 	return exitOK
 }
