@@ -23,7 +23,8 @@ type CgroupHome struct {
 	Dir     string        // the cgroup server cgroups are created in
 	Reason  string        // why the cgroup it was started in could not be used; "" if it could
 	Scope   string        // the scope unit obtained from systemd; "" if none was needed
-	Manager string        // which manager was asked, and over which address
+	Manager string        // which manager was asked
+	Address string        // the D-Bus address it answered at
 	Took    time.Duration // how long obtaining the scope took
 	Err     error         // no usable cgroup: the diagnosis
 }
@@ -45,7 +46,7 @@ func logCgroupHome(log *slog.Logger) {
 			return
 		}
 		log.Info("sandbox: obtained a cgroup of its own from systemd", "scope", home.Scope, "manager", home.Manager,
-			"took", home.Took.Round(time.Microsecond), "because", home.Reason)
+			"address", home.Address, "took", home.Took.Round(time.Microsecond), "because", home.Reason)
 	})
 }
 
@@ -78,9 +79,8 @@ func findV2Home(mountpoint, name string) CgroupHome {
 		}
 		return CgroupHome{Dir: dir}
 	}
-	h := CgroupHome{Reason: reason}
 	m := scope.ForThisProcess(os.Environ())
-	h.Manager = m.String()
+	h := CgroupHome{Reason: reason, Manager: m.String()}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), scopeTimeout)
 	defer cancel()
@@ -89,15 +89,13 @@ func findV2Home(mountpoint, name string) CgroupHome {
 		Description: "mcpsandbox: confined MCP server " + name,
 		PIDs:        []int{os.Getpid()},
 	})
-	h.Took = time.Since(start)
 	if err != nil {
 		h.Err = noHomeError(reason, m, err)
 		return h
 	}
-	h.Scope, h.Manager = sc.Unit, fmt.Sprintf("%s at %s", m, sc.Address)
-	if h.Dir, h.Err = enterScope(mountpoint, sc); h.Err == nil {
-		h.Took = time.Since(start)
-	}
+	h.Scope, h.Address = sc.Unit, sc.Address
+	h.Dir, h.Err = enterScope(mountpoint, sc)
+	h.Took = time.Since(start)
 	return h
 }
 
@@ -190,8 +188,11 @@ func descendsFrom(pid, ancestor int) bool {
 		}
 		// "pid (comm) state ppid ...": comm may hold spaces and parentheses.
 		end := strings.LastIndexByte(string(stat), ')')
+		if end < 0 {
+			return false
+		}
 		fields := strings.Fields(string(stat[end+1:]))
-		if end < 0 || len(fields) < 2 {
+		if len(fields) < 2 {
 			return false
 		}
 		pid, _ = strconv.Atoi(fields[1])

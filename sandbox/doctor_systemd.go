@@ -24,9 +24,14 @@ func checkCgroupHome() []Check {
 	h := v2Home(unifiedMount, "doctor")
 	m := scope.ForThisProcess(os.Environ())
 	mc := Check{Part: "systemd manager", Required: h.Reason != ""}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if addr, err := scope.Reachable(ctx, m); err == nil {
+	// The scope request already reached the manager; dial only when none was made.
+	addr, err := h.Address, error(nil)
+	if addr == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		addr, err = scope.Reachable(ctx, m)
+	}
+	if err == nil {
 		mc.OK, mc.Detail = true, fmt.Sprintf("%s answers at %s", m, strings.TrimPrefix(addr, "unix:path="))
 	} else {
 		mc.Detail = err.Error()
@@ -41,8 +46,8 @@ func checkCgroupHome() []Check {
 	case h.Scope == "":
 		hc.Detail = "uses the cgroup it was started in, " + h.Dir + ", which it may manage alone"
 	default:
-		hc.Detail = fmt.Sprintf("%s; so run asks %s for a scope with Delegate=yes (doctor got %s in %v)%s",
-			h.Reason, h.Manager, h.Scope, h.Took.Round(time.Millisecond), scopeControllers(h.Dir))
+		hc.Detail = fmt.Sprintf("%s; so run asks %s at %s for a scope with Delegate=yes (doctor got %s in %v)%s",
+			h.Reason, h.Manager, h.Address, h.Scope, h.Took.Round(time.Millisecond), scopeControllers(h.Dir))
 	}
 	return []Check{mc, hc}
 }

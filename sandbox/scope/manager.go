@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -51,7 +52,7 @@ func forUID(uid int, env []string) Manager {
 	}
 	var addrs []string
 	add := func(a string) {
-		if a != "" && !contains(addrs, a) {
+		if a != "" && !slices.Contains(addrs, a) {
 			addrs = append(addrs, a)
 		}
 	}
@@ -93,15 +94,6 @@ func socketPath(addr string) string {
 	}
 	path, _, _ := strings.Cut(rest, ",")
 	return path
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // unreachable is the error when no address of a manager answered.

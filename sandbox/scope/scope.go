@@ -2,7 +2,6 @@ package scope
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -21,7 +20,6 @@ type Request struct {
 // Scope is a started scope.
 type Scope struct {
 	Unit    string // e.g. mcpsandbox-filesystem-1234.scope
-	Manager Manager
 	Address string // the D-Bus address that answered
 }
 
@@ -59,7 +57,7 @@ func Start(ctx context.Context, m Manager, req Request) (Scope, error) {
 	case <-ctx.Done():
 		return Scope{}, fmt.Errorf("%s did not start the scope %s: %w", m, unit, ctx.Err())
 	}
-	return Scope{Unit: unit, Manager: m, Address: addr}, nil
+	return Scope{Unit: unit, Address: addr}, nil
 }
 
 // Reachable dials m and reports the address that answered.
@@ -114,10 +112,4 @@ func connect(ctx context.Context, addr string) (*dbus.Conn, error) {
 		}
 	}
 	return c, nil
-}
-
-// IsUnreachable reports whether err says that no address of the manager answered.
-func IsUnreachable(err error) bool {
-	var u *unreachable
-	return errors.As(err, &u)
 }
