@@ -57,17 +57,7 @@ func BenchmarkSpawnScope(b *testing.B) {
 		{"mcpsandbox", sh("")},
 		{"bwrap", bwrapArgv(bwrap, server)},
 	}
-	for _, c := range chains {
-		spawnToInitialize(b, c.argv) // warm the page cache
-	}
-	got := samples{}
-	b.ResetTimer()
-	for range b.N {
-		for _, c := range chains {
-			got[c.name] = append(got[c.name], spawnToInitialize(b, c.argv))
-		}
-	}
-	b.StopTimer()
+	got := spawnInterleaved(b, chains, nil)
 	got.report(b, "ms")
 	b.ReportMetric(float64(got.median("mcpsandbox"))/float64(got.median("no-scope")), "x-scope-vs-no-scope")
 }

@@ -51,6 +51,27 @@ func bwrapArgv(bwrap, server string) []string {
 		"--ro-bind", server, server, server}
 }
 
+// spawnInterleaved times spawn → initialize of each chain b.N times, the
+// chains taking turns so that machine noise falls on all alike; also, when
+// not nil, adds samples of its own in each round.
+func spawnInterleaved(b *testing.B, chains []chain, also func(samples)) samples {
+	for _, c := range chains {
+		spawnToInitialize(b, c.argv) // warm the page cache
+	}
+	got := samples{}
+	b.ResetTimer()
+	for range b.N {
+		for _, c := range chains {
+			got[c.name] = append(got[c.name], spawnToInitialize(b, c.argv))
+		}
+		if also != nil {
+			also(got)
+		}
+	}
+	b.StopTimer()
+	return got
+}
+
 // BenchmarkSpawnInitialize: spawn → initialize result of a static Go MCP
 // server, direct, through `mcpsandbox run` (confined: namespaces, seccomp,
 // cgroups) and under bubblewrap. Target: mcpsandbox ≤ 1.0× bwrap.
@@ -70,19 +91,10 @@ func BenchmarkSpawnInitialize(b *testing.B) {
 		{"mcpsandbox", []string{bins.mcpsandbox, "run", "--log-level", "warn", "--", server}},
 		{"bwrap", bwrapArgv(bwrap, server)},
 	}
-	for _, c := range chains {
-		spawnToInitialize(b, c.argv) // warm the page cache
-	}
 	version := []string{bins.mcpsandbox, "version"}
-	got := samples{}
-	b.ResetTimer()
-	for range b.N {
-		for _, c := range chains {
-			got[c.name] = append(got[c.name], spawnToInitialize(b, c.argv))
-		}
+	got := spawnInterleaved(b, chains, func(got samples) {
 		got["supervisor-start"] = append(got["supervisor-start"], spawnToLine(b, version, "", "mcpsandbox"))
-	}
-	b.StopTimer()
+	})
 	got.report(b, "ms")
 	floor := got.median("supervisor-start") + got.median("direct")
 	b.ReportMetric(float64(floor)/1e6, "floor-ms")
