@@ -2,7 +2,10 @@ package policy
 
 import (
 	"fmt"
+	"strconv"
 	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // Restart modes.
@@ -84,49 +87,59 @@ func Default() Policy {
 	}
 }
 
-// Validate reports the first field that makes no sense, naming the flag and
-// the fix.
+// Validate reports the first field that makes no sense, as a *field.Error
+// naming the field and the fix; the caller names the field for its user
+// (the CLI as --flag).
 func (p *Policy) Validate() error {
+	bad := func(f, value, problem, fix string) error {
+		return &field.Error{Field: f, Value: value, Problem: problem, Fix: fix}
+	}
 	switch {
 	case len(p.Command) == 0:
-		return fmt.Errorf("no server command: put it after --, e.g. mcpsandbox run -- node server.js")
+		return bad("Command", "", "no server command: put it {Command}", "e.g. node server.js")
 	case p.MaxMessage < 1024:
-		return fmt.Errorf("--max-message %s is too small: use at least 1KiB (default 16MiB)", p.MaxMessage)
-	case p.PingInterval < 0 || p.PingTimeout < 0:
-		return fmt.Errorf("--ping-interval and --ping-timeout must not be negative (0 disables pings)")
+		return bad("MaxMessage", p.MaxMessage.String(), "is too small", "use at least 1KiB (default "+Default().MaxMessage.String()+")")
+	case p.PingInterval < 0:
+		return bad("PingInterval", p.PingInterval.String(), "must not be negative", "use 0 to turn pings off")
+	case p.PingTimeout < 0:
+		return bad("PingTimeout", p.PingTimeout.String(), "must not be negative", "e.g. 5s")
 	case p.PingInterval > 0 && p.PingTimeout <= 0:
-		return fmt.Errorf("--ping-timeout must be positive while pings are on (--ping-interval %s)", p.PingInterval)
+		return bad("PingTimeout", "", fmt.Sprintf("must be positive while pings are on ({PingInterval} %s)", p.PingInterval), "e.g. 5s")
 	case p.PingInterval > 0 && p.PingFailures < 1:
-		return fmt.Errorf("--ping-failures must be at least 1 (got %d)", p.PingFailures)
+		return bad("PingFailures", strconv.Itoa(p.PingFailures), "must be at least 1", "e.g. 3")
 	case p.Restart != RestartAlways && p.Restart != RestartOnFailure && p.Restart != RestartNever:
-		return fmt.Errorf("--restart %q: use always, on-failure or never", p.Restart)
+		return bad("Restart", strconv.Quote(p.Restart), "is no restart mode", "use always, on-failure or never")
 	case p.RestartBackoff.Min <= 0 || p.RestartBackoff.Max < p.RestartBackoff.Min:
-		return fmt.Errorf("--restart-backoff %s: use MIN..MAX with 0 < MIN <= MAX, e.g. 100ms..30s", p.RestartBackoff)
+		return bad("RestartBackoff", p.RestartBackoff.String(), "is no backoff", "use MIN..MAX with 0 < MIN <= MAX, e.g. 100ms..30s")
 	case p.MaxRestarts < 0:
-		return fmt.Errorf("--max-restarts must not be negative (0 means no limit)")
+		return bad("MaxRestarts", strconv.Itoa(p.MaxRestarts), "must not be negative", "0 means no limit")
 	case p.RestartWindow <= 0:
-		return fmt.Errorf("--restart-window must be positive, e.g. 1m")
+		return bad("RestartWindow", p.RestartWindow.String(), "must be positive", "e.g. 1m")
 	case p.Grace < 0:
-		return fmt.Errorf("--grace must not be negative")
+		return bad("Grace", p.Grace.String(), "must not be negative", "e.g. 2s")
 	case p.Net != NetNone && p.Net != NetHost:
-		return fmt.Errorf("--net %q: use none or host", p.Net)
+		return bad("Net", strconv.Quote(p.Net), "is no network mode", "use none or host")
 	case p.TmpSize <= 0:
-		return fmt.Errorf("--tmp-size must be positive, e.g. 64MiB")
-	case p.Memory < 0 || p.Pids < 0 || p.CPU < 0:
-		return fmt.Errorf("--memory, --pids and --cpu must not be negative (0 = no limit)")
+		return bad("TmpSize", p.TmpSize.String(), "must be positive", "e.g. 64MiB")
+	case p.Memory < 0:
+		return bad("Memory", p.Memory.String(), "must not be negative", "0 means no limit")
+	case p.Pids < 0:
+		return bad("Pids", strconv.FormatInt(p.Pids, 10), "must not be negative", "0 means no limit")
+	case p.CPU < 0:
+		return bad("CPU", strconv.FormatFloat(p.CPU, 'g', -1, 64), "must not be negative", "0 means no limit")
 	case p.Seccomp == "":
-		return fmt.Errorf("--seccomp is empty: use default or the path of a Docker/OCI seccomp JSON profile")
+		return bad("Seccomp", "", "is empty", "use default or the path of a Docker/OCI seccomp JSON profile")
 	case p.NoFile < 16:
-		return fmt.Errorf("--nofile %d is too small for any server: use at least 16", p.NoFile)
+		return bad("NoFile", strconv.FormatUint(p.NoFile, 10), "is too small for any server", "use at least 16")
 	}
 	switch p.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		return fmt.Errorf("--log-level %q: use debug, info, warn or error", p.LogLevel)
+		return bad("LogLevel", strconv.Quote(p.LogLevel), "is no log level", "use debug, info, warn or error")
 	}
 	for _, e := range p.Env {
 		if e == "" || e[0] == '=' {
-			return fmt.Errorf("--env %q: use NAME or NAME=VALUE", e)
+			return bad("Env", strconv.Quote(e), "is no variable", "use NAME or NAME=VALUE")
 		}
 	}
 	return nil

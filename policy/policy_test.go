@@ -1,9 +1,12 @@
 package policy
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 func TestParseByteSize(t *testing.T) {
@@ -57,8 +60,9 @@ func TestParseBackoff(t *testing.T) {
 
 func TestDefaultIsValidOnceItHasACommand(t *testing.T) {
 	p := Default()
-	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "--") {
-		t.Errorf("a policy without a command validated (%v); want an error showing where the command goes", err)
+	var fe *field.Error
+	if err := p.Validate(); !errors.As(err, &fe) || fe.Field != "Command" {
+		t.Errorf("a policy without a command validated (%v); want an error naming the Command field", err)
 	}
 	p.Command = []string{"node", "server.js"}
 	if err := p.Validate(); err != nil {
@@ -66,35 +70,42 @@ func TestDefaultIsValidOnceItHasACommand(t *testing.T) {
 	}
 }
 
-// Every invalid field is reported with the flag that sets it, so the user
-// knows what to change.
-func TestValidateNamesTheFlag(t *testing.T) {
+// Every invalid field is reported as a *field.Error naming it, so the CLI
+// can name the flag (and a policy file the key) the user must change.
+func TestValidateNamesTheField(t *testing.T) {
 	for _, tc := range []struct {
-		flag   string
+		field  string
 		mutate func(*Policy)
 	}{
-		{"--max-message", func(p *Policy) { p.MaxMessage = 10 }},
-		{"--ping-timeout", func(p *Policy) { p.PingTimeout = 0 }},
-		{"--ping-failures", func(p *Policy) { p.PingFailures = 0 }},
-		{"--restart", func(p *Policy) { p.Restart = "sometimes" }},
-		{"--restart-backoff", func(p *Policy) { p.RestartBackoff = Backoff{Min: time.Second, Max: time.Millisecond} }},
-		{"--max-restarts", func(p *Policy) { p.MaxRestarts = -1 }},
-		{"--restart-window", func(p *Policy) { p.RestartWindow = 0 }},
-		{"--grace", func(p *Policy) { p.Grace = -time.Second }},
-		{"--net", func(p *Policy) { p.Net = "bridge" }},
-		{"--tmp-size", func(p *Policy) { p.TmpSize = 0 }},
-		{"--memory", func(p *Policy) { p.Memory = -1 }},
-		{"--seccomp", func(p *Policy) { p.Seccomp = "" }},
-		{"--nofile", func(p *Policy) { p.NoFile = 3 }},
-		{"--log-level", func(p *Policy) { p.LogLevel = "loud" }},
-		{"--env", func(p *Policy) { p.Env = []string{"=x"} }},
+		{"MaxMessage", func(p *Policy) { p.MaxMessage = 10 }},
+		{"PingInterval", func(p *Policy) { p.PingInterval = -time.Second }},
+		{"PingTimeout", func(p *Policy) { p.PingTimeout = 0 }},
+		{"PingFailures", func(p *Policy) { p.PingFailures = 0 }},
+		{"Restart", func(p *Policy) { p.Restart = "sometimes" }},
+		{"RestartBackoff", func(p *Policy) { p.RestartBackoff = Backoff{Min: time.Second, Max: time.Millisecond} }},
+		{"MaxRestarts", func(p *Policy) { p.MaxRestarts = -1 }},
+		{"RestartWindow", func(p *Policy) { p.RestartWindow = 0 }},
+		{"Grace", func(p *Policy) { p.Grace = -time.Second }},
+		{"Net", func(p *Policy) { p.Net = "bridge" }},
+		{"TmpSize", func(p *Policy) { p.TmpSize = 0 }},
+		{"Memory", func(p *Policy) { p.Memory = -1 }},
+		{"Pids", func(p *Policy) { p.Pids = -1 }},
+		{"CPU", func(p *Policy) { p.CPU = -1 }},
+		{"Seccomp", func(p *Policy) { p.Seccomp = "" }},
+		{"NoFile", func(p *Policy) { p.NoFile = 3 }},
+		{"LogLevel", func(p *Policy) { p.LogLevel = "loud" }},
+		{"Env", func(p *Policy) { p.Env = []string{"=x"} }},
 	} {
 		p := Default()
 		p.Command = []string{"server"}
 		tc.mutate(&p)
 		err := p.Validate()
-		if err == nil || !strings.Contains(err.Error(), tc.flag) {
-			t.Errorf("breaking %s: Validate() = %v; want an error naming %s", tc.flag, err, tc.flag)
+		var fe *field.Error
+		if !errors.As(err, &fe) || fe.Field != tc.field || fe.Fix == "" {
+			t.Errorf("breaking %s: Validate() = %v; want a *field.Error for %s with a fix", tc.field, err, tc.field)
+		}
+		if strings.Contains(err.Error(), "--") {
+			t.Errorf("breaking %s: %q names a command-line flag; policy names fields and the CLI renders them", tc.field, err)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
@@ -19,7 +20,7 @@ func runCommand(args []string, std stdio) int {
 	}
 	p.Command = fs.Args()
 	if err := p.Validate(); err != nil {
-		return usageFailure("run", err.Error(), std)
+		return usageFailure("run", field.Message(err, flagOf), std)
 	}
 	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, std.Err)
 	if err != nil {

@@ -136,3 +136,26 @@ func manEntry(page, head string) string {
 	}
 	return ""
 }
+
+// Policy and sandbox errors name fields; on the command line each is named
+// as the flag that sets it, for every field a flag sets.
+func TestFieldErrorsNameTheFlag(t *testing.T) {
+	for _, f := range runFlags {
+		if got := flagOf(f.Field); got != "--"+f.Name {
+			t.Errorf("flagOf(%q) = %q, want --%s", f.Field, got, f.Name)
+		}
+	}
+	for _, tc := range []struct{ args, want []string }{
+		{[]string{"--max-message", "10", "--", "server"}, []string{"--max-message 10: is too small"}},
+		{[]string{"--ping-interval", "1s", "--ping-timeout", "0s", "--", "server"}, []string{"--ping-timeout: must be positive while pings are on (--ping-interval 1s)"}},
+		{[]string{"--nofile", "3", "--", "server"}, []string{"--nofile 3:", "use at least 16"}},
+		{[]string{"--unconfined"}, []string{"no server command: put it after --"}},
+	} {
+		_, stderr, code := runCLI(t, append([]string{"run"}, tc.args...)...)
+		for _, w := range tc.want {
+			if code != exitUsage || !strings.Contains(stderr, w) {
+				t.Errorf("run %v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, exitUsage, w)
+			}
+		}
+	}
+}

@@ -18,6 +18,7 @@ const module = "github.com/mcpsandbox/mcpsandbox"
 type rule struct {
 	pkgs  []string // the packages it is about
 	notOn []string // what they must not depend on, directly or not
+	but   []string // exceptions to notOn: leaves that every layer may use
 	why   string
 }
 
@@ -181,7 +182,7 @@ func forbiddenChains(graph map[string][]string, from string, r rule) [][]string 
 			}
 			parent[m] = n
 			switch {
-			case matchAny(r.notOn, m):
+			case matchAny(r.notOn, m) && !matchAny(r.but, m):
 				hits = append(hits, m)
 			case matchAny(r.pkgs, m):
 				// Checked on its own.

@@ -1,0 +1,20 @@
+package main
+
+import "github.com/mcpsandbox/mcpsandbox/internal/field"
+
+// flagOf names a policy field as the run flag that sets it: errors from
+// policy and sandbox name fields, and on the command line the user knows
+// them as flags.
+func flagOf(f string) string {
+	if f == "Command" {
+		return "after --"
+	}
+	for _, rf := range runFlags {
+		if rf.Field == f {
+			return "--" + rf.Name
+		}
+	}
+	return f
+}
+
+var _ field.Namer = flagOf

@@ -1,0 +1,110 @@
+// Package field is the one vocabulary for errors about settings: an error
+// names the setting (a field of policy.Policy, which sandbox.Spec mirrors),
+// what is wrong with its value and how to fix it, and the caller renders the
+// field the way its user wrote it: `run` as --flag, a policy file as
+// section.key at file:line:col.
+//
+// It is a package of its own because both policy and sandbox report such
+// errors and neither may import the other (sandbox knows nothing of
+// policies); it imports nothing of the project.
+package field
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+)
+
+// Error says which setting is wrong, why, and what to do.
+//
+// Problem and Fix may name settings as {Field}, e.g. "lower {NoFile} or
+// raise the hard limit"; they are rendered like Field. When Problem names
+// the error's own Field, the message does not begin with it.
+type Error struct {
+	Field   string // e.g. "NoFile"
+	Value   string // the value as given; "" when it adds nothing
+	Problem string // e.g. "exceeds the hard limit 1024 mcpsandbox runs with"
+	Fix     string // e.g. "lower {NoFile} or raise the hard limit (ulimit -Hn)"
+	Err     error  // the cause, if any
+}
+
+// Namer renders a field's name for the user, e.g. "NoFile" → "--nofile".
+type Namer func(field string) string
+
+// Plain names each field as itself: what Error() shows.
+func Plain(field string) string { return field }
+
+func (e *Error) Error() string { return e.Render(Plain) }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Render writes the error with fields named by name.
+func (e *Error) Render(name Namer) string {
+	var parts []string
+	self := "{" + e.Field + "}"
+	if !strings.Contains(e.Problem, self) {
+		head := name(e.Field)
+		if e.Value != "" {
+			head += " " + e.Value
+		}
+		parts = append(parts, head)
+	}
+	if e.Problem != "" {
+		parts = append(parts, refs(e.Problem, name))
+	}
+	if e.Err != nil {
+		parts = append(parts, Message(e.Err, name))
+	}
+	if e.Fix != "" {
+		parts = append(parts, refs(e.Fix, name))
+	}
+	return strings.Join(parts, ": ")
+}
+
+var ref = regexp.MustCompile(`\{([A-Z][A-Za-z0-9.]*)\}`)
+
+// refs renders the {Field} references in s.
+func refs(s string, name Namer) string {
+	return ref.ReplaceAllStringFunc(s, func(m string) string { return name(m[1 : len(m)-1]) })
+}
+
+// Rewrite renders, within s, the text of every *Error in err's chain with
+// fields named by name. s is err's text or a message built from it (a
+// wrapper's prefix, a log line); text that is not an *Error's stays as it is.
+func Rewrite(s string, err error, name Namer) string {
+	for _, e := range all(err) {
+		s = strings.Replace(s, e.Error(), e.Render(name), 1)
+	}
+	return s
+}
+
+// Message is err's text with fields named by name.
+func Message(err error, name Namer) string {
+	if err == nil {
+		return ""
+	}
+	return Rewrite(err.Error(), err, name)
+}
+
+// all lists the *Errors in err's tree, outermost first.
+func all(err error) []*Error {
+	var found []*Error
+	var walk func(error)
+	walk = func(err error) {
+		for err != nil {
+			if e, ok := err.(*Error); ok {
+				found = append(found, e)
+				return // its own cause is rendered as part of it
+			}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				for _, inner := range j.Unwrap() {
+					walk(inner)
+				}
+				return
+			}
+			err = errors.Unwrap(err)
+		}
+	}
+	walk(err)
+	return found
+}
