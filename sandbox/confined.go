@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/containerd/cgroups/v3"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 	"golang.org/x/sys/unix"
 )
 
@@ -59,7 +60,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if cfg.Seccomp, err = cachedSeccomp(spec.Seccomp, spec.NetHost, spec.SeccompLog); err != nil {
+	if cfg.Seccomp, err = seccomp.Program(spec.Seccomp, spec.NetHost, spec.SeccompLog); err != nil {
 		return fail(fmt.Errorf("sandbox: seccomp cannot be enforced: %w", err))
 	}
 	if p.user, err = chooseUser(spec); err != nil {

@@ -13,4 +13,8 @@
 // exec. The init stage stays behind as PID 1 of the server's pid namespace:
 // it forwards signals, reaps orphans and reports how the server ended. Any
 // binary linking this package can start confined servers.
+//
+// The seccomp program is compiled on the supervisor's side by package
+// sandbox/seccomp (profiles, Docker/OCI import, the pre-compiled built-in
+// profile); this package only hands the bytes to the init stage.
 package sandbox

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 	"golang.org/x/sys/unix"
 )
 
@@ -270,13 +271,13 @@ func checkDynamicIDs() Check {
 
 func checkSeccomp() Check {
 	c := Check{Part: "seccomp", Required: true}
-	ok, version, err := SeccompInfo()
+	ok, version, err := seccomp.Info()
 	if !ok {
 		c.Detail = fmt.Sprintf("libseccomp %s: %v", version, err)
 		c.Fix = "see the message; the default profile must compile and the kernel must support seccomp filters"
 		return c
 	}
-	prog, _ := compileSeccomp("default", false, false)
+	prog, _ := seccomp.Compile("default", false, false)
 	c.OK, c.Detail = true, fmt.Sprintf("libseccomp %s; the default profile compiles to %d BPF instructions", version, len(prog)/8)
 	return c
 }

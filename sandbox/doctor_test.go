@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 )
 
 func TestDoctorOnThisHost(t *testing.T) {
@@ -20,7 +22,7 @@ func TestDoctorOnThisHost(t *testing.T) {
 	if !r.OK() {
 		t.Fatal("doctor says the default confinement cannot be enforced on the host these tests confine servers on")
 	}
-	_, libVersion, _ := SeccompInfo()
+	_, libVersion, _ := seccomp.Info()
 	for _, want := range []string{"namespaces", "user namespace", "seccomp", "libseccomp " + libVersion, "cgroups (" + r.Cgroups.Mode + ")", "confined /bin/true", "can be enforced"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report does not mention %q", want)

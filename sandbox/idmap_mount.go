@@ -19,7 +19,7 @@ import (
 // lands on disk as the owner's. Host uid and gid 0 are never mapped, or a
 // server could leave setuid-root files behind on the host; setuid-owner
 // files it cannot make either: the default seccomp profile refuses set-ID
-// modes (seccomp_modes.go).
+// modes (seccomp/modes.go).
 //
 // Only the owner's uid and gid are mapped. The kernel refuses writes through
 // an idmapped mount to an inode whose uid or gid it cannot map, so files of

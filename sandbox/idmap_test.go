@@ -121,7 +121,7 @@ cat /proc/self/mountinfo
 		t.Errorf("the host reads new.txt as %q (%v)", b, err)
 	}
 	// A setuid or setgid file the server planted would run as the owner
-	// for any local user: seccomp refuses the modes (seccomp_modes.go).
+	// for any local user: seccomp refuses the modes (seccomp/modes.go).
 	for _, want := range []string{"setuid: refused", "setgid: refused"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inside, want %q:\n%s", want, out)

@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	seccomp "github.com/seccomp/libseccomp-golang"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 )
 
 // Set by the Makefile: -ldflags "-X main.version=... -X main.commit=...".
@@ -50,8 +50,8 @@ func currentBuild() buildInfo {
 	if b.Commit == "" {
 		b.Commit = "unknown"
 	}
-	if major, minor, micro := seccomp.GetLibraryVersion(); major > 0 {
-		b.Libseccomp = fmt.Sprintf("%d.%d.%d", major, minor, micro)
+	if v, ok := seccomp.LibVersion(); ok {
+		b.Libseccomp = v
 	} else {
 		b.Libseccomp = "not available"
 	}

@@ -19,6 +19,11 @@ var rules = []rule{
 		why:   "the sandbox confines a process: it knows nothing of policy files, supervision or MCP, and is told what to do in its own terms",
 	},
 	{
+		pkgs:  []string{"sandbox/seccomp"},
+		notOn: []string{"sandbox", "sandbox/scope", "supervisor/...", "policy", "healthcheck", "cmd/...", "demo", mcpSDK},
+		why:   "the seccomp compiler turns a profile into BPF and is told nothing else: package sandbox loads what it returns, never the other way round",
+	},
+	{
 		pkgs:  []string{"supervisor"},
 		notOn: []string{mcpSDK},
 		why:   "the supervisor relays MCP as JSON-RPC lines it frames itself; the SDK is for the demo and the tests",

@@ -1,4 +1,4 @@
-package sandbox
+package seccomp
 
 import (
 	"encoding/binary"
@@ -7,7 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// seccompPrologue is a short hand-written BPF program run before
+// prologue is a short hand-written BPF program run before
 // libseccomp's. It does two things libseccomp 2.5 cannot express:
 //   - ioctl(fd, TIOCSTI|TIOCLINUX) is refused, comparing only the low 32 bits
 //     of cmd (the kernel's unsigned int), so garbage or sign extension in the
@@ -22,8 +22,8 @@ import (
 // calls that are always allowed. Classic BPF jumps only forward, so
 // prepending needs no change to libseccomp's program; it starts by loading
 // the arch again.
-type seccompPrologue struct {
-	arch        seccompArch
+type prologue struct {
+	arch        archFacts
 	ioctlNr     int    // -1: no ioctl check
 	ioctlDeny   uint32 // SECCOMP_RET_* for the refused ioctls
 	enosysAbove int    // -1: no ENOSYS answer
@@ -36,7 +36,7 @@ const (
 	seccompDataArgs = 16
 )
 
-func (p seccompPrologue) assemble() []byte {
+func (p prologue) assemble() []byte {
 	if p.ioctlNr < 0 && p.enosysAbove < 0 {
 		return nil
 	}
@@ -73,7 +73,7 @@ func (p seccompPrologue) assemble() []byte {
 }
 
 // argLow32 is the offset of the low 32 bits of argument i.
-func (a seccompArch) argLow32(i int) uint32 {
+func (a archFacts) argLow32(i int) uint32 {
 	off := uint32(seccompDataArgs + 8*i)
 	if !a.littleEndian {
 		off += 4

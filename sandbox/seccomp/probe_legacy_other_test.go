@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package sandbox
+package seccomp
 
 // legacyModeSyscalls: none on this architecture (see the amd64 file).
 var legacyModeSyscalls = map[string]uintptr{}

@@ -1,4 +1,4 @@
-package sandbox
+package seccomp
 
 import (
 	"errors"
@@ -10,75 +10,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// compileSeccomp builds, in the supervisor, the BPF program for profile
-// ("default" or a Docker/OCI JSON file). The result is the raw sock_filter
-// array (8 bytes per instruction, native byte order), native arch only: a
-// syscall of another arch or of x32 kills the process, with logDenials too
-// (it is never a server's real need, and would bypass every argument check).
-// netHost allows AF_INET/AF_INET6 sockets in the default profile (a JSON
-// profile decides sockets itself); logDenials turns every refusal of the
-// profile (errno, kill, trap, trace) into SCMP_ACT_LOG. ENOSYS answers
-// (clone3, calls newer than the profile) stay: callers fall back from them.
-func compileSeccomp(profile string, netHost, logDenials bool) ([]byte, error) {
-	arch, err := nativeSeccompArch()
-	if err != nil {
-		return nil, err
-	}
-	var b *seccompBuilder
-	pro := seccompPrologue{arch: arch, enosysAbove: -1, ioctlNr: -1}
-	if profile == "default" {
-		if b, err = newSeccompBuilder(actEPERM, logDenials); err != nil {
-			return nil, err
-		}
-		defer b.release()
-		if err := addDefaultProfile(b, netHost); err != nil {
-			return nil, err
-		}
-		// libseccomp cannot refuse a value of ioctl's 32-bit cmd while allowing
-		// all others, so the TIOCSTI/TIOCLINUX check is hand-written.
-		ioctl, _, _ := b.resolve("ioctl")
-		pro.ioctlNr = int(ioctl)
-		pro.ioctlDeny = b.retDenied(unix.EPERM)
-		pro.enosysAbove = b.maxKnown
-	} else {
-		dp, err := readDockerProfile(profile)
-		if err != nil {
-			return nil, err
-		}
-		if b, err = dp.build(logDenials); err != nil {
-			return nil, err
-		}
-		defer b.release()
-		if dp.defaultDenies {
-			pro.enosysAbove = b.maxKnown
-		}
-	}
-	prog, err := b.export()
-	if err != nil {
-		return nil, err
-	}
-	prog = append(pro.assemble(), prog...)
-	if n := len(prog) / 8; n > unix.BPF_MAXINSNS {
-		return nil, fmt.Errorf("seccomp profile %q compiles to %d BPF instructions, over the kernel's limit of %d; merge rules or drop argument conditions", profile, n, unix.BPF_MAXINSNS)
-	}
-	return prog, nil
-}
-
 var (
 	actEPERM  = libseccomp.ActErrno.SetReturnCode(int16(unix.EPERM))
 	actENOSYS = libseccomp.ActErrno.SetReturnCode(int16(unix.ENOSYS))
 )
 
-// seccompBuilder wraps a libseccomp filter for the native arch only.
-type seccompBuilder struct {
+// builder wraps a libseccomp filter for the native arch only.
+type builder struct {
 	f          *libseccomp.ScmpFilter
 	logDenials bool
 	def        libseccomp.ScmpAction // the filter's default, after logDenials
 	maxKnown   int                   // highest syscall number the profile names
 }
 
-func newSeccompBuilder(defaultAction libseccomp.ScmpAction, logDenials bool) (*seccompBuilder, error) {
-	b := &seccompBuilder{logDenials: logDenials, maxKnown: -1}
+func newBuilder(defaultAction libseccomp.ScmpAction, logDenials bool) (*builder, error) {
+	b := &builder{logDenials: logDenials, maxKnown: -1}
 	b.def = b.denied(defaultAction)
 	f, err := libseccomp.NewFilter(b.def)
 	if err != nil {
@@ -92,22 +38,22 @@ func newSeccompBuilder(defaultAction libseccomp.ScmpAction, logDenials bool) (*s
 		return nil, fmt.Errorf("seccomp: libseccomp: bad-arch action: %w", err)
 	}
 	// Binary tree over syscall numbers: O(log n) for every call that the
-	// kernel's per-syscall cache cannot answer (see seccomp_prologue.go).
-	if err := f.SetOptimize(seccompOptimizeLevel); err != nil {
+	// kernel's per-syscall cache cannot answer (see prologue.go).
+	if err := f.SetOptimize(optimizeLevel); err != nil {
 		b.release()
-		return nil, fmt.Errorf("seccomp: libseccomp %s cannot optimise filters (needs 2.5.0 or later): %w", libseccompVersion(), err)
+		return nil, fmt.Errorf("seccomp: libseccomp %s cannot optimise filters (needs 2.5.0 or later): %w", libVersion(), err)
 	}
 	return b, nil
 }
 
-// seccompOptimizeLevel is libseccomp's SCMP_FLTATR_CTL_OPTIMIZE; benchmarks
+// optimizeLevel is libseccomp's SCMP_FLTATR_CTL_OPTIMIZE; benchmarks
 // may set 1 (priority order) to compare.
-var seccompOptimizeLevel = 2
+var optimizeLevel = 2
 
-func (b *seccompBuilder) release() { b.f.Release() }
+func (b *builder) release() { b.f.Release() }
 
 // denied maps a refusing action to LOG when denials are only to be logged.
-func (b *seccompBuilder) denied(a libseccomp.ScmpAction) libseccomp.ScmpAction {
+func (b *builder) denied(a libseccomp.ScmpAction) libseccomp.ScmpAction {
 	if !b.logDenials {
 		return a
 	}
@@ -123,7 +69,7 @@ func (b *seccompBuilder) denied(a libseccomp.ScmpAction) libseccomp.ScmpAction {
 }
 
 // retDenied is the raw SECCOMP_RET value for refusing with errno.
-func (b *seccompBuilder) retDenied(errno unix.Errno) uint32 {
+func (b *builder) retDenied(errno unix.Errno) uint32 {
 	if b.logDenials {
 		return unix.SECCOMP_RET_LOG
 	}
@@ -133,7 +79,7 @@ func (b *seccompBuilder) retDenied(errno unix.Errno) uint32 {
 // resolve gives the native number of a syscall name. known is false for
 // names neither libseccomp nor lateSyscalls knows; native is false for
 // calls that exist only on other architectures (e.g. open on arm64).
-func (b *seccompBuilder) resolve(name string) (nr libseccomp.ScmpSyscall, known, native bool) {
+func (b *builder) resolve(name string) (nr libseccomp.ScmpSyscall, known, native bool) {
 	nr, err := libseccomp.GetSyscallFromName(name)
 	if err != nil {
 		late, ok := lateSyscalls[name]
@@ -151,22 +97,22 @@ func (b *seccompBuilder) resolve(name string) (nr libseccomp.ScmpSyscall, known,
 
 // know records a name the profile decides on without a rule, for the ENOSYS
 // threshold.
-func (b *seccompBuilder) know(name string) { b.resolve(name) }
+func (b *builder) know(name string) { b.resolve(name) }
 
 // mustResolve is for the built-in profile, whose names must all be known.
-func (b *seccompBuilder) mustResolve(name string) (libseccomp.ScmpSyscall, bool, error) {
+func (b *builder) mustResolve(name string) (libseccomp.ScmpSyscall, bool, error) {
 	nr, known, native := b.resolve(name)
 	if !known {
-		return 0, false, fmt.Errorf("seccomp default profile: syscall %q is unknown to libseccomp %s", name, libseccompVersion())
+		return 0, false, fmt.Errorf("seccomp default profile: syscall %q is unknown to libseccomp %s", name, libVersion())
 	}
 	return nr, native, nil
 }
 
-func (b *seccompBuilder) allow(name string) error { return b.allowHot(name, 0) }
+func (b *builder) allow(name string) error { return b.allowHot(name, 0) }
 
 // allowHot allows name unconditionally; priority > 0 moves it forward when
 // the filter is not a binary tree.
-func (b *seccompBuilder) allowHot(name string, priority uint8) error {
+func (b *builder) allowHot(name string, priority uint8) error {
 	nr, ok, err := b.mustResolve(name)
 	if err != nil || !ok {
 		return err
@@ -182,7 +128,7 @@ func (b *seccompBuilder) allowHot(name string, priority uint8) error {
 
 // allowIf allows name when every condition holds; several calls for one
 // name are alternatives.
-func (b *seccompBuilder) allowIf(name string, conds ...libseccomp.ScmpCondition) error {
+func (b *builder) allowIf(name string, conds ...libseccomp.ScmpCondition) error {
 	nr, ok, err := b.mustResolve(name)
 	if err != nil || !ok {
 		return err
@@ -194,7 +140,7 @@ func (b *seccompBuilder) allowIf(name string, conds ...libseccomp.ScmpCondition)
 }
 
 // prioritize moves name forward when the filter is not a binary tree.
-func (b *seccompBuilder) prioritize(name string, priority uint8) error {
+func (b *builder) prioritize(name string, priority uint8) error {
 	nr, ok, err := b.mustResolve(name)
 	if err != nil || !ok {
 		return err
@@ -206,7 +152,7 @@ func (b *seccompBuilder) prioritize(name string, priority uint8) error {
 }
 
 // answerENOSYS makes name look unimplemented, so callers use their fallback.
-func (b *seccompBuilder) answerENOSYS(name string) error {
+func (b *builder) answerENOSYS(name string) error {
 	nr, ok, err := b.mustResolve(name)
 	if err != nil || !ok {
 		return err
@@ -230,7 +176,7 @@ func argMaskedEq(index uint, mask, value uint64) libseccomp.ScmpCondition {
 
 // export returns libseccomp's BPF. It goes through a memfd: libseccomp 2.5.4
 // cannot export to memory, and a pipe would need a reader goroutine.
-func (b *seccompBuilder) export() ([]byte, error) {
+func (b *builder) export() ([]byte, error) {
 	fd, err := unix.MemfdCreate("mcpsandbox-seccomp", unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("seccomp: memfd for the BPF program: %w", err)
@@ -251,9 +197,4 @@ func (b *seccompBuilder) export() ([]byte, error) {
 		return nil, errors.New("seccomp: libseccomp produced an empty or truncated BPF program")
 	}
 	return prog, nil
-}
-
-func libseccompVersion() string {
-	major, minor, micro := libseccomp.GetLibraryVersion()
-	return fmt.Sprintf("%d.%d.%d", major, minor, micro)
 }

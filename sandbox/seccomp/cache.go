@@ -1,4 +1,4 @@
-package sandbox
+package seccomp
 
 import (
 	"fmt"
@@ -8,15 +8,18 @@ import (
 
 // The BPF program depends only on the policy, so it is compiled once per
 // profile (a file profile again when the file changes); the built-in profile
-// normally comes pre-compiled (seccomp_embedded.go).
-var seccompCache struct {
+// normally comes pre-compiled (embedded.go).
+var cache struct {
 	sync.Mutex
 	progs map[string][]byte
 }
 
-func cachedSeccomp(profile string, netHost, logDenials bool) ([]byte, error) {
+// Program is Compile's result for a start: the built-in profile from the
+// embedded programs when they fit the linked libseccomp, anything else
+// compiled once and kept. The caller must not modify the returned bytes.
+func Program(profile string, netHost, logDenials bool) ([]byte, error) {
 	if profile == "default" {
-		if prog := embeddedSeccomp(netHost, logDenials); prog != nil {
+		if prog := embedded(netHost, logDenials); prog != nil {
 			return prog, nil
 		}
 	}
@@ -28,18 +31,18 @@ func cachedSeccomp(profile string, netHost, logDenials bool) ([]byte, error) {
 		}
 		key += fmt.Sprintf("\x00%d\x00%d", fi.Size(), fi.ModTime().UnixNano())
 	}
-	seccompCache.Lock()
-	defer seccompCache.Unlock()
-	if prog, ok := seccompCache.progs[key]; ok {
+	cache.Lock()
+	defer cache.Unlock()
+	if prog, ok := cache.progs[key]; ok {
 		return prog, nil
 	}
-	prog, err := compileSeccomp(profile, netHost, logDenials)
+	prog, err := Compile(profile, netHost, logDenials)
 	if err != nil {
 		return nil, err
 	}
-	if seccompCache.progs == nil {
-		seccompCache.progs = map[string][]byte{}
+	if cache.progs == nil {
+		cache.progs = map[string][]byte{}
 	}
-	seccompCache.progs[key] = prog
+	cache.progs[key] = prog
 	return prog, nil
 }

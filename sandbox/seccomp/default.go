@@ -1,18 +1,18 @@
-package sandbox
+package seccomp
 
 // The built-in seccomp profile for MCP servers (Node, Python, Go, and what
 // they spawn). It starts from the facts of Docker's default allowlist, drops
 // everything capability-gated (the server holds no capabilities) and the
-// calls listed in seccompDenied, and answers clone3 with ENOSYS so libc and
+// calls listed in deniedCalls, and answers clone3 with ENOSYS so libc and
 // Go fall back to clone, whose namespace flags can be filtered.
 //
 // Names absent on the native architecture (e.g. open on arm64) are skipped.
 
-// seccompHot are the calls MCP servers make most (relay I/O, event loops,
+// hotCalls are the calls MCP servers make most (relay I/O, event loops,
 // allocation, locks). Under the kernel's per-syscall cache unconditional
 // allows cost almost nothing; this order still decides the path length of
 // the BPF when the cache cannot be used (e.g. a stacked filter with args).
-var seccompHot = []string{
+var hotCalls = []string{
 	"read", "write", "epoll_wait", "epoll_pwait", "epoll_pwait2", "epoll_ctl",
 	"futex", "readv", "writev", "recvfrom", "sendto", "recvmsg", "sendmsg",
 	"pread64", "pwrite64", "close", "mmap", "munmap", "madvise", "mprotect",
@@ -22,9 +22,9 @@ var seccompHot = []string{
 	"poll", "ppoll", "pselect6", "select", "getrandom",
 }
 
-// seccompAllowed are allowed unconditionally (besides seccompHot). Calls
-// that create or set a file mode: seccomp_modes.go.
-var seccompAllowed = []string{
+// allowedCalls are allowed unconditionally (besides hotCalls). Calls
+// that create or set a file mode: modes.go.
+var allowedCalls = []string{
 	// files and directories
 	"access", "faccessat", "faccessat2", "chdir", "fchdir", "getcwd",
 	"chown", "fchown", "fchownat", "lchown", "close_range", "dup", "dup2", "dup3",
@@ -86,11 +86,11 @@ var seccompAllowed = []string{
 	"recvmmsg", "sendmmsg",
 }
 
-// seccompDenied are never allowed by the default profile. The list is not
+// deniedCalls are never allowed by the default profile. The list is not
 // needed to deny them (the default action does); it documents the decision,
 // is checked against the allowlists by the tests, and counts as "known" for
 // the ENOSYS answer to syscalls newer than the profile.
-var seccompDenied = []string{
+var deniedCalls = []string{
 	// reading or changing other processes
 	"ptrace", "process_vm_readv", "process_vm_writev", "process_madvise",
 	"kcmp", "pidfd_getfd",
@@ -130,19 +130,19 @@ const (
 // addDefaultProfile fills b with the built-in profile. netHost adds IPv4 and
 // IPv6 sockets; otherwise only AF_UNIX and NETLINK_ROUTE (getifaddrs, used by
 // Node's os.networkInterfaces and glibc's AI_ADDRCONFIG) are allowed.
-func addDefaultProfile(b *seccompBuilder, netHost bool) error {
-	for i, name := range seccompHot {
+func addDefaultProfile(b *builder, netHost bool) error {
+	for i, name := range hotCalls {
 		// Higher priority for earlier entries; only used without the tree.
 		if err := b.allowHot(name, uint8(255-i)); err != nil {
 			return err
 		}
 	}
-	for _, name := range seccompAllowed {
+	for _, name := range allowedCalls {
 		if err := b.allow(name); err != nil {
 			return err
 		}
 	}
-	for _, name := range seccompDenied {
+	for _, name := range deniedCalls {
 		b.know(name)
 	}
 	families := []uint64{afUnix}

@@ -1,4 +1,4 @@
-package sandbox
+package seccomp
 
 import "golang.org/x/sys/unix"
 

@@ -1,4 +1,4 @@
-package sandbox
+package seccomp
 
 import (
 	"maps"
@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// testdata/seccomp/small.json exercises the Docker format: unknown names,
+// testdata/small.json exercises the Docker format: unknown names,
 // the single-name form, repeated-index args (either value), a masked clone
 // rule, errnoRet, and includes/excludes by caps, arch and kernel version.
 func TestSeccompDockerProfileBehaviour(t *testing.T) {
@@ -27,11 +27,11 @@ func TestSeccompDockerProfileBehaviour(t *testing.T) {
 		// newer than any call the profile names (pidfd_open): ENOSYS
 		"fchmodat2": "ENOSYS", "clone3": "ENOSYS",
 	}
-	prog := compileOrFail(t, "testdata/seccomp/small.json", false, false)
+	prog := compileOrFail(t, "testdata/small.json", false, false)
 	checkResults(t, probeCalls(t, prog, slices.Sorted(maps.Keys(want))), want)
 
 	// The network setting is the profile's business, not added on top.
-	prog = compileOrFail(t, "testdata/seccomp/small.json", true, false)
+	prog = compileOrFail(t, "testdata/small.json", true, false)
 	checkResults(t, probeCalls(t, prog, []string{"socket_inet"}), map[string]string{"socket_inet": "EPERM"})
 }
 
@@ -41,7 +41,7 @@ func TestSeccompDockerProfileLogDenials(t *testing.T) {
 		"chroot": "ENOENT", "kcmp": "ok",
 		"fchmodat2": "ENOSYS", "clone3": "ENOSYS", // ENOSYS answers stay
 	}
-	prog := compileOrFail(t, "testdata/seccomp/small.json", false, true)
+	prog := compileOrFail(t, "testdata/small.json", false, true)
 	checkResults(t, probeCalls(t, prog, slices.Sorted(maps.Keys(want))), want)
 }
 
@@ -61,9 +61,9 @@ func TestSeccompDockerProfileErrors(t *testing.T) {
 		name, path string
 		want       []string // substrings of the error
 	}{
-		{"syntax", "testdata/seccomp/malformed.json",
-			[]string{"testdata/seccomp/malformed.json:4:52:", "invalid JSON"}},
-		{"unknown action", "testdata/seccomp/badaction.json",
+		{"syntax", "testdata/malformed.json",
+			[]string{"testdata/malformed.json:4:52:", "invalid JSON"}},
+		{"unknown action", "testdata/badaction.json",
 			[]string{"badaction.json:5:3:", "syscalls[1] (getpid)", `unknown action "SCMP_ACT_ALOW"`, "SCMP_ACT_ALLOW"}},
 		{"wrong type", write("type.json", "{\n  \"defaultAction\": 5\n}"),
 			[]string{"type.json:2:", "defaultAction must be a string"}},
@@ -88,7 +88,7 @@ func TestSeccompDockerProfileErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := compileSeccomp(c.path, false, false)
+			_, err := Compile(c.path, false, false)
 			if err == nil {
 				t.Fatal("compiled; want an error")
 			}
@@ -127,7 +127,7 @@ func TestSeccompDockerProfileTooLarge(t *testing.T) {
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := compileSeccomp(p, false, false)
+	_, err := Compile(p, false, false)
 	if err == nil || !strings.Contains(err.Error(), "over the kernel's limit of 4096") {
 		t.Fatalf("compiling 5000 argument rules: %v; want the instruction limit named", err)
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package seccomp
 
 import (
 	"errors"
@@ -9,11 +9,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// loadSeccomp installs prog (from compileSeccomp) in the calling process for
-// all its threads. It runs in the init stage right before execve, so it uses
-// seccomp(2) directly: no cgo, no libseccomp. PR_SET_NO_NEW_PRIVS must be set
-// first; without it a filter could be shed by exec'ing a setuid binary.
-func loadSeccomp(prog []byte) error {
+// loadProgram installs prog (from Compile) in the calling process for all
+// its threads, with seccomp(2) directly: no cgo, no libseccomp, as the C
+// init stage loads it before exec. The tests' probes load programs with it.
+// PR_SET_NO_NEW_PRIVS must be set first; without it a filter could be shed
+// by exec'ing a setuid binary.
+func loadProgram(prog []byte) error {
 	n := len(prog) / 8
 	if len(prog)%8 != 0 || n == 0 || n > unix.BPF_MAXINSNS {
 		return fmt.Errorf("seccomp: BPF program of %d bytes is not 1..%d instructions of 8 bytes", len(prog), unix.BPF_MAXINSNS)

@@ -1,4 +1,4 @@
-package sandbox
+package seccomp
 
 import (
 	"encoding/json"
@@ -50,9 +50,9 @@ var defaultProfileWant = joined(seccompModeWant, map[string]string{
 
 func compileOrFail(t testing.TB, profile string, netHost, logDenials bool) []byte {
 	t.Helper()
-	prog, err := compileSeccomp(profile, netHost, logDenials)
+	prog, err := Compile(profile, netHost, logDenials)
 	if err != nil {
-		t.Fatalf("compileSeccomp(%q, %v, %v): %v", profile, netHost, logDenials, err)
+		t.Fatalf("Compile(%q, %v, %v): %v", profile, netHost, logDenials, err)
 	}
 	return prog
 }
@@ -168,7 +168,7 @@ func TestSeccompKillsI386Syscalls(t *testing.T) {
 		t.Skip("gcc is needed to build the int 0x80 program")
 	}
 	bin := filepath.Join(t.TempDir(), "int80")
-	if out, err := exec.Command(gcc, "-O0", "-o", bin, "testdata/seccomp/int80.c").CombinedOutput(); err != nil {
+	if out, err := exec.Command(gcc, "-O0", "-o", bin, "testdata/int80.c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	argv, _ := json.Marshal([]string{bin})
@@ -264,14 +264,14 @@ print(json.dumps({"ok": True, "inet": inet}))
 `
 
 func TestSeccompDeniedNeverAllowed(t *testing.T) {
-	allowed := append(slices.Clone(seccompHot), seccompAllowed...)
-	for _, name := range seccompDenied {
+	allowed := append(slices.Clone(hotCalls), allowedCalls...)
+	for _, name := range deniedCalls {
 		if slices.Contains(allowed, name) {
 			t.Errorf("%s is both denied and allowed", name)
 		}
 	}
 	conditional := []string{"socket", "clone", "clone3", "personality", "openat2"}
-	for _, r := range seccompModeRules {
+	for _, r := range modeRules {
 		conditional = append(conditional, r.name)
 	}
 	for _, name := range conditional {
@@ -283,16 +283,16 @@ func TestSeccompDeniedNeverAllowed(t *testing.T) {
 
 func TestSeccompLoadRejectsBadPrograms(t *testing.T) {
 	for _, prog := range [][]byte{nil, make([]byte, 12)} {
-		if err := loadSeccomp(prog); err == nil || !strings.Contains(err.Error(), "instructions of 8 bytes") {
-			t.Errorf("loadSeccomp(%d bytes) = %v, want a size error", len(prog), err)
+		if err := loadProgram(prog); err == nil || !strings.Contains(err.Error(), "instructions of 8 bytes") {
+			t.Errorf("loadProgram(%d bytes) = %v, want a size error", len(prog), err)
 		}
 	}
 }
 
 func TestSeccompInfo(t *testing.T) {
-	ok, version, err := SeccompInfo()
+	ok, version, err := Info()
 	if !ok || err != nil {
-		t.Fatalf("SeccompInfo: %v %v", ok, err)
+		t.Fatalf("Info: %v %v", ok, err)
 	}
 	if !strings.HasPrefix(version, "2.") {
 		t.Errorf("libseccomp version %q", version)

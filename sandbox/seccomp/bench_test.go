@@ -1,4 +1,4 @@
-package sandbox
+package seccomp
 
 import (
 	"strconv"
@@ -10,13 +10,13 @@ import (
 
 func BenchmarkCompileDefault(b *testing.B) {
 	for b.Loop() {
-		if _, err := compileSeccomp("default", false, false); err != nil {
+		if _, err := Compile("default", false, false); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// BenchmarkLoadDefault measures loadSeccomp of the default profile in a
+// BenchmarkLoadDefault measures loadProgram of the default profile in a
 // fresh probe process (ns/load); ns/op includes starting the probe.
 func BenchmarkLoadDefault(b *testing.B) {
 	prog := compileOrFail(b, "default", false, false)
@@ -44,7 +44,7 @@ func BenchmarkLoadDefault(b *testing.B) {
 //   - personality: an argument rule in libseccomp's program;
 //   - ptrace: refused, so the whole program runs every time;
 //   - openat, openat_creat: opening and creating an empty path (ENOENT at
-//     once): an argument rule (set-ID modes, seccomp_modes.go);
+//     once): an argument rule (set-ID modes, modes.go);
 //     open_missing: openat walking a path to ENOENT, for scale.
 func BenchmarkSyscall(b *testing.B) {
 	filters := []struct {
@@ -58,10 +58,10 @@ func BenchmarkSyscall(b *testing.B) {
 			a.ret(unix.SECCOMP_RET_ALLOW)
 			prog = a.bytes()
 		} else if f.optimize > 0 {
-			saved := seccompOptimizeLevel
-			seccompOptimizeLevel = f.optimize
+			saved := optimizeLevel
+			optimizeLevel = f.optimize
 			prog = compileOrFail(b, "default", false, false)
-			seccompOptimizeLevel = saved
+			optimizeLevel = saved
 		}
 		for _, call := range []string{"getpid", "read", "ioctl", "personality", "ptrace", "openat", "openat_creat", "open_missing"} {
 			b.Run(f.name+"/"+call, func(b *testing.B) {

@@ -1,6 +1,6 @@
-package sandbox
+package seccomp
 
-// Probes for the set-ID mode rules (seccomp_modes.go): every call that
+// Probes for the set-ID mode rules (modes.go): every call that
 // creates a file with a mode or sets one, with S_ISUID, with S_ISGID and
 // without either. They work in probeDir, a private directory of the test.
 

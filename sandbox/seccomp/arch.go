@@ -1,4 +1,4 @@
-package sandbox
+package seccomp
 
 import (
 	"fmt"
@@ -7,25 +7,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// seccompArch holds the native-architecture facts the hand-written part of
-// the filter (seccomp_prologue.go) needs. Only architectures using the
+// archFacts holds the native-architecture facts the hand-written part of
+// the filter (prologue.go) needs. Only architectures using the
 // asm-generic ioctl numbers and the unified syscall numbering above 424 are
 // listed, so the tables below are valid for each of them.
-type seccompArch struct {
+type archFacts struct {
 	auditArch    uint32 // seccomp_data.arch of native syscalls
 	littleEndian bool   // where the low 32 bits of an argument sit
 }
 
-var seccompArches = map[string]seccompArch{
+var arches = map[string]archFacts{
 	"amd64":   {auditArch: unix.AUDIT_ARCH_X86_64, littleEndian: true},
 	"arm64":   {auditArch: unix.AUDIT_ARCH_AARCH64, littleEndian: true},
 	"riscv64": {auditArch: unix.AUDIT_ARCH_RISCV64, littleEndian: true},
 }
 
-func nativeSeccompArch() (seccompArch, error) {
-	a, ok := seccompArches[runtime.GOARCH]
+func nativeArch() (archFacts, error) {
+	a, ok := arches[runtime.GOARCH]
 	if !ok {
-		return seccompArch{}, fmt.Errorf("seccomp: architecture %s is not supported (amd64, arm64 and riscv64 are); run with --unconfined only if you accept no confinement", runtime.GOARCH)
+		return archFacts{}, fmt.Errorf("seccomp: architecture %s is not supported (amd64, arm64 and riscv64 are); run with --unconfined only if you accept no confinement", runtime.GOARCH)
 	}
 	return a, nil
 }

@@ -1,4 +1,4 @@
-package sandbox
+package seccomp
 
 import "golang.org/x/sys/unix"
 
@@ -32,7 +32,7 @@ type modeRule struct {
 	flagsArg int
 }
 
-var seccompModeRules = []modeRule{
+var modeRules = []modeRule{
 	{"openat", 3, 2}, // first: the hot one
 	{"open", 2, 1},
 	{"creat", 1, -1},
@@ -48,13 +48,13 @@ var seccompModeRules = []modeRule{
 // libseccomp's priority order rather than a tree.
 const openatPriority = 255 - 34
 
-// addModeRules allows each call of seccompModeRules as OR'ed conditional
+// addModeRules allows each call of modeRules as OR'ed conditional
 // rules (libseccomp drops conditions on a call that is also allowed
 // unconditionally): the mode is unused, or it holds no set-ID bit. The mode
 // is a umode_t and the flags an int; masking reads only the bits that
 // matter, so garbage in the rest of the register changes nothing.
-func addModeRules(b *seccompBuilder) error {
-	for _, r := range seccompModeRules {
+func addModeRules(b *builder) error {
+	for _, r := range modeRules {
 		if r.flagsArg >= 0 {
 			if err := b.allowIf(r.name, argMaskedEq(uint(r.flagsArg), openUsesMode, 0)); err != nil {
 				return err

@@ -1,7 +1,6 @@
-package sandbox
+package seccomp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,7 +87,7 @@ func readDockerProfile(path string) (*dockerProfile, error) {
 }
 
 // build turns the profile into a filter for the native architecture.
-func (p *dockerProfile) build(logDenials bool) (*seccompBuilder, error) {
+func (p *dockerProfile) build(logDenials bool) (*builder, error) {
 	def, err := dockerAction(p.DefaultAction, p.DefaultErrnoRet)
 	if err != nil {
 		return nil, fmt.Errorf("%s: defaultAction: %w", p.path, err)
@@ -98,7 +97,7 @@ func (p *dockerProfile) build(logDenials bool) (*seccompBuilder, error) {
 	default:
 		p.defaultDenies = true
 	}
-	b, err := newSeccompBuilder(def, logDenials)
+	b, err := newBuilder(def, logDenials)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +111,7 @@ func (p *dockerProfile) build(logDenials bool) (*seccompBuilder, error) {
 	return b, nil
 }
 
-func (p *dockerProfile) addRule(b *seccompBuilder, i int, kernel [2]int) error {
+func (p *dockerProfile) addRule(b *builder, i int, kernel [2]int) error {
 	sc := &p.Syscalls[i]
 	names := sc.Names
 	if sc.Name != "" {
@@ -190,96 +189,6 @@ func (sc *dockerSyscall) appliesHere(kernel [2]int) (bool, error) {
 	return true, nil
 }
 
-// dockerConditions returns the alternatives (each a list of conditions that
-// must all hold). As in runc: args on distinct indexes form one rule; when
-// an index repeats, each arg becomes its own rule.
-func dockerConditions(args []dockerArg) ([][]libseccomp.ScmpCondition, error) {
-	if len(args) == 0 {
-		return [][]libseccomp.ScmpCondition{nil}, nil
-	}
-	var all []libseccomp.ScmpCondition
-	seen := map[uint]bool{}
-	repeated := false
-	for j, a := range args {
-		op, ok := dockerOps[a.Op]
-		if !ok {
-			return nil, fmt.Errorf("args[%d]: unknown op %q; use one of %s", j, a.Op, strings.Join(sortedKeys(dockerOps), ", "))
-		}
-		if a.Index > 5 {
-			return nil, fmt.Errorf("args[%d]: index %d is out of range; syscalls have arguments 0 to 5", j, a.Index)
-		}
-		values := []uint64{a.Value}
-		if op == libseccomp.CompareMaskedEqual {
-			values = append(values, a.ValueTwo) // value is the mask
-		}
-		c, err := libseccomp.MakeCondition(a.Index, op, values...)
-		if err != nil {
-			return nil, fmt.Errorf("args[%d]: %w", j, err)
-		}
-		repeated = repeated || seen[a.Index]
-		seen[a.Index] = true
-		all = append(all, c)
-	}
-	if !repeated {
-		return [][]libseccomp.ScmpCondition{all}, nil
-	}
-	alts := make([][]libseccomp.ScmpCondition, len(all))
-	for j, c := range all {
-		alts[j] = []libseccomp.ScmpCondition{c}
-	}
-	return alts, nil
-}
-
-var dockerOps = map[string]libseccomp.ScmpCompareOp{
-	"SCMP_CMP_NE":        libseccomp.CompareNotEqual,
-	"SCMP_CMP_LT":        libseccomp.CompareLess,
-	"SCMP_CMP_LE":        libseccomp.CompareLessOrEqual,
-	"SCMP_CMP_EQ":        libseccomp.CompareEqual,
-	"SCMP_CMP_GE":        libseccomp.CompareGreaterEqual,
-	"SCMP_CMP_GT":        libseccomp.CompareGreater,
-	"SCMP_CMP_MASKED_EQ": libseccomp.CompareMaskedEqual,
-}
-
-var dockerActions = map[string]libseccomp.ScmpAction{
-	"SCMP_ACT_KILL":         libseccomp.ActKillThread,
-	"SCMP_ACT_KILL_THREAD":  libseccomp.ActKillThread,
-	"SCMP_ACT_KILL_PROCESS": libseccomp.ActKillProcess,
-	"SCMP_ACT_TRAP":         libseccomp.ActTrap,
-	"SCMP_ACT_ERRNO":        libseccomp.ActErrno,
-	"SCMP_ACT_TRACE":        libseccomp.ActTrace,
-	"SCMP_ACT_ALLOW":        libseccomp.ActAllow,
-	"SCMP_ACT_LOG":          libseccomp.ActLog,
-}
-
-// dockerAction parses an action; ERRNO and TRACE carry errnoRet (EPERM when
-// absent).
-func dockerAction(name string, errnoRet *uint) (libseccomp.ScmpAction, error) {
-	if name == "SCMP_ACT_NOTIFY" {
-		return 0, errors.New("SCMP_ACT_NOTIFY needs a seccomp agent, which mcpsandbox does not run; use SCMP_ACT_ERRNO or SCMP_ACT_LOG")
-	}
-	act, ok := dockerActions[name]
-	if !ok {
-		return 0, fmt.Errorf("unknown action %q; use one of %s", name, strings.Join(sortedKeys(dockerActions), ", "))
-	}
-	code := uint(unix.EPERM)
-	if errnoRet != nil {
-		code = *errnoRet
-	}
-	if code > 4095 {
-		return 0, fmt.Errorf("errnoRet %d is not an errno (1 to 4095)", code)
-	}
-	return act.SetReturnCode(int16(code)), nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // kernelVersion is the running kernel's MAJOR.MINOR ({0,0} if unreadable,
 // which makes every minKernel rule inapplicable).
 func kernelVersion() [2]int {
@@ -298,60 +207,4 @@ func parseKernelVersion(s string) ([2]int, error) {
 		return [2]int{}, err
 	}
 	return v, nil
-}
-
-// entryAt is "file:line:col" of syscalls[i], or the file name alone.
-func (p *dockerProfile) entryAt(i int) string {
-	if i < len(p.offsets) {
-		return p.at(p.offsets[i])
-	}
-	return p.path
-}
-
-// at is "file:line:col" (1-based) of byte offset off.
-func (p *dockerProfile) at(off int64) string {
-	off = min(max(off, 0), int64(len(p.data)))
-	before := p.data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := len(before) - bytes.LastIndexByte(before, '\n')
-	return fmt.Sprintf("%s:%d:%d", p.path, line, col)
-}
-
-// syscallEntryOffsets finds where each element of the top-level "syscalls"
-// array starts, for error positions; nil if the walk fails.
-func syscallEntryOffsets(data []byte) []int64 {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		if k, _ := key.(string); !strings.EqualFold(k, "syscalls") {
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return nil
-			}
-			continue
-		}
-		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-			return nil
-		}
-		var offsets []int64
-		for dec.More() {
-			off := dec.InputOffset()
-			for off < int64(len(data)) && bytes.IndexByte([]byte(" \t\r\n,"), data[off]) >= 0 {
-				off++
-			}
-			offsets = append(offsets, off)
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return nil
-			}
-		}
-		return offsets
-	}
-	return nil
 }
