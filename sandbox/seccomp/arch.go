@@ -1,10 +1,11 @@
 package seccomp
 
 import (
-	"fmt"
 	"runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // archFacts holds the native-architecture facts the hand-written part of
@@ -25,7 +26,7 @@ var arches = map[string]archFacts{
 func nativeArch() (archFacts, error) {
 	a, ok := arches[runtime.GOARCH]
 	if !ok {
-		return archFacts{}, fmt.Errorf("seccomp: architecture %s is not supported (amd64, arm64 and riscv64 are); run with --unconfined only if you accept no confinement", runtime.GOARCH)
+		return archFacts{}, &field.Error{Field: "Seccomp", Problem: "no filter for architecture " + runtime.GOARCH + " (amd64, arm64 and riscv64 have one)", Fix: "use {Unconfined} only if you accept no confinement"}
 	}
 	return a, nil
 }

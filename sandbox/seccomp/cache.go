@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // The BPF program depends only on the policy, so it is compiled once per
@@ -27,7 +29,7 @@ func Program(profile string, netHost, logDenials bool) ([]byte, error) {
 	if profile != "default" {
 		fi, err := os.Stat(profile)
 		if err != nil {
-			return nil, fmt.Errorf("--seccomp %s: %w", profile, err)
+			return nil, &field.Error{Field: "Seccomp", Value: profile, Err: err}
 		}
 		key += fmt.Sprintf("\x00%d\x00%d", fi.Size(), fi.ModTime().UnixNano())
 	}

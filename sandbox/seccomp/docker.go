@@ -7,10 +7,13 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	libseccomp "github.com/seccomp/libseccomp-golang"
 	"golang.org/x/sys/unix"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // dockerProfile is a Docker/OCI seccomp profile (the JSON of Docker's
@@ -65,7 +68,7 @@ type dockerFilter struct {
 func readDockerProfile(path string) (*dockerProfile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--seccomp %q is neither \"default\" nor a readable Docker/OCI seccomp profile: %w", path, err)
+		return nil, &field.Error{Field: "Seccomp", Value: strconv.Quote(path), Problem: `is neither "default" nor a readable Docker/OCI seccomp profile`, Err: err}
 	}
 	p := &dockerProfile{path: path, data: data}
 	if err := json.Unmarshal(data, p); err != nil {
