@@ -6,8 +6,11 @@ import "github.com/mcpsandbox/mcpsandbox/internal/field"
 // policy and sandbox name fields, and on the command line the user knows
 // them as flags.
 func flagOf(f string) string {
-	if f == "Command" {
+	switch f {
+	case "Command":
 		return "after --"
+	case field.Doctor:
+		return "`mcpsandbox doctor`"
 	}
 	for _, rf := range runFlags {
 		if rf.Field == f {

@@ -19,7 +19,9 @@ import (
 //
 // Problem and Fix may name settings as {Field}, e.g. "lower {NoFile} or
 // raise the hard limit"; they are rendered like Field. When Problem names
-// the error's own Field, the message does not begin with it.
+// the error's own Field, or Field is empty (a fact of the host, not of a
+// setting), the message does not begin with it. {Doctor} names the check of
+// what this host can enforce, which the caller knows how to start.
 type Error struct {
 	Field   string // e.g. "NoFile"
 	Value   string // the value as given; "" when it adds nothing
@@ -28,8 +30,12 @@ type Error struct {
 	Err     error  // the cause, if any
 }
 
-// Namer renders a field's name for the user, e.g. "NoFile" → "--nofile".
+// Namer renders a field's name for the user, e.g. "NoFile" → "--nofile",
+// and Doctor as the way to start the host check.
 type Namer func(field string) string
+
+// Doctor is the reference to the host check in Problem and Fix texts.
+const Doctor = "Doctor"
 
 // Plain names each field as itself: what Error() shows.
 func Plain(field string) string { return field }
@@ -42,7 +48,7 @@ func (e *Error) Unwrap() error { return e.Err }
 func (e *Error) Render(name Namer) string {
 	var parts []string
 	self := "{" + e.Field + "}"
-	if !strings.Contains(e.Problem, self) {
+	if e.Field != "" && !strings.Contains(e.Problem, self) {
 		head := name(e.Field)
 		if e.Value != "" {
 			head += " " + e.Value

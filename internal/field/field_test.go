@@ -43,3 +43,16 @@ func TestRewriteRendersWrappedErrorsInAMessage(t *testing.T) {
 		t.Error("Message must leave errors that are not *Error as they are")
 	}
 }
+
+func TestHostFactsHaveNoFieldHead(t *testing.T) {
+	e := &Error{Problem: "user namespaces are unavailable", Fix: "{Doctor} says why"}
+	doctor := func(f string) string {
+		if f == Doctor {
+			return "`mcpsandbox doctor`"
+		}
+		return f
+	}
+	if got, want := e.Render(doctor), "user namespaces are unavailable: `mcpsandbox doctor` says why"; got != want {
+		t.Errorf("Render = %q, want %q", got, want)
+	}
+}
