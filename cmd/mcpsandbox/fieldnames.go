@@ -19,5 +19,3 @@ func flagOf(f string) string {
 	}
 	return f
 }
-
-var _ field.Namer = flagOf
