@@ -13,4 +13,8 @@
 // exec. The init stage stays behind as PID 1 of the server's pid namespace:
 // it forwards signals, reaps orphans and reports how the server ended. Any
 // binary linking this package can start confined servers.
+//
+// The server's cgroup (both versions, the home on cgroup v2, doctor's cgroup
+// probe) lives in sandbox/cgroups; this package only creates one per server
+// and hands its join files, fd and view to the init stage.
 package sandbox

@@ -19,6 +19,11 @@ var rules = []rule{
 		why:   "the sandbox confines a process: it knows nothing of policy files, supervision or MCP, and is told what to do in its own terms",
 	},
 	{
+		pkgs:  []string{"sandbox/cgroups/..."},
+		notOn: []string{"sandbox", "supervisor/...", "policy", "healthcheck", "cmd/...", mcpSDK},
+		why:   "sandbox/cgroups is the sandbox's host plumbing: the sandbox uses it, never the other way round, and it knows nothing above it",
+	},
+	{
 		pkgs:  []string{"supervisor"},
 		notOn: []string{mcpSDK},
 		why:   "the supervisor relays MCP as JSON-RPC lines it frames itself; the SDK is for the demo and the tests",
