@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/containerd/cgroups/v3"
+	containerd "github.com/containerd/cgroups/v3"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 	"golang.org/x/sys/unix"
 )
 
@@ -46,7 +47,7 @@ var cgroupfsLimitFiles = map[bool][]string{
 func runCgroupfsProbe() int {
 	f := cgroupfsFacts{Limits: map[string]string{}, Writes: map[string]string{}}
 	var st unix.Statfs_t
-	v2 := unix.Statfs(cgroupfsRoot, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
+	v2 := unix.Statfs(cgroups.Mount, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
 	filepath.WalkDir("/sys", func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -56,13 +57,13 @@ func runCgroupfsProbe() int {
 			f.Tree = append(f.Tree, p+" -> "+target)
 		case d.IsDir():
 			f.Tree = append(f.Tree, p)
-		case filepath.Dir(p) == "/sys" || filepath.Dir(p) == "/sys/fs" || (!v2 && filepath.Dir(p) == cgroupfsRoot):
+		case filepath.Dir(p) == "/sys" || filepath.Dir(p) == "/sys/fs" || (!v2 && filepath.Dir(p) == cgroups.Mount):
 			f.TopFiles = append(f.TopFiles, p)
 		}
 		return nil
 	})
 	for _, name := range cgroupfsLimitFiles[v2] {
-		if b, err := os.ReadFile(filepath.Join(cgroupfsRoot, name)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(cgroups.Mount, name)); err == nil {
 			f.Limits[name] = strings.TrimSpace(string(b))
 		}
 	}
@@ -77,11 +78,11 @@ func runCgroupfsProbe() int {
 		writes[memFile] = strconv.FormatUint(2*n, 10)
 	}
 	for name, value := range writes {
-		f.Writes[name] = errString(os.WriteFile(filepath.Join(cgroupfsRoot, name), []byte(value), 0))
+		f.Writes[name] = errString(os.WriteFile(filepath.Join(cgroups.Mount, name), []byte(value), 0))
 	}
-	child := filepath.Join(cgroupfsRoot, "child")
+	child := filepath.Join(cgroups.Mount, "child")
 	if !v2 {
-		child = filepath.Join(cgroupfsRoot, "memory", "child")
+		child = filepath.Join(cgroups.Mount, "memory", "child")
 	}
 	f.Mkdir = errString(os.Mkdir(child, 0o755))
 	f.SysCreate = errString(os.WriteFile("/sys/probe", nil, 0o644))
@@ -114,16 +115,16 @@ func errString(err error) string {
 // this cgroup v1 host for a server with every limit set, and their links.
 func cgroupfsExpectedV1() []string {
 	var want []string
-	for _, c := range cgroupViewControllers {
+	for _, c := range []string{"memory", "pids", "cpu"} { // not freezer: mcpsandbox's own
 		name := c
-		if target, err := os.Readlink(filepath.Join(cgroupfsRoot, c)); err == nil {
+		if target, err := os.Readlink(filepath.Join(cgroups.Mount, c)); err == nil {
 			name = target
 		}
-		if !slices.Contains(want, filepath.Join(cgroupfsRoot, name)) {
-			want = append(want, filepath.Join(cgroupfsRoot, name))
+		if !slices.Contains(want, filepath.Join(cgroups.Mount, name)) {
+			want = append(want, filepath.Join(cgroups.Mount, name))
 		}
 		if name != c {
-			want = append(want, filepath.Join(cgroupfsRoot, c)+" -> "+name)
+			want = append(want, filepath.Join(cgroups.Mount, c)+" -> "+name)
 		}
 	}
 	return want
@@ -138,7 +139,7 @@ func TestConfinedSeesItsOwnCgroupReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sibling.Close()
-	siblingDir := sibling.(*confinedProcess).cg.b.path()
+	siblingDir := sibling.(*confinedProcess).cg.Path()
 
 	spec := sbxSpec(os.Args[0])
 	spec.Env = []string{sbxCgroupfsEnv + "=1"}
@@ -148,7 +149,7 @@ func TestConfinedSeesItsOwnCgroupReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	ownDir := p.(*confinedProcess).cg.b.path()
+	ownDir := p.(*confinedProcess).cg.Path()
 	if filepath.Dir(ownDir) != filepath.Dir(siblingDir) {
 		t.Fatalf("the two servers' cgroups %s and %s are not siblings", ownDir, siblingDir)
 	}
@@ -171,14 +172,16 @@ func TestConfinedSeesItsOwnCgroupReadOnly(t *testing.T) {
 		t.Errorf("probe ended with %v", ex)
 	}
 
-	v2 := cgroups.Mode() == cgroups.Unified
-	wantTree := []string{"/sys", "/sys/fs", cgroupfsRoot}
-	wantLimits := map[string]string{"memory.max": itoa(spec.Memory), "pids.max": itoa(spec.Pids), "cpu.max": itoa(cpuQuota(spec.CPU)) + " " + itoa(cfsPeriod)}
+	v2 := containerd.Mode() == containerd.Unified
+	const cfsPeriod = 100000 // µs, the CPU bandwidth period the cgroups package sets
+	cpuQuota := int64(spec.CPU * cfsPeriod)
+	wantTree := []string{"/sys", "/sys/fs", cgroups.Mount}
+	wantLimits := map[string]string{"memory.max": itoa(spec.Memory), "pids.max": itoa(spec.Pids), "cpu.max": itoa(cpuQuota) + " " + itoa(cfsPeriod)}
 	if !v2 {
 		wantTree = append(wantTree, cgroupfsExpectedV1()...)
 		wantLimits = map[string]string{
 			"memory/memory.limit_in_bytes": itoa(spec.Memory), "pids/pids.max": itoa(spec.Pids),
-			"cpu/cpu.cfs_quota_us": itoa(cpuQuota(spec.CPU)), "cpu/cpu.cfs_period_us": itoa(cfsPeriod),
+			"cpu/cpu.cfs_quota_us": itoa(cpuQuota), "cpu/cpu.cfs_period_us": itoa(cfsPeriod),
 		}
 	}
 	slices.Sort(wantTree)
@@ -191,13 +194,13 @@ func TestConfinedSeesItsOwnCgroupReadOnly(t *testing.T) {
 	}
 	for name, want := range wantLimits {
 		if got := f.Limits[name]; got != want {
-			t.Errorf("%s/%s reads %q inside, want %q", cgroupfsRoot, name, got, want)
+			t.Errorf("%s/%s reads %q inside, want %q", cgroups.Mount, name, got, want)
 		}
 	}
 	t.Logf("writes inside: %v", f.Writes)
 	for name, e := range f.Writes {
 		if !strings.Contains(e, "read-only file system") && !strings.Contains(e, "permission denied") {
-			t.Errorf("writing %s/%s: %q, want EROFS or EACCES", cgroupfsRoot, name, e)
+			t.Errorf("writing %s/%s: %q, want EROFS or EACCES", cgroups.Mount, name, e)
 		}
 	}
 	if len(f.Writes) < 4 {
@@ -275,34 +278,4 @@ func TestConfinedNodeSeesItsMemoryLimit(t *testing.T) {
 	}
 }
 
-// The view names co-mounted v1 controllers as the host does.
-func TestCgroupViewNamesCoMountedControllers(t *testing.T) {
-	root := t.TempDir()
-	for _, dir := range []string{"cpu,cpuacct", "memory", "pids"} {
-		if err := os.Mkdir(filepath.Join(root, dir), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, link := range []string{"cpu", "cpuacct"} {
-		if err := os.Symlink("cpu,cpuacct", filepath.Join(root, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dirs := map[string]string{"memory": "/m/s", "pids": "/p/s", "cpu": "/c/s", "freezer": "/f/s"}
-	got := v1CgroupView(dirs, root)
-	want := []cgroupDir{
-		{Name: "memory", Dir: "/m/s"},
-		{Name: "pids", Dir: "/p/s"},
-		{Name: "cpu,cpuacct", Links: []string{"cpu", "cpuacct"}, Dir: "/c/s"},
-	}
-	if !slices.EqualFunc(got, want, func(a, b cgroupDir) bool {
-		return a.Name == b.Name && a.Dir == b.Dir && slices.Equal(a.Links, b.Links)
-	}) {
-		t.Errorf("view %+v, want %+v (freezer is mcpsandbox's own and stays hidden)", got, want)
-	}
-	// Without a cpu limit there is no cpu directory of the server's to show.
-	delete(dirs, "cpu")
-	if got := v1CgroupView(dirs, root); len(got) != 2 {
-		t.Errorf("view without cpu: %+v", got)
-	}
-}
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 )
 
 // Fixed places inside every sandbox.
@@ -41,8 +43,8 @@ type initConfig struct {
 
 	// Sent apart (cgroupMessage) once the cgroup exists: the init stage
 	// builds the rest of the root meanwhile.
-	CgroupView []cgroupDir // the server's own cgroup, shown read-only at /sys/fs/cgroup
-	CgroupJoin []string    // cgroup v1 tasks files the forking process joins by writing "0"
+	CgroupView []cgroups.ViewDir // the server's own cgroup, shown read-only at cgroups.Mount
+	CgroupJoin []string          // cgroup v1 tasks files the forking process joins by writing "0"
 }
 
 // bind is one --ro or --rw path.

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/containerd/cgroups/v3"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 	"golang.org/x/sys/unix"
 )
@@ -33,12 +33,12 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	// to p (on this goroutine) and must be called on every path, so that a
 	// failed start deletes it.
 	type made struct {
-		cg  *serverCgroup
+		cg  *cgroups.Group
 		err error
 	}
 	cgroupMade := make(chan made, 1)
 	go func() {
-		cg, err := newServerCgroup(spec.Name, cgroupLimits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU})
+		cg, err := cgroups.New(spec.Name, cgroups.Limits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU})
 		cgroupMade <- made{cg, err}
 	}()
 	awaitCgroup := sync.OnceValue(func() error {
@@ -47,7 +47,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 			return fmt.Errorf("sandbox: cgroup limits cannot be enforced: %w", m.err)
 		}
 		p.cg = m.cg
-		logCgroupHome(log)
+		cgroups.LogHome(log)
 		return nil
 	})
 	fail := func(err error) (Process, error) {
@@ -83,7 +83,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	// its forking thread joins the cgroup (see ThreadJoinFiles) before it
 	// forks the server.
 	makeCgroup := awaitCgroup
-	if cgroups.Mode() == cgroups.Unified {
+	if cgroups.JoinedAtClone() {
 		if err := awaitCgroup(); err != nil {
 			return fail(err)
 		}
@@ -111,7 +111,7 @@ type confinedProcess struct {
 	reportCh       chan report
 	setupDone      chan struct{} // closed once Start stops reading reports
 	setupOnce      sync.Once
-	cg             *serverCgroup
+	cg             *cgroups.Group
 	user           *sandboxUser
 
 	done      chan struct{}
@@ -184,7 +184,7 @@ func (p *confinedProcess) start(cfg *initConfig, msg *message, makeCgroup func()
 			return fmt.Errorf("sandbox: moving the server into its cgroup: %w", err)
 		}
 	}
-	cfg.CgroupView = cgroupView(p.cg)
+	cfg.CgroupView = p.cg.View()
 	// An init stage that refused the configuration is gone before it reads
 	// this: the broken pipe is ignored and its report says why.
 	cgroupMessage(cfg).writeTo(cfgW)
@@ -353,7 +353,7 @@ func (p *confinedProcess) Stats() Stats {
 	if p.cg == nil {
 		return Stats{}
 	}
-	return p.cg.Stats()
+	return Stats(p.cg.Stats())
 }
 
 // Signal goes to the reaper, which forwards it to the server.

@@ -17,4 +17,7 @@
 // The seccomp program is compiled on the supervisor's side by package
 // sandbox/seccomp (profiles, Docker/OCI import, the pre-compiled built-in
 // profile); this package only hands the bytes to the init stage.
+// The server's cgroup (both versions, the home on cgroup v2, doctor's cgroup
+// probe) lives in sandbox/cgroups; this package only creates one per server
+// and hands its join files, fd and view to the init stage.
 package sandbox

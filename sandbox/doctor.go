@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 	"golang.org/x/sys/unix"
 )
@@ -21,7 +22,7 @@ type Report struct {
 	Kernel  string
 	Root    bool // the supervisor runs as root (dynamic uids, no user namespace)
 	Checks  []Check
-	Cgroups CgroupReport
+	Cgroups cgroups.Report
 }
 
 // Check is one line of the report.
@@ -97,7 +98,7 @@ func Doctor() Report {
 		r.Checks = append(r.Checks, checkDynamicIDs())
 	}
 	r.Checks = append(r.Checks, checkSeccomp())
-	r.Cgroups = CgroupInfo()
+	r.Cgroups = cgroups.Info()
 	r.Checks = append(r.Checks, checkCgroups(r.Cgroups))
 	r.Checks = append(r.Checks, checkCgroupHome()...)
 	r.Checks = append(r.Checks, checkEndToEnd(r.OK()))
@@ -282,7 +283,7 @@ func checkSeccomp() Check {
 	return c
 }
 
-func checkCgroups(cg CgroupReport) Check {
+func checkCgroups(cg cgroups.Report) Check {
 	c := Check{Part: "cgroups", Required: true, OK: cg.OK(), Detail: "mode " + cg.Mode}
 	if !cg.OK() {
 		// When no cgroup can be created at all, every controller fails for

@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/containerd/cgroups/v3"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/scope"
 )
 
@@ -18,10 +17,10 @@ import (
 // and whether that manager can be reached. It runs after the cgroup
 // checks, which made the same request run makes.
 func checkCgroupHome() []Check {
-	if cgroups.Mode() != cgroups.Unified {
+	h, ok := cgroups.HomeV2("doctor")
+	if !ok {
 		return nil
 	}
-	h := v2Home(unifiedMount, "doctor")
 	m := scope.ForThisProcess(os.Environ())
 	mc := Check{Part: "systemd manager", Required: h.Reason != ""}
 	// The scope request already reached the manager; dial only when none was made.
@@ -47,14 +46,13 @@ func checkCgroupHome() []Check {
 		hc.Detail = "uses the cgroup it was started in, " + h.Dir + ", which it may manage alone"
 	default:
 		hc.Detail = fmt.Sprintf("%s; so run asks %s at %s for a scope with Delegate=yes (doctor got %s in %v)%s",
-			h.Reason, h.Manager, h.Address, h.Scope, h.Took.Round(time.Millisecond), scopeControllers(h.Dir))
+			h.Reason, h.Manager, h.Address, h.Scope, h.Took.Round(time.Millisecond), scopeControllers(h.Controllers()))
 	}
 	return []Check{mc, hc}
 }
 
 // scopeControllers says which controllers the scope offers its servers.
-func scopeControllers(dir string) string {
-	offered := readFields(filepath.Join(dir, "cgroup.controllers"))
+func scopeControllers(offered []string) string {
 	s := "; it offers the controllers " + strings.Join(offered, " ")
 	var missing []string
 	for _, c := range []string{"cpu", "memory", "pids", "io"} {

@@ -27,6 +27,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 )
 
 // The escape test runs internal/hostile confined with `mcpsandbox run`'s
@@ -198,7 +199,7 @@ func TestEscapeProbesSeeTheHostsCgroups(t *testing.T) {
 	cmd := exec.Command(bwrap, "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent",
 		"--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
 		"--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-		"--ro-bind", "/sys", "/sys", "--bind", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/pids",
+		"--ro-bind", "/sys", "/sys", "--bind", cgroups.Mount+"/pids", cgroups.Mount+"/pids",
 		"--ro-bind", filepath.Dir(hostile), filepath.Dir(hostile), hostile)
 	report := escapeCall(t, &mcp.CommandTransport{Command: cmd}, map[string]any{}, func() string { return "bwrap" })
 	for class, wants := range map[string][]string{
@@ -683,14 +684,14 @@ func escapeDelegateCgroups(t *testing.T, uid, gid int) []string {
 		for _, d := range dirs {
 			left, _ := filepath.Glob(filepath.Join(d, "*", "cgroup.procs"))
 			// cgroup v2: the supervisor's own leaf stays, empty, for its next start.
-			left = slices.DeleteFunc(left, func(f string) bool { return filepath.Base(filepath.Dir(f)) == v2SupervisorLeaf })
+			left = slices.DeleteFunc(left, func(f string) bool { return filepath.Base(filepath.Dir(f)) == cgroups.SupervisorLeaf })
 			if len(left) > 0 {
 				t.Errorf("the sandbox left cgroups behind under %s: %v", d, left)
 			}
 			for _, l := range left {
 				os.Remove(filepath.Dir(l))
 			}
-			os.Remove(filepath.Join(d, v2SupervisorLeaf))
+			os.Remove(filepath.Join(d, cgroups.SupervisorLeaf))
 			if err := os.Remove(d); err != nil {
 				t.Errorf("removing the delegated cgroup: %v", err)
 			}
@@ -707,11 +708,11 @@ func escapeDelegateCgroups(t *testing.T, uid, gid int) []string {
 		var dir string
 		switch {
 		case unified && parts[1] == "":
-			dir = filepath.Join("/sys/fs/cgroup", filepath.Dir(parts[2]), name)
+			dir = filepath.Join(cgroups.Mount, filepath.Dir(parts[2]), name)
 		case !unified && slices.ContainsFunc(strings.Split(parts[1], ","), func(c string) bool {
 			return c == "memory" || c == "pids" || c == "cpu" || c == "freezer"
 		}):
-			dir = filepath.Join("/sys/fs/cgroup", parts[1], parts[2], name)
+			dir = filepath.Join(cgroups.Mount, parts[1], parts[2], name)
 		default:
 			continue
 		}
@@ -738,5 +739,5 @@ func escapeDelegateCgroups(t *testing.T, uid, gid int) []string {
 
 func escapeIsUnified() bool {
 	var st unix.Statfs_t
-	return unix.Statfs("/sys/fs/cgroup", &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
+	return unix.Statfs(cgroups.Mount, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
 }

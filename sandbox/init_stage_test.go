@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 	"golang.org/x/sys/unix"
 )
 
@@ -174,7 +175,7 @@ func TestInitStageShowsACgroupV2View(t *testing.T) {
 	unified := "/sys/fs/cgroup/unified"
 	var st unix.Statfs_t
 	if err := unix.Statfs(unified, &st); err != nil || st.Type != unix.CGROUP2_SUPER_MAGIC {
-		unified = cgroupfsRoot
+		unified = cgroups.Mount
 		if err := unix.Statfs(unified, &st); err != nil || st.Type != unix.CGROUP2_SUPER_MAGIC {
 			t.Skip("no cgroup2 hierarchy mounted")
 		}
@@ -187,7 +188,7 @@ test -f /sys/fs/cgroup/cgroup.procs && echo has-cgroup.procs
 		t.Fatal(err)
 	}
 	cfg.UID, cfg.GID, cfg.UserName = 65534, 65534, "nobody"
-	cfg.CgroupView = []cgroupDir{{Dir: unified}}
+	cfg.CgroupView = []cgroups.ViewDir{{Dir: unified}}
 	out, rep := runInitStage(t, cfg)
 	if !rep.Exited || rep.Code != 0 {
 		t.Fatalf("the server ended with %+v; output %q", rep, out)

@@ -19,16 +19,15 @@ import (
 // a user namespace mapping its own uid. This test (as root) prepares what an
 // administrator or systemd (Delegate=yes) would — cgroups the user may
 // manage — and runs every TestConfined* test again as an unprivileged uid
-// inside them. Not 65534: that is also what unmapped ids look like inside a
-// user namespace, so it could hide a missing mapping. It needs no passwd entry.
-const sbxUnprivUID = 4242
+// inside them (testenv.UnprivUID says why that uid).
+const sbxUnprivUID = testenv.UnprivUID
 
 func TestConfinedUnprivilegedSupervisor(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("this is the unprivileged run itself, or there is no root to prepare it")
 	}
 	bin := testenv.SelfForOthers(t)
-	delegated := sbxDelegateCgroups(t, fmt.Sprintf("mcpsandbox-sbx-unpriv-%d", os.Getpid()), sbxUnprivUID)
+	delegated := testenv.DelegateV1Cgroups(t, fmt.Sprintf("mcpsandbox-sbx-unpriv-%d", os.Getpid()), sbxUnprivUID)
 
 	cmd := exec.Command(bin, "-test.run", "^TestConfined", "-test.v", "-test.count=1")
 	cmd.Dir = "/"
@@ -75,67 +74,6 @@ func TestConfinedUnprivilegedSupervisor(t *testing.T) {
 
 // sbxWaitEnv makes the test binary wait for a line on stdin before running.
 const sbxWaitEnv = "MCPSANDBOX_SBX_WAIT"
-
-// sbxDelegateCgroups creates name beneath this process's own cgroup in each
-// v1 controller a server cgroup uses (or in the v2 hierarchy) and hands it
-// to uid, as Delegate=yes does. Cleanup removes it with anything inside.
-func sbxDelegateCgroups(t *testing.T, name string, uid int) []string {
-	t.Helper()
-	mounts, err := readV1Mounts()
-	if err != nil {
-		t.Fatal(err)
-	}
-	own, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(own)), "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		for _, c := range strings.Split(parts[1], ",") {
-			paths[c] = parts[2]
-		}
-	}
-	var dirs []string
-	for _, c := range []string{"memory", "pids", "cpu", "freezer"} {
-		if mounts[c] == "" {
-			continue
-		}
-		dir := filepath.Join(mounts[c], paths[c], name)
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		dirs = append(dirs, dir)
-		t.Cleanup(func() { sbxRemoveCgroupTree(t, dir) })
-		if err := os.Chown(dir, uid, uid); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range []string{"cgroup.procs", "tasks"} {
-			os.Chown(filepath.Join(dir, f), uid, uid)
-		}
-	}
-	if len(dirs) == 0 {
-		t.Skip("no cgroup v1 controllers here; the v2 delegation path is the cgroup tests' concern")
-	}
-	return dirs
-}
-
-// sbxRemoveCgroupTree removes a cgroup directory and its children, deepest
-// first; it fails the test when one is still busy.
-func sbxRemoveCgroupTree(t *testing.T, dir string) {
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if e.IsDir() {
-			sbxRemoveCgroupTree(t, filepath.Join(dir, e.Name()))
-		}
-	}
-	if err := syscall.Rmdir(dir); err != nil && !os.IsNotExist(err) {
-		t.Errorf("removing cgroup %s: %v", dir, err)
-	}
-}
 
 // sbxStartRoleEnv makes the test binary start one confined /bin/true and
 // print "started" or the error.

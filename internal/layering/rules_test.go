@@ -24,6 +24,11 @@ var rules = []rule{
 		why:   "the seccomp compiler turns a profile into BPF and is told nothing else: package sandbox loads what it returns, never the other way round",
 	},
 	{
+		pkgs:  []string{"sandbox/cgroups/..."},
+		notOn: []string{"sandbox", "supervisor/...", "policy", "healthcheck", "cmd/...", mcpSDK},
+		why:   "sandbox/cgroups is the sandbox's host plumbing: the sandbox uses it, never the other way round, and it knows nothing above it",
+	},
+	{
 		pkgs:  []string{"supervisor"},
 		notOn: []string{mcpSDK},
 		why:   "the supervisor relays MCP as JSON-RPC lines it frames itself; the SDK is for the demo and the tests",

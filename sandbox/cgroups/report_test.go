@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 
 func TestCgroupInfoOnThisHost(t *testing.T) {
 	requireV1(t)
-	r := CgroupInfo()
+	r := Info()
 	if r.Mode != "hybrid" && r.Mode != "v1" {
 		t.Errorf("Mode = %q on a v1 host", r.Mode)
 	}
@@ -36,7 +36,7 @@ func TestCgroupInfoOnThisHost(t *testing.T) {
 		}
 	}
 	// The probes leave nothing behind.
-	left, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup/memory", own["memory"], "mcpsandbox-doctor-probe-*"))
+	left, _ := filepath.Glob(filepath.Join(Mount, "memory", own["memory"], "mcpsandbox-doctor-probe-*"))
 	if len(left) > 0 {
 		t.Errorf("probe cgroups left behind: %v", left)
 	}
@@ -51,7 +51,7 @@ func TestCgroupInfoUnprivileged(t *testing.T) {
 	if err != nil {
 		t.Fatalf("role as uid 65534: %v\n%s", err, out)
 	}
-	var r CgroupReport
+	var r Report
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}

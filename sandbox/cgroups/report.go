@@ -1,31 +1,31 @@
-package sandbox
+package cgroups
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/containerd/cgroups/v3"
+	containerd "github.com/containerd/cgroups/v3"
 )
 
-// CgroupReport is what `mcpsandbox doctor` says about cgroups on this host.
-type CgroupReport struct {
-	Mode        string             // "v1", "hybrid", "v2" or "unavailable"
-	Own         map[string]string  // controller ("unified" for v2) → the supervisor's own cgroup path
-	Controllers []CgroupController // memory, pids, cpu
-	CanCreate   bool               // a server cgroup can be created beneath the supervisor's own
-	Problem     string             // why not, with the fix; empty when CanCreate
+// Report is what `mcpsandbox doctor` says about cgroups on this host.
+type Report struct {
+	Mode        string            // "v1", "hybrid", "v2" or "unavailable"
+	Own         map[string]string // controller ("unified" for v2) → the supervisor's own cgroup path
+	Controllers []Controller      // memory, pids, cpu
+	CanCreate   bool              // a server cgroup can be created beneath the supervisor's own
+	Problem     string            // why not, with the fix; empty when CanCreate
 }
 
-// CgroupController says whether one controller's limit can be enforced here.
-type CgroupController struct {
+// Controller says whether one controller's limit can be enforced here.
+type Controller struct {
 	Name    string
 	Usable  bool
 	Problem string // what is missing and the fix; empty when Usable
 }
 
 // OK reports whether every limit of the default confinement can be enforced.
-func (r CgroupReport) OK() bool {
+func (r Report) OK() bool {
 	if !r.CanCreate {
 		return false
 	}
@@ -37,7 +37,7 @@ func (r CgroupReport) OK() bool {
 	return true
 }
 
-func (r CgroupReport) String() string {
+func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cgroup mode: %s\n", r.Mode)
 	keys := make([]string, 0, len(r.Own))
@@ -63,22 +63,22 @@ func (r CgroupReport) String() string {
 	return b.String()
 }
 
-// CgroupInfo probes this host's cgroups the way `run` uses them: it creates
+// Info probes this host's cgroups the way `run` uses them: it creates
 // (and removes) a cgroup beneath the supervisor's own for each limit. On
 // cgroup v2 that may move this process into its leaf cgroup, as run would.
-func CgroupInfo() CgroupReport {
-	r := CgroupReport{Own: map[string]string{}}
-	switch cgroups.Mode() {
-	case cgroups.Legacy:
+func Info() Report {
+	r := Report{Own: map[string]string{}}
+	switch containerd.Mode() {
+	case containerd.Legacy:
 		r.Mode = "v1"
-	case cgroups.Hybrid:
+	case containerd.Hybrid:
 		r.Mode = "hybrid"
-	case cgroups.Unified:
+	case containerd.Unified:
 		r.Mode = "v2"
 	default:
 		r.Mode = "unavailable"
 	}
-	if v1, unified, err := cgroups.ParseCgroupFileUnified("/proc/self/cgroup"); err == nil {
+	if v1, unified, err := containerd.ParseCgroupFileUnified("/proc/self/cgroup"); err == nil {
 		for _, c := range []string{"memory", "pids", "cpu", "freezer"} {
 			if p, ok := v1[c]; ok {
 				r.Own[c] = p
@@ -89,23 +89,23 @@ func CgroupInfo() CgroupReport {
 		}
 	}
 
-	r.CanCreate, r.Problem = probeCgroup(cgroupLimits{})
+	r.CanCreate, r.Problem = probe(Limits{})
 	for _, c := range []struct {
 		name string
-		lim  cgroupLimits
+		lim  Limits
 	}{
-		{"memory", cgroupLimits{Memory: 64 << 20}},
-		{"pids", cgroupLimits{Pids: 64}},
-		{"cpu", cgroupLimits{CPU: 1}},
+		{"memory", Limits{Memory: 64 << 20}},
+		{"pids", Limits{Pids: 64}},
+		{"cpu", Limits{CPU: 1}},
 	} {
-		ok, problem := probeCgroup(c.lim)
-		r.Controllers = append(r.Controllers, CgroupController{Name: c.name, Usable: ok, Problem: problem})
+		ok, problem := probe(c.lim)
+		r.Controllers = append(r.Controllers, Controller{Name: c.name, Usable: ok, Problem: problem})
 	}
 	return r
 }
 
-func probeCgroup(lim cgroupLimits) (bool, string) {
-	cg, err := newServerCgroup("doctor-probe", lim)
+func probe(lim Limits) (bool, string) {
+	cg, err := New("doctor-probe", lim)
 	if err != nil {
 		return false, err.Error()
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/containerd/cgroups/v3"
+	containerd "github.com/containerd/cgroups/v3"
 	"github.com/containerd/cgroups/v3/cgroup1"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 )
@@ -50,7 +50,7 @@ func readV1Mounts() (v1Mounts, error) {
 // the controller's mount: one read of /proc/self/cgroup and of mountinfo,
 // where cgroup1.NestedPath reads mountinfo once per controller.
 func v1OwnPaths() (map[string]string, error) {
-	paths, _, err := cgroups.ParseCgroupFileUnified("/proc/self/cgroup")
+	paths, _, err := containerd.ParseCgroupFileUnified("/proc/self/cgroup")
 	if err != nil {
 		return nil, err
 	}
@@ -113,13 +113,13 @@ func v1Path(own map[string]string, group string) cgroup1.Path {
 type v1Group struct {
 	cg   cgroup1.Cgroup
 	dirs map[string]string // controller → this cgroup's directory
-	lim  cgroupLimits
+	lim  Limits
 }
 
 // v1Used lists the controllers a server's v1 cgroup joins: those its limits
 // need (missing ones are an error), plus memory and pids for figures and
 // freezer for a clean kill where they exist.
-func v1Used(mounts v1Mounts, lim cgroupLimits) ([]string, error) {
+func v1Used(mounts v1Mounts, lim Limits) ([]string, error) {
 	required := lim.controllers()
 	var missing []string
 	for _, c := range required {
@@ -129,10 +129,10 @@ func v1Used(mounts v1Mounts, lim cgroupLimits) ([]string, error) {
 	}
 	if len(missing) > 0 {
 		list := strings.Join(missing, ", ")
-		return nil, &cgroupError{
+		return nil, &limitsError{
 			Missing: "cgroup v1 controller " + list + " is not mounted",
-			Fix: fmt.Sprintf("mount it (e.g. `mount -t cgroup -o %s cgroup /sys/fs/cgroup/%s`), "+
-				"or boot with cgroup v2 (systemd.unified_cgroup_hierarchy=1); %s", missing[0], missing[0], fixDoctor),
+			Fix: fmt.Sprintf("mount it (e.g. `mount -t cgroup -o %s cgroup %s/%s`), "+
+				"or boot with cgroup v2 (systemd.unified_cgroup_hierarchy=1); %s", missing[0], Mount, missing[0], fixDoctor),
 		}
 	}
 	used := required
@@ -142,9 +142,9 @@ func v1Used(mounts v1Mounts, lim cgroupLimits) ([]string, error) {
 		}
 	}
 	if len(used) == 0 {
-		return nil, &cgroupError{
+		return nil, &limitsError{
 			Missing: "none of the cgroup v1 controllers memory, pids, freezer is mounted, so the server's processes could not be tracked",
-			Fix:     "mount the memory and pids hierarchies under /sys/fs/cgroup, or boot with cgroup v2; " + fixDoctor,
+			Fix:     "mount the memory and pids hierarchies under " + Mount + ", or boot with cgroup v2; " + fixDoctor,
 		}
 	}
 	return used, nil
@@ -158,9 +158,9 @@ func v1Subsystem(mounts v1Mounts, c string) (cgroup1.Subsystem, error) {
 	a, errA := os.Stat(filepath.Join(root, c))
 	b, errB := os.Stat(mounts[c])
 	if errA != nil || errB != nil || !os.SameFile(a, b) {
-		return nil, &cgroupError{
+		return nil, &limitsError{
 			Missing: fmt.Sprintf("cgroup v1 controller %s is mounted at %s, not reachable as %s", c, mounts[c], filepath.Join(root, c)),
-			Fix:     "mount each controller at /sys/fs/cgroup/<controller> (or link it there); " + fixDoctor,
+			Fix:     "mount each controller at " + Mount + "/<controller> (or link it there); " + fixDoctor,
 		}
 	}
 	switch c {
@@ -183,7 +183,7 @@ func cpuQuota(cores float64) int64 { return max(int64(cores*cfsPeriod), 1000) }
 
 // newV1Cgroup creates group beneath the supervisor's own cgroup in each used
 // controller and sets lim.
-func newV1Cgroup(mounts v1Mounts, group string, lim cgroupLimits) (*v1Group, error) {
+func newV1Cgroup(mounts v1Mounts, group string, lim Limits) (*v1Group, error) {
 	used, err := v1Used(mounts, lim)
 	if err != nil {
 		return nil, err
@@ -198,14 +198,14 @@ func newV1Cgroup(mounts v1Mounts, group string, lim cgroupLimits) (*v1Group, err
 	}
 	ownPaths, err := v1OwnPaths()
 	if err != nil {
-		return nil, &cgroupError{Missing: "cannot read this process's cgroup v1 paths", Fix: fixDoctor, Err: err}
+		return nil, &limitsError{Missing: "cannot read this process's cgroup v1 paths", Fix: fixDoctor, Err: err}
 	}
 	nested := v1Path(ownPaths, group)
 	dirs := map[string]string{}
 	for _, c := range used {
 		p, err := nested(cgroup1.Name(c))
 		if err != nil {
-			return nil, &cgroupError{Missing: "cannot find this process's cgroup v1 " + c + " path", Fix: fixDoctor, Err: err}
+			return nil, &limitsError{Missing: "cannot find this process's cgroup v1 " + c + " path", Fix: fixDoctor, Err: err}
 		}
 		dirs[c] = filepath.Join(filepath.Dir(mounts[c]), c, p)
 	}
@@ -240,7 +240,7 @@ func newV1Cgroup(mounts v1Mounts, group string, lim cgroupLimits) (*v1Group, err
 		// containerd skips a controller it cannot find; a limit that is
 		// silently not enforced is what fail-closed forbids.
 		cfg.InitCheck = func(s cgroup1.Subsystem, _ cgroup1.Path, err error) error {
-			return &cgroupError{Missing: "cgroup v1 controller " + string(s.Name()) + " is not active for this process", Fix: fixDoctor, Err: err}
+			return &limitsError{Missing: "cgroup v1 controller " + string(s.Name()) + " is not active for this process", Fix: fixDoctor, Err: err}
 		}
 		return nil
 	}
@@ -292,14 +292,14 @@ func (g *v1Group) threadJoinFiles() []string {
 
 func (g *v1Group) oomKills() uint64 {
 	if d := g.dirs["memory"]; d != "" {
-		return readCgroupKey(filepath.Join(d, "memory.oom_control"), "oom_kill")
+		return readKey(filepath.Join(d, "memory.oom_control"), "oom_kill")
 	}
 	return 0
 }
 
 func (g *v1Group) pidsMaxHits() uint64 {
 	if d := g.dirs["pids"]; d != "" {
-		return readCgroupKey(filepath.Join(d, "pids.events"), "max")
+		return readKey(filepath.Join(d, "pids.events"), "max")
 	}
 	return 0
 }
@@ -313,7 +313,7 @@ func (g *v1Group) signalAll() error {
 		defer g.setFreezer(freezer, "THAWED")
 	}
 	for _, d := range g.dirs {
-		pids, err := readCgroupProcs(d)
+		pids, err := readProcs(d)
 		if err != nil {
 			return err
 		}
@@ -346,7 +346,7 @@ func (g *v1Group) setFreezer(dir, state string) {
 
 func (g *v1Group) empty() (bool, error) {
 	for _, d := range g.dirs {
-		pids, err := readCgroupProcs(d)
+		pids, err := readProcs(d)
 		if err != nil {
 			return false, err
 		}
@@ -368,14 +368,14 @@ func (g *v1Group) remove() error {
 func (g *v1Group) stats() Stats {
 	var s Stats
 	if d := g.dirs["memory"]; d != "" {
-		s.MemoryBytes = readCgroupUint(filepath.Join(d, "memory.usage_in_bytes"))
+		s.MemoryBytes = readUint(filepath.Join(d, "memory.usage_in_bytes"))
 		if g.lim.Memory > 0 {
-			s.MemoryLimit = readCgroupUint(filepath.Join(d, "memory.limit_in_bytes"))
+			s.MemoryLimit = readUint(filepath.Join(d, "memory.limit_in_bytes"))
 		}
 	}
 	if d := g.dirs["pids"]; d != "" {
-		s.Pids = readCgroupUint(filepath.Join(d, "pids.current"))
-		s.PidsLimit = readCgroupUint(filepath.Join(d, "pids.max"))
+		s.Pids = readUint(filepath.Join(d, "pids.current"))
+		s.PidsLimit = readUint(filepath.Join(d, "pids.max"))
 	}
 	return s
 }

@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 
 // These tests use the real cgroup v1 hierarchies of this host.
 
-func v1Of(t *testing.T, cg *serverCgroup) *v1Group {
+func v1Of(t *testing.T, cg *Group) *v1Group {
 	t.Helper()
 	g, ok := cg.b.(*v1Group)
 	if !ok {
@@ -27,8 +27,8 @@ func v1Of(t *testing.T, cg *serverCgroup) *v1Group {
 
 func TestCgroupV1LimitsProcessesAndCleanup(t *testing.T) {
 	requireV1(t)
-	lim := cgroupLimits{Memory: 64 << 20, Pids: 32, CPU: 0.5}
-	cg, err := newServerCgroup("life test/1", lim)
+	lim := Limits{Memory: 64 << 20, Pids: 32, CPU: 0.5}
+	cg, err := New("life test/1", lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestCgroupV1LimitsProcessesAndCleanup(t *testing.T) {
 		if dir == "" {
 			t.Fatalf("no %s cgroup created", c)
 		}
-		want := filepath.Join("/sys/fs/cgroup", c, own[c]) + "/mcpsandbox-life_test_1-"
+		want := filepath.Join(Mount, c, own[c]) + "/mcpsandbox-life_test_1-"
 		if !strings.HasPrefix(dir, want) {
 			t.Errorf("%s cgroup %s is not beneath the supervisor's own (%s...)", c, dir, want)
 		}
@@ -128,7 +128,7 @@ func TestCgroupV1LimitsProcessesAndCleanup(t *testing.T) {
 
 func TestCgroupV1DeleteKillsWhatIsLeft(t *testing.T) {
 	requireV1(t)
-	cg, err := newServerCgroup("leftover", cgroupLimits{Pids: 8})
+	cg, err := New("leftover", Limits{Pids: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,12 +149,12 @@ func TestCgroupV1DeleteKillsWhatIsLeft(t *testing.T) {
 
 func TestCgroupV1ManyServersCoexist(t *testing.T) {
 	requireV1(t)
-	a, err := newServerCgroup("same", cgroupLimits{Memory: 32 << 20})
+	a, err := New("same", Limits{Memory: 32 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Delete() })
-	b, err := newServerCgroup("same", cgroupLimits{Memory: 48 << 20})
+	b, err := New("same", Limits{Memory: 48 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestCgroupV1ManyServersCoexist(t *testing.T) {
 func TestCgroupV1MemoryHogIsOOMKilled(t *testing.T) {
 	requireV1(t)
 	testenv.OuterLimit(t, 256<<20, 256)
-	cg, err := newServerCgroup("hog", cgroupLimits{Memory: 32 << 20, Pids: 64})
+	cg, err := New("hog", Limits{Memory: 32 << 20, Pids: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestCgroupV1MemoryHogIsOOMKilled(t *testing.T) {
 func TestCgroupV1ForkLoopHitsPidsLimit(t *testing.T) {
 	requireV1(t)
 	testenv.OuterLimit(t, 256<<20, 128)
-	cg, err := newServerCgroup("forker", cgroupLimits{Pids: 8})
+	cg, err := New("forker", Limits{Pids: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,10 +247,10 @@ func TestCgroupV1MissingControllerIsNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	delete(mounts, "pids")
-	_, err = newV1Cgroup(mounts, uniqueCgroupName("nopids"), cgroupLimits{Memory: 32 << 20, Pids: 16})
-	var ce *cgroupError
+	_, err = newV1Cgroup(mounts, uniqueName("nopids"), Limits{Memory: 32 << 20, Pids: 16})
+	var ce *limitsError
 	if !errors.As(err, &ce) {
-		t.Fatalf("got %v, want a cgroupError", err)
+		t.Fatalf("got %v, want a limitsError", err)
 	}
 	for _, want := range []string{"pids is not mounted", "mount -t cgroup -o pids", "mcpsandbox doctor"} {
 		if !strings.Contains(err.Error(), want) {
@@ -270,7 +270,7 @@ func TestCgroupV1UnprivilegedIsRefusedWithFix(t *testing.T) {
 	msg := string(out)
 	for _, want := range []string{"ERR ", "no permission to create a cgroup beneath /sys/fs/cgroup/", "run mcpsandbox as root", "Delegate=yes", "mcpsandbox doctor"} {
 		if !strings.Contains(msg, want) {
-			t.Errorf("unprivileged newServerCgroup said %q, want it to say %q", msg, want)
+			t.Errorf("unprivileged New said %q, want it to say %q", msg, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // cgroup of a live supervisor, or one that still holds a process, stays.
 func TestSweepRemovesOnlyCgroupsOfGoneSupervisors(t *testing.T) {
 	requireV1(t)
-	cg, err := newServerCgroup("sweeper", cgroupLimits{Pids: 16})
+	cg, err := New("sweeper", Limits{Pids: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestSweepRemovesOnlyCgroupsOfGoneSupervisors(t *testing.T) {
 		os.WriteFile(filepath.Join(parent, "cgroup.procs"), []byte(fmt.Sprint(live.Process.Pid)), 0)
 	})
 
-	sweepStaleCgroups(v1Of(t, cg).allDirs())
+	sweepStale(v1Of(t, cg).allDirs())
 
 	for dir, wantGone := range map[string]bool{stale: true, ofLive: false, busy: false, foreign: false, v1Of(t, cg).dirs["pids"]: false} {
 		_, err := os.Stat(dir)

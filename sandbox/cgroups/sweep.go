@@ -1,11 +1,9 @@
-package sandbox
+package cgroups
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -14,10 +12,10 @@ import (
 // the empty directories. The next supervisor sharing that parent cgroup
 // removes the ones whose supervisor is gone.
 
-// sweepStaleCgroups removes sibling cgroups of dirs that an exited
+// sweepStale removes sibling cgroups of dirs that an exited
 // supervisor left behind. rmdir of a cgroup fails while it holds processes
 // or children, so a live server's cgroup is never touched.
-func sweepStaleCgroups(dirs []string) {
+func sweepStale(dirs []string) {
 	seen := map[string]bool{}
 	for _, dir := range dirs {
 		parent := filepath.Dir(dir)
@@ -30,28 +28,11 @@ func sweepStaleCgroups(dirs []string) {
 			continue
 		}
 		for _, e := range entries {
-			if pid, ok := cgroupOwnerPid(e.Name()); ok && e.IsDir() && supervisorGone(pid) {
+			if pid, ok := ownerPid(e.Name()); ok && e.IsDir() && supervisorGone(pid) {
 				os.Remove(filepath.Join(parent, e.Name()))
 			}
 		}
 	}
-}
-
-// cgroupOwnerPid reads the supervisor pid out of a name made by
-// uniqueCgroupName: mcpsandbox-NAME-PID-COUNTER.
-func cgroupOwnerPid(name string) (int, bool) {
-	if !strings.HasPrefix(name, "mcpsandbox-") {
-		return 0, false
-	}
-	parts := strings.Split(name, "-")
-	if len(parts) < 4 {
-		return 0, false
-	}
-	if _, err := strconv.ParseUint(parts[len(parts)-1], 10, 64); err != nil {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(parts[len(parts)-2])
-	return pid, err == nil && pid > 0
 }
 
 // supervisorGone reports whether no process has pid any more. A reused pid

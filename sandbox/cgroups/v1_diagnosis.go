@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"errors"
@@ -43,7 +43,7 @@ func v1MkdirError(mounts v1Mounts, used []string, c, dir string, err error) erro
 	if !denied || os.Geteuid() == 0 {
 		return creationError(filepath.Dir(dir), err)
 	}
-	return &cgroupError{
+	return &limitsError{
 		Missing: fmt.Sprintf("no permission to create a cgroup beneath %s for the cgroup v1 %s controller", filepath.Dir(dir), c),
 		Fix:     v1DelegationFix(mounts, used),
 		Err:     err,

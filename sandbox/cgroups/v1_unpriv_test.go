@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"bytes"
@@ -82,11 +82,11 @@ func v1CreateWithout(t *testing.T, mounts v1Mounts, undelegated string) (string,
 	t.Helper()
 	name := fmt.Sprintf("mcpsandbox-v1diag-%d-%s", os.Getpid(), undelegated)
 	var out bytes.Buffer
-	cmd := helperCmd(t, testenv.SelfForOthers(t), "create", v1DiagLimits, sbxWaitEnv+"=1")
+	cmd := helperCmd(t, testenv.SelfForOthers(t), "create", v1DiagLimits, waitEnv+"=1")
 	cmd.Dir = "/"
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sbxUnprivUID, Gid: sbxUnprivUID}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: testenv.UnprivUID, Gid: testenv.UnprivUID}}
 	cmd.Stdout, cmd.Stderr = &out, &out
-	dirs := sbxDelegateCgroups(t, name, sbxUnprivUID)
+	dirs := testenv.DelegateV1Cgroups(t, name, testenv.UnprivUID)
 	p := startBlocked(t, cmd)
 	delegated := map[string]string{}
 	for _, dir := range dirs {
@@ -101,7 +101,7 @@ func v1CreateWithout(t *testing.T, mounts v1Mounts, undelegated string) (string,
 	}
 	p.release(t)
 	if err := p.wait(t); err != nil {
-		t.Fatalf("role as uid %d: %v\n%s", sbxUnprivUID, err, out.String())
+		t.Fatalf("role as uid %d: %v\n%s", testenv.UnprivUID, err, out.String())
 	}
 	return out.String(), cmd.Process.Pid, delegated
 }
@@ -128,14 +128,14 @@ func TestCgroupV1UnprivilegedFixWorksAsWritten(t *testing.T) {
 		if _, err := os.Stat(dir); err == nil {
 			t.Fatalf("%s exists already; remove it (a run that was cut short?)", dir)
 		}
-		t.Cleanup(func() { sbxRemoveCgroupTree(t, dir) })
+		t.Cleanup(func() { testenv.RemoveCgroupTree(t, dir) })
 	}
 	if out, err := exec.Command("sh", "-c", rootCmd).CombinedOutput(); err != nil {
 		t.Fatalf("the root part %q failed: %v\n%s", rootCmd, err, out)
 	}
 	out := v1UnprivCreate(t, bin, userCmd+" && cat /proc/self/cgroup && exec")
 	if !strings.Contains(out, "\nOK\n") {
-		t.Fatalf("after the fix, creating a server cgroup as uid %d still fails:\n%s", sbxUnprivUID, out)
+		t.Fatalf("after the fix, creating a server cgroup as uid %d still fails:\n%s", testenv.UnprivUID, out)
 	}
 	for _, c := range v1DiagNeeded {
 		if !strings.Contains(out, ":"+c+":/mcpsandbox-4242\n") {
@@ -155,10 +155,10 @@ func v1UnprivCreate(t *testing.T, bin, prefix string) string {
 	}
 	cmd.Dir = "/"
 	cmd.Env = append(os.Environ(), roleEnv+"=create", v1DiagLimits)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sbxUnprivUID, Gid: sbxUnprivUID}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: testenv.UnprivUID, Gid: testenv.UnprivUID}}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("role as uid %d: %v\n%s", sbxUnprivUID, err, out)
+		t.Fatalf("role as uid %d: %v\n%s", testenv.UnprivUID, err, out)
 	}
 	return string(out)
 }

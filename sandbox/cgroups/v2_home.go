@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/containerd/cgroups/v3"
+	containerd "github.com/containerd/cgroups/v3"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/scope"
 	"golang.org/x/sys/unix"
 )
 
-// CgroupHome says where this process creates its servers' cgroups on cgroup
+// Home says where this process creates its servers' cgroups on cgroup
 // v2, and how it came to sit there.
-type CgroupHome struct {
+type Home struct {
 	Dir     string        // the cgroup server cgroups are created in
 	Reason  string        // why the cgroup it was started in could not be used; "" if it could
 	Scope   string        // the scope unit obtained from systemd; "" if none was needed
@@ -31,13 +31,13 @@ type CgroupHome struct {
 
 var (
 	homeOnce   sync.Once
-	home       CgroupHome
+	home       Home
 	homeLogged sync.Once
 )
 
-// logCgroupHome logs once how this process got its cgroup v2 home.
-func logCgroupHome(log *slog.Logger) {
-	if cgroups.Mode() != cgroups.Unified {
+// LogHome logs once how this process got its cgroup v2 home.
+func LogHome(log *slog.Logger) {
+	if containerd.Mode() != containerd.Unified {
 		return
 	}
 	homeLogged.Do(func() {
@@ -54,33 +54,45 @@ func logCgroupHome(log *slog.Logger) {
 // guest under emulation) answers in milliseconds to a few seconds.
 const scopeTimeout = 30 * time.Second
 
+// HomeV2 is v2Home for the cgroup v2 hierarchy at Mount; ok is false on a
+// host without pure cgroup v2, where server cgroups need no home.
+func HomeV2(name string) (h Home, ok bool) {
+	if containerd.Mode() != containerd.Unified {
+		return Home{}, false
+	}
+	return v2Home(Mount, name), true
+}
+
+// Controllers lists the controllers the home offers its servers' cgroups.
+func (h Home) Controllers() []string { return readFields(filepath.Join(h.Dir, "cgroup.controllers")) }
+
 // v2Home makes sure, once per process, that this process sits in a leaf of
 // a cgroup v2 subtree it may manage: the cgroup it was started in when that
 // is writable and holds none but its own processes, else a transient
 // systemd scope with Delegate=yes. name labels the scope.
-func v2Home(mountpoint, name string) CgroupHome {
+func v2Home(mountpoint, name string) Home {
 	homeOnce.Do(func() { home = findV2Home(mountpoint, name) })
 	return home
 }
 
-func findV2Home(mountpoint, name string) CgroupHome {
+func findV2Home(mountpoint, name string) Home {
 	own, err := ownV2Group()
 	if err != nil {
-		return CgroupHome{Err: err}
+		return Home{Err: err}
 	}
-	if path.Base(own) == v2SupervisorLeaf { // set up before (an exec'd mcpsandbox, a test)
-		return CgroupHome{Dir: filepath.Join(mountpoint, path.Dir(own))}
+	if path.Base(own) == SupervisorLeaf { // set up before (an exec'd mcpsandbox, a test)
+		return Home{Dir: filepath.Join(mountpoint, path.Dir(own))}
 	}
 	dir := filepath.Join(mountpoint, own)
 	reason := v2Unusable(dir)
 	if reason == "" {
 		if err := moveSelfToLeaf(dir); err != nil {
-			return CgroupHome{Dir: dir, Err: err}
+			return Home{Dir: dir, Err: err}
 		}
-		return CgroupHome{Dir: dir}
+		return Home{Dir: dir}
 	}
 	m := scope.ForThisProcess(os.Environ())
-	h := CgroupHome{Reason: reason, Manager: m.String()}
+	h := Home{Reason: reason, Manager: m.String()}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), scopeTimeout)
 	defer cancel()
@@ -110,7 +122,7 @@ func v2Unusable(dir string) string {
 			return fmt.Sprintf("cgroup %s is not writable by uid %d", dir, os.Geteuid())
 		}
 	}
-	procs, err := readCgroupProcs(dir)
+	procs, err := readProcs(dir)
 	if err != nil {
 		return fmt.Sprintf("cannot read the processes of cgroup %s: %v", dir, err)
 	}
@@ -133,14 +145,14 @@ func enterScope(mountpoint string, sc scope.Scope) (string, error) {
 		return "", err
 	}
 	if path.Base(own) != sc.Unit {
-		return "", &cgroupError{
+		return "", &limitsError{
 			Missing: fmt.Sprintf("systemd started the scope %s but this process is in %s", sc.Unit, own),
 			Fix:     fixDelegate + "; " + fixDoctor,
 		}
 	}
 	dir := filepath.Join(mountpoint, own)
 	if reason := v2Unusable(dir); reason != "" {
-		return "", &cgroupError{Missing: "the scope systemd gave is not usable: " + reason, Fix: fixDelegate + "; " + fixDoctor}
+		return "", &limitsError{Missing: "the scope systemd gave is not usable: " + reason, Fix: fixDelegate + "; " + fixDoctor}
 	}
 	return dir, moveSelfToLeaf(dir)
 }
@@ -151,11 +163,12 @@ func noHomeError(reason string, m scope.Manager, err error) error {
 	fix := fmt.Sprintf("start mcpsandbox as a systemd service with Delegate=yes, or under "+
 		"`systemd-run %s--scope -p Delegate=yes mcpsandbox ...`", m.Systemctl())
 	if !systemdBooted() {
-		fix = "start mcpsandbox in a cgroup v2 of its own that it may write (e.g. as root: `mkdir /sys/fs/cgroup/mcpsandbox && " +
-			"chown -R " + strconv.Itoa(os.Geteuid()) + " /sys/fs/cgroup/mcpsandbox`, then move the shell that starts it: " +
-			"`echo $$ > /sys/fs/cgroup/mcpsandbox/cgroup.procs`), or " + fix
+		dir := Mount + "/mcpsandbox"
+		fix = "start mcpsandbox in a cgroup v2 of its own that it may write (e.g. as root: `mkdir " + dir + " && " +
+			"chown -R " + strconv.Itoa(os.Geteuid()) + " " + dir + "`, then move the shell that starts it: " +
+			"`echo $$ > " + dir + "/cgroup.procs`), or " + fix
 	}
-	return &cgroupError{
+	return &limitsError{
 		Missing: reason + "; asking " + m.String() + " for a scope of its own failed",
 		Fix:     fix + "; " + fixDoctor,
 		Err:     err,

@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"os"
@@ -13,40 +13,38 @@ import (
 // it a runtime plans for the host's memory and is OOM-killed instead of
 // collecting garbage. /sys holds nothing else: no other cgroup, no sysfs.
 
-// cgroupfsRoot is where cgroups are mounted, on the host and inside.
-const cgroupfsRoot = "/sys/fs/cgroup"
-
-// cgroupViewControllers are the cgroup v1 controllers shown: those that
+// viewControllers are the cgroup v1 controllers shown: those that
 // hold the limits runtimes and the demo read (freezer is mcpsandbox's own).
-var cgroupViewControllers = []string{"memory", "pids", "cpu"}
+var viewControllers = []string{"memory", "pids", "cpu"}
 
-// cgroupDir is one directory of the server's cgroup and its place inside.
-type cgroupDir struct {
-	Name  string   // beneath /sys/fs/cgroup ("memory", "cpu,cpuacct"); "" = /sys/fs/cgroup itself (cgroup2)
+// ViewDir is one directory of the server's cgroup and its place inside.
+type ViewDir struct {
+	Name  string   // beneath Mount ("memory", "cpu,cpuacct"); "" = Mount itself (cgroup2)
 	Links []string // names linked to Name, as hosts link cpu and cpuacct to cpu,cpuacct
 	Dir   string   // the server's cgroup directory on the host
 }
 
-// cgroupView lists the directories of the server's cgroup to show inside.
-func cgroupView(cg *serverCgroup) []cgroupDir {
-	if cg == nil {
+// View lists the directories of the server's cgroup to show inside, read-only
+// at Mount: the init stage mounts each (ViewDir.Name) and links its Links.
+func (c *Group) View() []ViewDir {
+	if c == nil {
 		return nil
 	}
-	switch b := cg.b.(type) {
+	switch b := c.b.(type) {
 	case *v2Group:
-		return []cgroupDir{{Dir: b.dir}}
+		return []ViewDir{{Dir: b.dir}}
 	case *v1Group:
-		return v1CgroupView(b.dirs, cgroupfsRoot)
+		return v1View(b.dirs, Mount)
 	}
 	return nil
 }
 
-// v1CgroupView names each controller's directory as the host mounts it:
+// v1View names each controller's directory as the host mounts it:
 // cpu co-mounted with cpuacct appears as cpu,cpuacct with both names
 // linked to it.
-func v1CgroupView(dirs map[string]string, root string) []cgroupDir {
-	var view []cgroupDir
-	for _, c := range cgroupViewControllers {
+func v1View(dirs map[string]string, root string) []ViewDir {
+	var view []ViewDir
+	for _, c := range viewControllers {
 		dir := dirs[c]
 		if dir == "" {
 			continue
@@ -56,10 +54,10 @@ func v1CgroupView(dirs map[string]string, root string) []cgroupDir {
 			!strings.Contains(target, "/") && slices.Contains(strings.Split(target, ","), c) {
 			name = target
 		}
-		if slices.ContainsFunc(view, func(d cgroupDir) bool { return d.Name == name }) {
+		if slices.ContainsFunc(view, func(d ViewDir) bool { return d.Name == name }) {
 			continue // co-mounted with a controller already shown
 		}
-		d := cgroupDir{Name: name, Dir: dir}
+		d := ViewDir{Name: name, Dir: dir}
 		if parts := strings.Split(name, ","); len(parts) > 1 {
 			d.Links = parts
 		}

@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/containerd/cgroups/v3"
+	containerd "github.com/containerd/cgroups/v3"
 )
 
 // The cgroup tests re-run this test binary in roles (a memory hog, an
@@ -21,10 +21,17 @@ import (
 // chosen by MCPSANDBOX_CGROUP_ROLE and runs in TestCgroupHelperRole.
 const roleEnv = "MCPSANDBOX_CGROUP_ROLE"
 
+// waitEnv makes a role wait for a line on stdin first, so that the test can
+// move it into cgroups before it does anything.
+const waitEnv = "MCPSANDBOX_CGROUP_WAIT"
+
 func TestCgroupHelperRole(t *testing.T) {
 	role := os.Getenv(roleEnv)
 	if role == "" {
 		return // not started as a role
+	}
+	if os.Getenv(waitEnv) != "" {
+		bufio.NewReader(os.Stdin).ReadString('\n')
 	}
 	var err error
 	switch role {
@@ -33,7 +40,7 @@ func TestCgroupHelperRole(t *testing.T) {
 	case "create":
 		err = roleCreate()
 	case "info":
-		err = json.NewEncoder(os.Stdout).Encode(CgroupInfo())
+		err = json.NewEncoder(os.Stdout).Encode(Info())
 	case "v2leaf":
 		err = roleV2Leaf()
 	default:
@@ -66,14 +73,14 @@ func roleHog() error {
 	return nil
 }
 
-// roleCreate tries newServerCgroup with the limits in MCPSANDBOX_CGROUP_LIMITS
+// roleCreate tries New with the limits in MCPSANDBOX_CGROUP_LIMITS
 // ("memory pids cpu") and prints "OK" or "ERR <message>".
 func roleCreate() error {
-	var lim cgroupLimits
+	var lim Limits
 	if _, err := fmt.Sscan(os.Getenv("MCPSANDBOX_CGROUP_LIMITS"), &lim.Memory, &lim.Pids, &lim.CPU); err != nil {
 		return err
 	}
-	cg, err := newServerCgroup("role", lim)
+	cg, err := New("role", lim)
 	if err != nil {
 		fmt.Println("ERR", err)
 		return nil
@@ -105,7 +112,7 @@ func requireRoot(t *testing.T) {
 func requireV1(t *testing.T) {
 	t.Helper()
 	requireRoot(t)
-	if m := cgroups.Mode(); m != cgroups.Legacy && m != cgroups.Hybrid {
+	if m := containerd.Mode(); m != containerd.Legacy && m != containerd.Hybrid {
 		t.Skip("cgroup v1 tests need a v1 or hybrid host")
 	}
 }
@@ -189,7 +196,7 @@ func readTrim(t *testing.T, path string) string {
 
 func procsOf(t *testing.T, dir string) []int {
 	t.Helper()
-	pids, err := readCgroupProcs(dir)
+	pids, err := readProcs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"bufio"
@@ -11,9 +11,9 @@ import (
 	"syscall"
 )
 
-// readCgroupUint reads a one-number cgroup file; "max" and v1's "no limit"
+// readUint reads a one-number cgroup file; "max" and v1's "no limit"
 // values (near MaxInt64) read as 0, meaning none.
-func readCgroupUint(path string) uint64 {
+func readUint(path string) uint64 {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0
@@ -25,9 +25,9 @@ func readCgroupUint(path string) uint64 {
 	return v
 }
 
-// readCgroupKey reads one "key value" line of a flat-keyed cgroup file
+// readKey reads one "key value" line of a flat-keyed cgroup file
 // (memory.events, pids.events, memory.oom_control, cgroup.events).
-func readCgroupKey(path, key string) uint64 {
+func readKey(path, key string) uint64 {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0
@@ -44,8 +44,8 @@ func readCgroupKey(path, key string) uint64 {
 	return 0
 }
 
-// readCgroupProcs lists the processes in a cgroup directory (not its children).
-func readCgroupProcs(dir string) ([]int, error) {
+// readProcs lists the processes in a cgroup directory (not its children).
+func readProcs(dir string) ([]int, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
 		return nil, err
@@ -74,4 +74,14 @@ func killPids(pids []int) error {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// swapActive reports whether the host has any swap space enabled.
+func swapActive() bool {
+	data, err := os.ReadFile("/proc/swaps")
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	return len(lines) > 1 // the first line is a header
 }

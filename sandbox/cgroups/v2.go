@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"errors"
@@ -12,18 +12,15 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/containerd/cgroups/v3"
+	containerd "github.com/containerd/cgroups/v3"
 	"github.com/containerd/cgroups/v3/cgroup2"
 	"golang.org/x/sys/unix"
 )
 
-// unifiedMount is where cgroup v2 lives on a unified host.
-const unifiedMount = "/sys/fs/cgroup"
-
-// v2SupervisorLeaf is the child cgroup the supervisor moves itself into:
+// SupervisorLeaf is the child cgroup the supervisor moves itself into:
 // cgroup v2 enables controllers for children only in cgroups without
 // processes of their own ("no internal processes").
-const v2SupervisorLeaf = "mcpsandbox-supervisor"
+const SupervisorLeaf = "mcpsandbox-supervisor"
 
 // v2SetupMu serialises moving the supervisor and enabling controllers.
 var v2SetupMu sync.Mutex
@@ -37,12 +34,12 @@ type v2Group struct {
 
 // ownV2Group reads this process's cgroup v2 path ("0::/a/b").
 func ownV2Group() (string, error) {
-	_, unified, err := cgroups.ParseCgroupFileUnified("/proc/self/cgroup")
+	_, unified, err := containerd.ParseCgroupFileUnified("/proc/self/cgroup")
 	if err != nil {
 		return "", err
 	}
 	if unified == "" || !strings.HasPrefix(unified, "/") || strings.Contains(unified, "/..") {
-		return "", &cgroupError{
+		return "", &limitsError{
 			Missing: fmt.Sprintf("this process's cgroup v2 path %q is not usable", unified),
 			Fix:     "run mcpsandbox inside the cgroup namespace it was started in; " + fixDoctor,
 		}
@@ -53,7 +50,7 @@ func ownV2Group() (string, error) {
 // v2Base is the cgroup server cgroups go beneath: the supervisor's own, or
 // its parent once the supervisor has moved into its leaf.
 func v2Base(own string) string {
-	if path.Base(own) == v2SupervisorLeaf {
+	if path.Base(own) == SupervisorLeaf {
 		return path.Dir(own)
 	}
 	return own
@@ -64,7 +61,7 @@ const fixDelegate = "run mcpsandbox as root, or as a systemd service with Delega
 
 // newV2Cgroup creates group beneath the supervisor's cgroup on the cgroup2
 // hierarchy mounted at mountpoint and sets lim.
-func newV2Cgroup(mountpoint, group string, lim cgroupLimits) (*v2Group, error) {
+func newV2Cgroup(mountpoint, group string, lim Limits) (*v2Group, error) {
 	v2SetupMu.Lock()
 	defer v2SetupMu.Unlock()
 	own, err := ownV2Group()
@@ -106,7 +103,7 @@ func newV2Cgroup(mountpoint, group string, lim cgroupLimits) (*v2Group, error) {
 				return fail(v2Error(baseDir, want, err))
 			}
 		case swapActive():
-			return fail(&cgroupError{
+			return fail(&limitsError{
 				Missing: "swap cannot be turned off for the server: " + swapMax + " is missing (no swap accounting)",
 				Fix:     "boot with swapaccount=1, or turn swap off (swapoff -a); " + fixDoctor,
 			})
@@ -156,13 +153,13 @@ func v2Delegate(baseDir string, want []string) error {
 // cgroup, out of baseDir into its leaf, so baseDir may enable controllers;
 // other programs' processes there block that.
 func moveSelfToLeaf(baseDir string) error {
-	procs, err := readCgroupProcs(baseDir)
+	procs, err := readProcs(baseDir)
 	if err != nil {
 		return v2Error(baseDir, nil, err)
 	}
 	mine, others := splitOwnProcesses(procs)
 	if len(others) > 0 {
-		return &cgroupError{
+		return &limitsError{
 			Missing: fmt.Sprintf("the supervisor's cgroup %s also holds other processes %v, and cgroup v2 "+
 				"passes controllers on only from cgroups without processes", baseDir, others),
 			Fix: "start mcpsandbox in a cgroup of its own: " + fixDelegate + "; " + fixDoctor,
@@ -171,7 +168,7 @@ func moveSelfToLeaf(baseDir string) error {
 	if len(procs) == 0 {
 		return nil
 	}
-	leaf := filepath.Join(baseDir, v2SupervisorLeaf)
+	leaf := filepath.Join(baseDir, SupervisorLeaf)
 	if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return creationError(baseDir, err)
 	}
@@ -186,11 +183,11 @@ func moveSelfToLeaf(baseDir string) error {
 
 func missingV2Controllers(baseDir string, missing, available []string) error {
 	fix := "the parent cgroup must delegate them: " + fixDelegate
-	if cgroups.Mode() == cgroups.Hybrid {
+	if containerd.Mode() == containerd.Hybrid {
 		fix = "this host binds them to cgroup v1 hierarchies (hybrid mode), where mcpsandbox uses them; " +
 			"for cgroup v2 boot with systemd.unified_cgroup_hierarchy=1"
 	}
-	return &cgroupError{
+	return &limitsError{
 		Missing: fmt.Sprintf("cgroup v2 controller %s not available in %s (it offers: %q)",
 			strings.Join(missing, ", "), baseDir, strings.Join(available, " ")),
 		Fix: fix + "; " + fixDoctor,
@@ -204,7 +201,7 @@ func v2Error(baseDir string, want []string, err error) error {
 	case errors.Is(err, syscall.ENOENT) && strings.Contains(err.Error(), "subtree_control"):
 		return missingV2Controllers(baseDir, want, readFields(filepath.Join(baseDir, "cgroup.controllers")))
 	case errors.Is(err, syscall.EBUSY):
-		return &cgroupError{
+		return &limitsError{
 			Missing: "cgroup " + baseDir + " holds processes, so cgroup v2 will not pass controllers on from it",
 			Fix:     "start mcpsandbox in a cgroup of its own: " + fixDelegate + "; " + fixDoctor,
 			Err:     err,
@@ -233,11 +230,11 @@ func (g *v2Group) add(pid int) error { return g.mgr.AddProc(uint64(pid)) }
 func (g *v2Group) threadJoinFiles() []string { return nil }
 
 func (g *v2Group) oomKills() uint64 {
-	return readCgroupKey(filepath.Join(g.dir, "memory.events"), "oom_kill")
+	return readKey(filepath.Join(g.dir, "memory.events"), "oom_kill")
 }
 
 func (g *v2Group) pidsMaxHits() uint64 {
-	return readCgroupKey(filepath.Join(g.dir, "pids.events"), "max")
+	return readKey(filepath.Join(g.dir, "pids.events"), "max")
 }
 
 // signalAll uses cgroup.kill (Linux 5.14+), else freezes, kills and thaws.
@@ -284,9 +281,9 @@ func (g *v2Group) remove() error {
 
 func (g *v2Group) stats() Stats {
 	return Stats{
-		MemoryBytes: readCgroupUint(filepath.Join(g.dir, "memory.current")),
-		MemoryLimit: readCgroupUint(filepath.Join(g.dir, "memory.max")),
-		Pids:        readCgroupUint(filepath.Join(g.dir, "pids.current")),
-		PidsLimit:   readCgroupUint(filepath.Join(g.dir, "pids.max")),
+		MemoryBytes: readUint(filepath.Join(g.dir, "memory.current")),
+		MemoryLimit: readUint(filepath.Join(g.dir, "memory.max")),
+		Pids:        readUint(filepath.Join(g.dir, "pids.current")),
+		PidsLimit:   readUint(filepath.Join(g.dir, "pids.max")),
 	}
 }

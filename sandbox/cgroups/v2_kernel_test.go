@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"os/exec"
@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/containerd/cgroups/v3"
+	containerd "github.com/containerd/cgroups/v3"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 )
@@ -18,11 +18,11 @@ import (
 // refusals counted in pids.events, cpu.max. Each load is small and runs
 // inside an outer limit.
 func TestCgroupV2KernelEnforcesTheLimits(t *testing.T) {
-	if cgroups.Mode() != cgroups.Unified {
+	if containerd.Mode() != containerd.Unified {
 		t.Skip("needs a pure cgroup v2 host (the guest tier runs it)")
 	}
 	testenv.OuterLimit(t, 512<<20, 512)
-	lim := cgroupLimits{Memory: 32 << 20, Pids: 8, CPU: 0.5}
+	lim := Limits{Memory: 32 << 20, Pids: 8, CPU: 0.5}
 	cg, g := newV2ForTest(t, "kernel", lim)
 	for file, want := range map[string]string{
 		"memory.max": "33554432", "pids.max": "8", "cpu.max": "50000 100000",

@@ -1,4 +1,4 @@
-package sandbox
+package cgroups
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/containerd/cgroups/v3"
+	containerd "github.com/containerd/cgroups/v3"
 	"golang.org/x/sys/unix"
 )
 
@@ -27,12 +27,12 @@ import (
 // the code writes are checked in a scratch directory standing in for the
 // cgroup filesystem (TestCgroupV2LimitFilesInScratchTree).
 
-const hybridUnified = "/sys/fs/cgroup/unified"
+const hybridUnified = Mount + "/unified"
 
 func requireHybrid(t *testing.T) {
 	t.Helper()
 	requireRoot(t)
-	if cgroups.Mode() != cgroups.Hybrid {
+	if containerd.Mode() != containerd.Hybrid {
 		t.Skip("these tests use the controller-less cgroup2 hierarchy of a hybrid host")
 	}
 }
@@ -42,26 +42,26 @@ func requireHybrid(t *testing.T) {
 // v2 host, where they run for real (the guest tier, in a delegated scope).
 func v2TestMount(t *testing.T) string {
 	t.Helper()
-	if cgroups.Mode() == cgroups.Unified {
-		return unifiedMount
+	if containerd.Mode() == containerd.Unified {
+		return Mount
 	}
 	requireHybrid(t)
 	return hybridUnified
 }
 
-func newV2ForTest(t *testing.T, name string, lim cgroupLimits) (*serverCgroup, *v2Group) {
+func newV2ForTest(t *testing.T, name string, lim Limits) (*Group, *v2Group) {
 	t.Helper()
-	if cgroups.Mode() == cgroups.Unified {
+	if containerd.Mode() == containerd.Unified {
 		// As run does: a home first, where the supervisor may delegate.
-		if h := v2Home(unifiedMount, "test"); h.Err != nil {
+		if h := v2Home(Mount, "test"); h.Err != nil {
 			t.Fatal(h.Err)
 		}
 	}
-	g, err := newV2Cgroup(v2TestMount(t), uniqueCgroupName(name), lim)
+	g, err := newV2Cgroup(v2TestMount(t), uniqueName(name), lim)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cg := &serverCgroup{b: g}
+	cg := &Group{b: g}
 	t.Cleanup(func() { cg.Delete() })
 	return cg, g
 }
@@ -75,7 +75,7 @@ func scratchV2(t *testing.T, name string) string {
 	}
 	t.Cleanup(func() {
 		os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte("-hugetlb"), 0)
-		os.Remove(filepath.Join(dir, v2SupervisorLeaf))
+		os.Remove(filepath.Join(dir, SupervisorLeaf))
 		if err := os.Remove(dir); err != nil {
 			t.Errorf("removing scratch cgroup: %v", err)
 		}
@@ -85,7 +85,7 @@ func scratchV2(t *testing.T, name string) string {
 
 func TestCgroupV2IntoFDStartsChildInsideAndKillEmptiesIt(t *testing.T) {
 	mount := v2TestMount(t)
-	cg, g := newV2ForTest(t, "into", cgroupLimits{})
+	cg, g := newV2ForTest(t, "into", Limits{})
 	own, err := ownV2Group()
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestCgroupV2IntoFDStartsChildInsideAndKillEmptiesIt(t *testing.T) {
 
 func TestCgroupV2AddMovesARunningProcess(t *testing.T) {
 	v2TestMount(t)
-	cg, g := newV2ForTest(t, "add", cgroupLimits{})
+	cg, g := newV2ForTest(t, "add", Limits{})
 	p := startBlocked(t, exec.Command("sleep", "1000"))
 	if err := cg.Add(p.cmd.Process.Pid); err != nil {
 		t.Fatal(err)
@@ -156,11 +156,11 @@ func TestCgroupV2AddMovesARunningProcess(t *testing.T) {
 
 func TestCgroupV2MissingControllersAreNamed(t *testing.T) {
 	requireHybrid(t)
-	group := uniqueCgroupName("nov2")
-	_, err := newV2Cgroup(hybridUnified, group, cgroupLimits{Memory: 32 << 20, Pids: 16})
-	var ce *cgroupError
+	group := uniqueName("nov2")
+	_, err := newV2Cgroup(hybridUnified, group, Limits{Memory: 32 << 20, Pids: 16})
+	var ce *limitsError
 	if !errors.As(err, &ce) {
-		t.Fatalf("got %v, want a cgroupError", err)
+		t.Fatalf("got %v, want a limitsError", err)
 	}
 	for _, want := range []string{"cgroup v2 controller memory, pids not available in " + hybridUnified, "cgroup v1", "mcpsandbox doctor"} {
 		if !strings.Contains(err.Error(), want) {
@@ -225,7 +225,7 @@ func TestCgroupV2SupervisorMovesIntoLeaf(t *testing.T) {
 	rel := strings.TrimPrefix(scratch, hybridUnified)
 	for _, want := range []string{
 		"before=cgroups: cannot enforce limits: cgroup " + scratch + " holds processes",
-		"own=" + rel + "/" + v2SupervisorLeaf + "\n",
+		"own=" + rel + "/" + SupervisorLeaf + "\n",
 		"base=" + rel + "\n",
 		"after=<nil>\n",
 	} {
@@ -248,7 +248,7 @@ func TestCgroupV2OtherProcessesBlockDelegation(t *testing.T) {
 			t.Errorf("got %v, want it to say %q", err, want)
 		}
 	}
-	if fileExists(filepath.Join(scratch, v2SupervisorLeaf)) {
+	if fileExists(filepath.Join(scratch, SupervisorLeaf)) {
 		t.Error("a leaf was made although delegation is impossible")
 	}
 }
@@ -269,7 +269,7 @@ func TestCgroupV2OwnChildrenMoveIntoTheLeaf(t *testing.T) {
 	if err := moveSelfToLeaf(scratch); err != nil {
 		t.Fatal(err)
 	}
-	leafProcs, err := readCgroupProcs(filepath.Join(scratch, v2SupervisorLeaf))
+	leafProcs, err := readProcs(filepath.Join(scratch, SupervisorLeaf))
 	if err != nil || len(leafProcs) != 1 || leafProcs[0] != pid {
 		t.Errorf("leaf holds %v (%v), want the child %d alone (this test process never joined scratch)", leafProcs, err, pid)
 	}
@@ -320,7 +320,7 @@ func TestCgroupV2LimitFilesInScratchTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := filepath.Join(mount, v2Base(own))
-	group := uniqueCgroupName("files")
+	group := uniqueName("files")
 	dir := filepath.Join(base, group)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -339,7 +339,7 @@ func TestCgroupV2LimitFilesInScratchTree(t *testing.T) {
 		os.WriteFile(filepath.Join(filepath.Dir(d), "cgroup.subtree_control"), nil, 0o644)
 	}
 
-	g, err := newV2Cgroup(mount, group, cgroupLimits{Memory: 32 << 20, Pids: 16, CPU: 1.5})
+	g, err := newV2Cgroup(mount, group, Limits{Memory: 32 << 20, Pids: 16, CPU: 1.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +355,7 @@ func TestCgroupV2LimitFilesInScratchTree(t *testing.T) {
 		}
 	}
 
-	cg := &serverCgroup{b: g}
+	cg := &Group{b: g}
 	if cg.OOMKilled() || cg.PidsLimitHit() {
 		t.Fatal("events reported before any counter exists")
 	}
