@@ -40,6 +40,14 @@ const Doctor = "Doctor"
 // Plain names each field as itself: what Error() shows.
 func Plain(field string) string { return field }
 
+// Renderer is an error that can name fields (and Doctor) the caller's way:
+// *Error, and the error types of facts about the host that point to
+// settings or to the host check.
+type Renderer interface {
+	error
+	Render(name Namer) string
+}
+
 func (e *Error) Error() string { return e.Render(Plain) }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -56,27 +64,27 @@ func (e *Error) Render(name Namer) string {
 		parts = append(parts, head)
 	}
 	if e.Problem != "" {
-		parts = append(parts, refs(e.Problem, name))
+		parts = append(parts, Refs(e.Problem, name))
 	}
 	if e.Err != nil {
 		parts = append(parts, Message(e.Err, name))
 	}
 	if e.Fix != "" {
-		parts = append(parts, refs(e.Fix, name))
+		parts = append(parts, Refs(e.Fix, name))
 	}
 	return strings.Join(parts, ": ")
 }
 
 var ref = regexp.MustCompile(`\{([A-Z][A-Za-z0-9.]*)\}`)
 
-// refs renders the {Field} references in s.
-func refs(s string, name Namer) string {
+// Refs renders the {Field} references in s.
+func Refs(s string, name Namer) string {
 	return ref.ReplaceAllStringFunc(s, func(m string) string { return name(m[1 : len(m)-1]) })
 }
 
-// Rewrite renders, within s, the text of every *Error in err's chain with
+// Rewrite renders, within s, the text of every Renderer in err's chain with
 // fields named by name. s is err's text or a message built from it (a
-// wrapper's prefix, a log line); text that is not an *Error's stays as it is.
+// wrapper's prefix, a log line); other text stays as it is.
 func Rewrite(s string, err error, name Namer) string {
 	for _, e := range all(err) {
 		s = strings.Replace(s, e.Error(), e.Render(name), 1)
@@ -92,13 +100,13 @@ func Message(err error, name Namer) string {
 	return Rewrite(err.Error(), err, name)
 }
 
-// all lists the *Errors in err's tree, outermost first.
-func all(err error) []*Error {
-	var found []*Error
+// all lists the Renderers in err's tree, outermost first.
+func all(err error) []Renderer {
+	var found []Renderer
 	var walk func(error)
 	walk = func(err error) {
 		for err != nil {
-			if e, ok := err.(*Error); ok {
+			if e, ok := err.(Renderer); ok {
 				found = append(found, e)
 				return // its own cause is rendered as part of it
 			}

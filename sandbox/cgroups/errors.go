@@ -3,9 +3,11 @@ package cgroups
 import (
 	"errors"
 	"syscall"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
-const fixDoctor = "`mcpsandbox doctor` shows what this host supports"
+const fixDoctor = "{" + field.Doctor + "} shows what this host supports"
 
 // limitsError says which part of the cgroup confinement cannot be enforced
 // and how to fix that.
@@ -15,12 +17,15 @@ type limitsError struct {
 	Err     error // underlying cause, may be nil
 }
 
-func (e *limitsError) Error() string {
+func (e *limitsError) Error() string { return e.Render(field.Plain) }
+
+// Render names the settings and the host check in Fix the caller's way.
+func (e *limitsError) Render(name field.Namer) string {
 	msg := "cgroups: cannot enforce limits: " + e.Missing
 	if e.Err != nil {
 		msg += " (" + e.Err.Error() + ")"
 	}
-	return msg + "; fix: " + e.Fix
+	return msg + "; fix: " + field.Refs(e.Fix, name)
 }
 
 func (e *limitsError) Unwrap() error { return e.Err }

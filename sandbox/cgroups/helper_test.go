@@ -14,6 +14,8 @@ import (
 	"time"
 
 	containerd "github.com/containerd/cgroups/v3"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // The cgroup tests re-run this test binary in roles (a memory hog, an
@@ -82,7 +84,7 @@ func roleCreate() error {
 	}
 	cg, err := New("role", lim)
 	if err != nil {
-		fmt.Println("ERR", err)
+		fmt.Println("ERR", asUserSees(err))
 		return nil
 	}
 	fmt.Println("OK")
@@ -204,3 +206,14 @@ func procsOf(t *testing.T, dir string) []int {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// asUserSees renders err as mcpsandbox's commands do: the host check is
+// named as the command that runs it.
+func asUserSees(err error) string {
+	return field.Message(err, func(f string) string {
+		if f == field.Doctor {
+			return "`mcpsandbox doctor`"
+		}
+		return f
+	})
+}

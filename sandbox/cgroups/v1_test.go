@@ -253,7 +253,7 @@ func TestCgroupV1MissingControllerIsNamed(t *testing.T) {
 		t.Fatalf("got %v, want a limitsError", err)
 	}
 	for _, want := range []string{"pids is not mounted", "mount -t cgroup -o pids", "mcpsandbox doctor"} {
-		if !strings.Contains(err.Error(), want) {
+		if !strings.Contains(asUserSees(err), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}

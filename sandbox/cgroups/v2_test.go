@@ -163,7 +163,7 @@ func TestCgroupV2MissingControllersAreNamed(t *testing.T) {
 		t.Fatalf("got %v, want a limitsError", err)
 	}
 	for _, want := range []string{"cgroup v2 controller memory, pids not available in " + hybridUnified, "cgroup v1", "mcpsandbox doctor"} {
-		if !strings.Contains(err.Error(), want) {
+		if !strings.Contains(asUserSees(err), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
