@@ -15,6 +15,8 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // serveArg as the first argument makes the test binary the example server,
@@ -55,7 +57,7 @@ func realOptions(t *testing.T, unconfined bool, out io.Writer) Options {
 		ConfinementProblem: func() error {
 			if r := sandbox.Doctor(); !r.OK() {
 				var b strings.Builder
-				r.Write(&b)
+				r.Write(&b, field.Plain)
 				return errors.New(b.String())
 			}
 			return nil

@@ -5,9 +5,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 )
 
@@ -54,11 +56,11 @@ type bind struct {
 	IDMap    *idMap // show this owner as the server (root supervisor only)
 }
 
-func (b bind) flag() string {
+func (b bind) field() string {
 	if b.Writable {
-		return "--rw"
+		return "ReadWrite"
 	}
-	return "--ro"
+	return "ReadOnly"
 }
 
 // reservedPaths are built by the sandbox itself; binding over them would
@@ -72,19 +74,19 @@ func resolveBinds(ro, rw []string) ([]bind, error) {
 	add := func(p string, writable bool) error {
 		b := bind{Path: p, Writable: writable}
 		if !filepath.IsAbs(p) {
-			return fmt.Errorf("%s %s: the path must be absolute", b.flag(), p)
+			return &field.Error{Field: b.field(), Value: p, Problem: "the path must be absolute"}
 		}
 		clean := filepath.Clean(p)
 		if clean == "/" {
-			return fmt.Errorf("%s /: binding the whole host root defeats the sandbox; grant the directories the server needs", b.flag())
+			return &field.Error{Field: b.field(), Value: "/", Problem: "binding the whole host root defeats the sandbox", Fix: "grant the directories the server needs"}
 		}
 		for _, r := range reservedPaths {
 			if within(clean, r) {
-				return fmt.Errorf("%s %s: %s is built by the sandbox and cannot be bound", b.flag(), p, r)
+				return &field.Error{Field: b.field(), Value: p, Problem: r + " is built by the sandbox and cannot be bound"}
 			}
 		}
 		if prev, ok := seen[clean]; ok && prev.Writable != writable {
-			return fmt.Errorf("%s is given both as --ro and --rw: keep one", clean)
+			return &field.Error{Field: "ReadWrite", Problem: clean + " is given both as {ReadOnly} and {ReadWrite}", Fix: "keep one"}
 		}
 		b.Path = clean
 		seen[clean] = b
@@ -223,7 +225,7 @@ func checkNoFile(cfg *initConfig) error {
 		return fmt.Errorf("RLIMIT_NOFILE: %v", err)
 	}
 	if cfg.UserNS && cfg.NoFile > cur.Max {
-		return fmt.Errorf("--nofile %d exceeds the hard limit %d mcpsandbox runs with: lower --nofile or raise the hard limit (ulimit -Hn)", cfg.NoFile, cur.Max)
+		return &field.Error{Field: "NoFile", Value: strconv.FormatUint(cfg.NoFile, 10), Problem: "exceeds the hard limit " + strconv.FormatUint(cur.Max, 10) + " mcpsandbox runs with", Fix: "lower {NoFile} or raise the hard limit (ulimit -Hn)"}
 	}
 	return nil
 }

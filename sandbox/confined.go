@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 	"golang.org/x/sys/unix"
@@ -225,7 +226,7 @@ func (p *confinedProcess) launch(cfg *initConfig, child *exec.Cmd, cfgR, repW *o
 	var err error
 	onForkThread(func() { err = cmd.Start() })
 	if err != nil {
-		return fmt.Errorf("sandbox: starting the init stage: %w%s", err, startHint(err, cfg))
+		return startError(err, cfg)
 	}
 	p.stage = &stageHandle{pid: cmd.Process.Pid, signal: cmd.Process.Signal, wait: func() Exit {
 		err := cmd.Wait()
@@ -258,15 +259,18 @@ func (p *confinedProcess) sysProcAttr(cfg *initConfig) *syscall.SysProcAttr {
 	return attr
 }
 
-// startHint turns a failed clone into advice.
-func startHint(err error, cfg *initConfig) string {
-	if cfg.UserNS && (errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ENOSPC)) {
-		return "; user namespaces are unavailable to this user: run `mcpsandbox doctor`, enable them (e.g. sysctl kernel.apparmor_restrict_unprivileged_userns=0 or user.max_user_namespaces>0) or run mcpsandbox as root"
+// startError turns a failed clone into advice.
+func startError(err error, cfg *initConfig) error {
+	fix := ""
+	switch {
+	case cfg.UserNS && (errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ENOSPC)):
+		fix = "user namespaces are unavailable to this user: {Doctor} says why; enable them (e.g. sysctl kernel.apparmor_restrict_unprivileged_userns=0 or user.max_user_namespaces>0) or run mcpsandbox as root"
+	case errors.Is(err, unix.EPERM):
+		fix = "creating namespaces was refused (inside a container without CAP_SYS_ADMIN?): {Doctor} says why"
+	default:
+		return fmt.Errorf("sandbox: starting the init stage: %w", err)
 	}
-	if errors.Is(err, unix.EPERM) {
-		return "; creating namespaces was refused (inside a container without CAP_SYS_ADMIN?): run `mcpsandbox doctor`"
-	}
-	return ""
+	return &field.Error{Problem: "sandbox: starting the init stage", Err: err, Fix: fix}
 }
 
 // readReports forwards every report line until the init stage is gone.

@@ -285,8 +285,8 @@ func TestConfinedSetupErrorsAreClear(t *testing.T) {
 			[]string{"--rw /nonexistent/mcpsandbox", "no such file or directory", "create it or drop --rw"}},
 		{"planted symlink", func(s *Spec) { s.ReadOnly = []string{filepath.Join(dir, "planted")} },
 			[]string{"--ro " + filepath.Join(dir, "planted"), "symlink", "pass the real path " + secret}},
-		{"relative path", func(s *Spec) { s.ReadOnly = []string{"data"} }, []string{"--ro data", "absolute"}},
-		{"proc", func(s *Spec) { s.ReadWrite = []string{"/proc/self"} }, []string{"--rw /proc/self", "cannot be bound"}},
+		{"relative path", func(s *Spec) { s.ReadOnly = []string{"data"} }, []string{"ReadOnly data", "absolute"}},
+		{"proc", func(s *Spec) { s.ReadWrite = []string{"/proc/self"} }, []string{"ReadWrite /proc/self", "cannot be bound"}},
 		{"missing command", func(s *Spec) { s.Args = []string{"no-such-mcp-server"} }, []string{"no-such-mcp-server", "not found"}},
 		{"missing working directory", func(s *Spec) { s.Dir = "/srv/app" }, []string{"working directory /srv/app", "grant it with --ro or --rw"}},
 		// A message that is all control characters still arrives whole

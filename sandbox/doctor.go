@@ -13,6 +13,8 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 	"golang.org/x/sys/unix"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // Report is what `mcpsandbox doctor` found: for each part of the default
@@ -44,14 +46,15 @@ func (r Report) OK() bool {
 	return true
 }
 
-// Write prints the report for people.
-func (r Report) Write(w io.Writer) error {
+// Write prints the report for people, with the settings that fixes name
+// rendered by name.
+func (r Report) Write(w io.Writer, name field.Namer) error {
 	var b strings.Builder
 	who := "as an unprivileged user: servers run under your uid in a user namespace"
 	if r.Root {
 		who = fmt.Sprintf("as root: each server gets its own uid/gid from %d–%d", DynamicIDFirst, DynamicIDFirst+DynamicIDCount-1)
 	}
-	fmt.Fprintf(&b, "mcpsandbox doctor: Linux %s, running %s\n\n", r.Kernel, who)
+	fmt.Fprintf(&b, "Linux %s, running %s\n\n", r.Kernel, who)
 	for _, c := range r.Checks {
 		status := "ok  "
 		switch {
@@ -62,7 +65,7 @@ func (r Report) Write(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "  %s  %-22s %s\n", status, c.Part, c.Detail)
 		if c.Fix != "" && !c.OK {
-			fmt.Fprintf(&b, "        %-22s fix: %s\n", "", c.Fix)
+			fmt.Fprintf(&b, "        %-22s fix: %s\n", "", field.Refs(c.Fix, name))
 		}
 	}
 	fmt.Fprintf(&b, "\ncgroups (%s):", r.Cgroups.Mode)
@@ -82,7 +85,7 @@ func (r Report) Write(w io.Writer) error {
 	if r.OK() {
 		b.WriteString("\nThe default confinement can be enforced on this host.\n")
 	} else {
-		b.WriteString("\nThe default confinement CANNOT be enforced: `mcpsandbox run` will refuse to start servers until the FAIL lines are fixed.\n")
+		b.WriteString("\nThe default confinement CANNOT be enforced: confined servers will not start until the FAIL lines are fixed.\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -262,7 +265,7 @@ func checkDynamicIDs() Check {
 	c := Check{Part: "dynamic uids", Required: true}
 	lease, err := leaseDynamicID("doctor")
 	if err != nil {
-		c.Detail, c.Fix = err.Error(), "make "+dynamicIDLockDir+" creatable by root, or give every server --user NAME"
+		c.Detail, c.Fix = err.Error(), "make "+dynamicIDLockDir+" creatable by root, or give every server {User}"
 		return c
 	}
 	lease.release()

@@ -8,12 +8,14 @@ import (
 	"testing"
 
 	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 func TestDoctorOnThisHost(t *testing.T) {
 	r := Doctor()
 	var out bytes.Buffer
-	if err := r.Write(&out); err != nil {
+	if err := r.Write(&out, field.Plain); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()
@@ -39,7 +41,7 @@ const sbxDoctorRoleEnv = "MCPSANDBOX_SBX_DOCTOR"
 
 func sbxDoctorRole() int {
 	r := Doctor()
-	r.Write(os.Stdout)
+	r.Write(os.Stdout, field.Plain)
 	if !r.OK() {
 		return 1
 	}

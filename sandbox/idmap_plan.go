@@ -44,8 +44,8 @@ func planBindOwners(cfg *initConfig, log *slog.Logger) {
 // or group it cannot map, and gid 0 is never mapped.
 func warnRootGroup(b bind, st *unix.Stat_t, log *slog.Logger) {
 	if b.Writable && st.Gid == 0 {
-		log.Warn("sandbox: --rw path's group is root, which is never mapped to the server: it can read the grant but not write in it; chgrp it to the owner's group",
-			"path", b.Path, "owner", fmt.Sprintf("%d:%d", st.Uid, st.Gid))
+		log.Warn("sandbox: a read-write grant's group is root, which is never mapped to the server: it can read the grant but not write in it; chgrp it to the owner's group",
+			"field", b.field(), "path", b.Path, "owner", fmt.Sprintf("%d:%d", st.Uid, st.Gid))
 	}
 }
 
@@ -69,7 +69,7 @@ func warnInaccessible(b bind, st *unix.Stat_t, cfg *initConfig, noIDMap error, l
 	default:
 		have = st.Mode & 0o7
 	}
-	attrs := []any{"path", b.Path, "uid", cfg.UID, "owner", fmt.Sprintf("%d:%d", st.Uid, st.Gid), "mode", fmt.Sprintf("%o", st.Mode&0o7777)}
+	attrs := []any{"field", b.field(), "path", b.Path, "uid", cfg.UID, "owner", fmt.Sprintf("%d:%d", st.Uid, st.Gid), "mode", fmt.Sprintf("%o", st.Mode&0o7777)}
 	if noIDMap != nil {
 		attrs = append(attrs, "idmap", "not used: "+noIDMap.Error())
 	} else if st.Uid == 0 {
@@ -77,12 +77,12 @@ func warnInaccessible(b bind, st *unix.Stat_t, cfg *initConfig, noIDMap error, l
 	}
 	switch {
 	case have&need == need && noIDMap != nil && b.Writable:
-		log.Info("sandbox: "+b.flag()+" path keeps its owner unmapped; files the server creates there will be owned by its uid", attrs...)
+		log.Info("sandbox: a read-write grant keeps its owner unmapped; files the server creates there will be owned by its uid", attrs...)
 	case have&need == need:
 	case b.Writable:
-		log.Warn("sandbox: --rw path is not writable by the server's uid; chown it to a non-root user, chmod it, or use --user NAME", attrs...)
+		log.Warn("sandbox: a read-write grant is not writable by the server's uid; chown it to a non-root user, chmod it, or name a user for the server (User)", attrs...)
 	default:
-		log.Warn("sandbox: --ro path is not readable by the server's uid; chown it to a non-root user, chmod it, or use --user NAME", attrs...)
+		log.Warn("sandbox: a read-only grant is not readable by the server's uid; chown it to a non-root user, chmod it, or name a user for the server (User)", attrs...)
 	}
 }
 

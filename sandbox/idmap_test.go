@@ -185,7 +185,7 @@ func TestIDMapRootOwnedGrantIsNotMapped(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(dir, "new.txt")); err == nil {
 		t.Error("a file appeared in the root-owned grant on the host")
 	}
-	for _, want := range []string{"not writable by the server's uid", "chown", "--user", dir, "root-owned grants are never mapped"} {
+	for _, want := range []string{"not writable by the server's uid", "chown", "user for the server (User)", "field=ReadWrite", dir, "root-owned grants are never mapped"} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("Start's warning lacks %q:\n%s", want, logs)
 		}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // When the supervisor runs as root, every running server gets a uid and gid
@@ -57,7 +59,7 @@ func chooseUser(spec Spec) (*sandboxUser, error) {
 }
 
 // unprivilegedUser maps the caller's own uid and gid into a user namespace;
-// --user can only name the caller.
+// the User setting can only name the caller.
 func unprivilegedUser(spec Spec) (*sandboxUser, error) {
 	uid, gid := os.Getuid(), os.Getgid()
 	if uid == 0 {
@@ -67,10 +69,10 @@ func unprivilegedUser(spec Spec) (*sandboxUser, error) {
 	if spec.User != "" {
 		u, err := user.Lookup(spec.User)
 		if err != nil {
-			return nil, fmt.Errorf("--user %s: %v", spec.User, err)
+			return nil, &field.Error{Field: "User", Value: spec.User, Err: err}
 		}
 		if u.Uid != strconv.Itoa(uid) {
-			return nil, fmt.Errorf("--user %s: switching to another user needs mcpsandbox to run as root; drop --user to run as yourself", spec.User)
+			return nil, &field.Error{Field: "User", Value: spec.User, Problem: "switching to another user needs mcpsandbox to run as root", Fix: "drop {User} to run as yourself"}
 		}
 		name = u.Username
 	}
@@ -80,15 +82,15 @@ func unprivilegedUser(spec Spec) (*sandboxUser, error) {
 func namedUser(name string) (*sandboxUser, error) {
 	u, err := user.Lookup(name)
 	if err != nil {
-		return nil, fmt.Errorf("--user %s: %v", name, err)
+		return nil, &field.Error{Field: "User", Value: name, Err: err}
 	}
 	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
 	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
 	if err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("--user %s: unusable uid/gid %s/%s", name, u.Uid, u.Gid)
+		return nil, &field.Error{Field: "User", Value: name, Problem: "unusable uid/gid " + u.Uid + "/" + u.Gid, Fix: "pick another user"}
 	}
 	if uid == 0 || gid == 0 {
-		return nil, fmt.Errorf("--user %s: servers never run as uid or gid 0; pick an unprivileged user or drop --user", name)
+		return nil, &field.Error{Field: "User", Value: name, Problem: "servers never run as uid or gid 0", Fix: "pick an unprivileged user or drop {User}"}
 	}
 	return &sandboxUser{uid: uint32(uid), gid: uint32(gid), name: u.Username}, nil
 }
@@ -106,7 +108,7 @@ func (l *idLease) release() { l.f.Close() }
 // files it created).
 func leaseDynamicID(name string) (*idLease, error) {
 	if err := os.MkdirAll(dynamicIDLockDir, 0o700); err != nil {
-		return nil, fmt.Errorf("allocating a sandbox uid: %v: make %s writable for root, or use --user NAME", err, filepath.Dir(dynamicIDLockDir))
+		return nil, &field.Error{Problem: "allocating a sandbox uid", Err: err, Fix: "make " + filepath.Dir(dynamicIDLockDir) + " writable for root, or give the server {User}"}
 	}
 	h := fnv.New32a()
 	h.Write([]byte(name))

@@ -6,13 +6,16 @@ import (
 	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // doctorReport checks whether this machine can enforce the default
 // confinement, writes what it found to w and reports whether all is well.
 func doctorReport(w io.Writer) bool {
 	r := sandbox.Doctor()
-	r.Write(w)
+	io.WriteString(w, "mcpsandbox doctor: ")
+	r.Write(w, flagOf)
 	return r.OK()
 }
 
@@ -30,7 +33,7 @@ func confinementProblem() error {
 		}
 		m := c.Part + ": " + c.Detail
 		if c.Fix != "" {
-			m += " (fix: " + c.Fix + ")"
+			m += " (fix: " + field.Refs(c.Fix, flagOf) + ")"
 		}
 		missing = append(missing, m)
 	}
