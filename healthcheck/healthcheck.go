@@ -18,8 +18,8 @@ import (
 	"time"
 )
 
-// CodeMethodNotFound is the JSON-RPC error code that means "no such method".
-const CodeMethodNotFound = -32601
+// codeMethodNotFound is the JSON-RPC error code that means "no such method".
+const codeMethodNotFound = -32601
 
 // Options configure a Checker.
 type Options struct {
@@ -87,7 +87,8 @@ func (c *Checker) Stop() { c.once.Do(func() { close(c.stop) }) }
 // Dead is closed when the server missed Failures probes in a row.
 func (c *Checker) Dead() <-chan struct{} { return c.dead }
 
-// Reason says why the server was declared dead; valid once Dead is closed.
+// Reason says why the server was declared dead; it waits until Dead is
+// closed.
 func (c *Checker) Reason() string {
 	<-c.dead
 	return c.reason
@@ -126,7 +127,7 @@ func (c *Checker) run() {
 				}
 				failures = 0
 				c.opts.Log.Debug("heartbeat answered", "method", method, "id", id)
-				if a.isError && a.code == CodeMethodNotFound {
+				if a.isError && a.code == codeMethodNotFound {
 					if method != "ping" || c.opts.Fallback == "" {
 						c.opts.Log.Info("server does not answer "+method+"; heartbeat falls back to process liveness", "method", method)
 						timeout.Stop()

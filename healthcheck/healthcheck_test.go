@@ -96,7 +96,7 @@ func TestMethodNotFoundSwitchesToFallback(t *testing.T) {
 	c, sent := harness(t, 1, "server/discover")
 	c.Start()
 	p := next(t, sent)
-	c.Answer(p.id, true, CodeMethodNotFound)
+	c.Answer(p.id, true, codeMethodNotFound)
 	p = next(t, sent)
 	if p.method != "server/discover" {
 		t.Fatalf("after -32601 the probe is %q, want the fallback server/discover", p.method)
@@ -109,7 +109,7 @@ func TestMethodNotFoundWithoutFallbackStopsProbing(t *testing.T) {
 	c, sent := harness(t, 1, "")
 	c.Start()
 	p := next(t, sent)
-	c.Answer(p.id, true, CodeMethodNotFound)
+	c.Answer(p.id, true, codeMethodNotFound)
 	select {
 	case p := <-sent:
 		t.Fatalf("probe %+v sent after the server said it has no ping and no fallback exists", p)

@@ -61,11 +61,7 @@ func TestCrashMidCallAnswersEachRequestOnceAndSessionContinues(t *testing.T) {
 	if out := r.end(); out.ExitCode != 0 || out.Restarts != 1 {
 		t.Errorf("outcome %+v, want exit 0 and 1 restart", out)
 	}
-	for id, n := range h.countByID() {
-		if n != 1 {
-			t.Errorf("id %s answered %d times", id, n)
-		}
-	}
+	h.checkOneAnswerEach()
 }
 
 // The Go SDK host sees the crash as one error and keeps using its session:
@@ -165,11 +161,7 @@ func TestCrashLoopStopsAndErrorsNameWhy(t *testing.T) {
 	if logs := r.logs.String(); !strings.Contains(logs, "fatal: config file missing") {
 		t.Error("the server's last stderr lines are not in the log")
 	}
-	for id, n := range h.countByID() {
-		if n != 1 {
-			t.Errorf("id %s answered %d times", id, n)
-		}
-	}
+	h.checkOneAnswerEach()
 }
 
 // With --restart never a crash leaves the server down, with errors that say
@@ -276,9 +268,5 @@ func TestRestartThatCannotStart(t *testing.T) {
 	if out := r.end(); out.ExitCode == 0 {
 		t.Errorf("outcome %+v, want non-zero", out)
 	}
-	for id, n := range h.countByID() {
-		if n != 1 {
-			t.Errorf("id %s answered %d times", id, n)
-		}
-	}
+	h.checkOneAnswerEach()
 }

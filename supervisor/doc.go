@@ -1,8 +1,8 @@
 // Package supervisor keeps a host's MCP session alive across the life and
 // death of the server processes behind it: it relays JSON-RPC exactly, pings
 // the server, restarts it on crash or hang and replays the session onto the
-// new process. Run supervises one server for one host connection; the
-// per-server type it wraps is what a daemon holding many would reuse.
+// new process. Run supervises one server for one host connection through
+// one relay, the type a daemon holding many servers would reuse.
 //
 // # Relay
 //
@@ -84,7 +84,8 @@
 //
 //	-32001 CodeServerCrashed    the server died or hung during the request; it is being restarted
 //	-32002 CodeServerStopped    the server is down for good (crash loop, --restart never,
-//	                            clean exit) or mcpsandbox is shutting down; the message says which
+//	                            clean exit, could not start) or mcpsandbox is shutting down;
+//	                            the message says which
 //	-32003 CodeMessageTooLarge  the request, or its response, was over --max-message
 //	-32004 CodeQueueFull        too many messages held while the server restarts
 //	-32005 CodeInvalidResponse  the server's response was not valid JSON-RPC

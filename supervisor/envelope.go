@@ -24,10 +24,6 @@ const (
 	kindResponse             // result or error, and id
 )
 
-func (k msgKind) String() string {
-	return [...]string{"invalid", "request", "notification", "response"}[k]
-}
-
 // idKind says what JSON type an id has.
 type idKind uint8
 
@@ -233,7 +229,7 @@ func (s *scanner) object(e *envelope) error {
 			case c == '"':
 				e.idKind = idString
 				e.idEscaped, err = s.str()
-			case c == '-' || (c >= '0' && c <= '9'):
+			case c == '-' || isDigit(c):
 				e.idKind = idNumber
 				err = s.number()
 			case c == 'n':
@@ -478,21 +474,15 @@ func (s *scanner) number() error {
 		return errTruncated
 	case b[i] == '0':
 		i++
-	case b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+	case isDigit(b[i]):
+		i = skipDigits(b, i)
 	default:
 		s.i = i
 		return s.errAt("invalid character in number")
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		d := i + 1
+		if i = skipDigits(b, d); i == d {
 			s.i = i
 			return s.errAt("digit expected after decimal point")
 		}
@@ -503,16 +493,23 @@ func (s *scanner) number() error {
 			i++
 		}
 		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = skipDigits(b, d); i == d {
 			s.i = i
 			return s.errAt("digit expected in exponent")
 		}
 	}
 	s.i = i
 	return nil
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// skipDigits returns the index of the first non-digit at or after i.
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
 }
 
 // str scans a string starting at its opening quote and leaves s.i after the
@@ -564,7 +561,7 @@ func (s *scanner) str() (escaped bool, err error) {
 }
 
 func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
 // skipPlain returns the index of the first '"', '\\' or control character at

@@ -6,6 +6,11 @@ import (
 	"testing"
 )
 
+// String names a kind in failure messages; routing never prints one.
+func (k msgKind) String() string {
+	return [...]string{"invalid", "request", "notification", "response"}[k]
+}
+
 func scanOne(t *testing.T, line string) (envelope, error) {
 	t.Helper()
 	var sc scanner

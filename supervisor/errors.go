@@ -14,7 +14,8 @@ const (
 	// CodeServerStopped answers requests while the server is down for good:
 	// it crash-looped (--max-restarts within --restart-window), exited with
 	// --restart never (or exited cleanly with on-failure), could not be
-	// started again, or mcpsandbox is shutting down. The message says which.
+	// started at all, or mcpsandbox is shutting down. The message says
+	// which.
 	CodeServerStopped = -32002
 	// CodeMessageTooLarge answers a request that was longer than
 	// --max-message, or whose response from the server was.
@@ -27,9 +28,9 @@ const (
 	CodeInvalidResponse = -32005
 )
 
-// Standard JSON-RPC codes used for malformed host input and for heartbeats.
+// Standard JSON-RPC codes mcpsandbox answers malformed host input with.
+// (The heartbeat's -32601 lives in package healthcheck.)
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
-	codeMethodNotFound = -32601
 )

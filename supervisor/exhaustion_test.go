@@ -221,22 +221,7 @@ func (h *hostRecorder) checkOneAnswerEach(t *testing.T) {
 	t.Helper()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if len(h.sent) == 0 {
-		t.Fatal("no host request was recorded")
-	}
-	for id, n := range h.sent {
-		if n != 1 {
-			t.Errorf("the host sent id %s %d times", id, n)
-		}
-		if h.got[id] != 1 {
-			t.Errorf("request %s got %d responses, want exactly one", id, h.got[id])
-		}
-	}
-	for id := range h.got {
-		if h.sent[id] == 0 {
-			t.Errorf("response for id %s, which the host never sent", id)
-		}
-	}
+	testenv.CheckOneAnswerEach(t, h.sent, h.got)
 }
 
 type wireMessage struct {

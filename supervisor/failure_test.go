@@ -119,11 +119,7 @@ func TestOversizedLineFromServer(t *testing.T) {
 		t.Errorf("echo after the oversized response: %s", echo)
 	}
 	r.end()
-	for id, n := range h.countByID() {
-		if n != 1 {
-			t.Errorf("id %s answered %d times", id, n)
-		}
-	}
+	h.checkOneAnswerEach()
 }
 
 // A host request over --max-message is answered with an error without
@@ -205,11 +201,7 @@ func TestBatchesPassThroughAndAreTracked(t *testing.T) {
 	}
 	r.waitEvent(supervisor.EventReady)
 	r.end()
-	for id, n := range h.countByID() {
-		if n != 1 {
-			t.Errorf("id %s answered %d times", id, n)
-		}
-	}
+	h.checkOneAnswerEach()
 }
 
 // Invalid host input gets JSON-RPC errors, not silence and not a crash.
@@ -282,11 +274,7 @@ func TestHangWithFullStdinPipe(t *testing.T) {
 		t.Errorf("after the hang: %s", resp)
 	}
 	r.end()
-	for id, n := range h.countByID() {
-		if n != 1 {
-			t.Errorf("id %s answered %d times", id, n)
-		}
-	}
+	h.checkOneAnswerEach()
 }
 
 // A host that stops reading is not the server's fault: while the relay is

@@ -36,7 +36,8 @@ type generation struct {
 
 var errDead = errors.New("server process is gone")
 
-// write sends one newline-terminated message; the caller holds s.writeMu.
+// write sends one newline-terminated message; the caller holds the relay's
+// writeMu.
 func (g *generation) write(msg []byte) error {
 	if g.dead.Load() {
 		return errDead
@@ -46,16 +47,16 @@ func (g *generation) write(msg []byte) error {
 }
 
 // startGeneration starts a new server process and its readers.
-func (s *server) startGeneration() (*generation, error) {
-	s.mu.Lock()
-	s.genCount++
-	n := s.genCount
-	s.mu.Unlock()
-	log := s.log.With("generation", n)
-	if s.pol.Unconfined {
+func (r *relay) startGeneration() (*generation, error) {
+	r.mu.Lock()
+	r.genCount++
+	n := r.genCount
+	r.mu.Unlock()
+	log := r.log.With("generation", n)
+	if r.pol.Unconfined {
 		log.Warn("UNCONFINED: the server runs with mcpsandbox's own user, files and network (--unconfined); only supervision applies")
 	}
-	proc, err := sandbox.Start(specFromPolicy(s.name, s.pol), log)
+	proc, err := sandbox.Start(specFromPolicy(r.name, r.pol), log)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +70,7 @@ func (s *server) startGeneration() (*generation, error) {
 		stdoutDone: make(chan struct{}),
 		stderrDone: make(chan struct{}),
 	}
-	go s.readServer(g)
+	go r.readServer(g)
 	go pumpStderr(proc.Stderr(), &g.stderr, log, g.stderrDone)
 	go func() {
 		// Stop writing the moment it exits: host requests from then on are
@@ -77,33 +78,33 @@ func (s *server) startGeneration() (*generation, error) {
 		<-proc.Done()
 		g.dead.Store(true)
 	}()
-	log.Info("server started", "pid", proc.Pid(), "command", s.pol.Command)
-	s.emit(Event{Kind: EventStarted, Generation: n, Pid: proc.Pid()})
+	log.Info("server started", "pid", proc.Pid(), "command", r.pol.Command)
+	r.emit(Event{Kind: EventStarted, Generation: n, Pid: proc.Pid()})
 	return g, nil
 }
 
 // startHeartbeat starts pinging g; called once it answered something, since
 // cold starts can take seconds.
-func (s *server) startHeartbeat(g *generation) {
-	if s.pol.PingInterval <= 0 {
+func (r *relay) startHeartbeat(g *generation) {
+	if r.pol.PingInterval <= 0 {
 		return
 	}
-	s.mu.Lock()
+	r.mu.Lock()
 	var discover []byte
 	fallback := ""
-	if s.sess.init == nil && s.sess.discoverParams != nil {
+	if r.sess.init == nil && r.sess.discoverParams != nil {
 		// Stateless sessions have no ping; server/discover is cheap and
 		// every 2026-07-28 server answers it.
-		discover, fallback = s.sess.discoverParams, "server/discover"
+		discover, fallback = r.sess.discoverParams, "server/discover"
 	}
-	s.mu.Unlock()
+	r.mu.Unlock()
 	c := healthcheck.New(healthcheck.Options{
-		Interval: s.pol.PingInterval,
-		Timeout:  s.pol.PingTimeout,
-		Failures: s.pol.PingFailures,
+		Interval: r.pol.PingInterval,
+		Timeout:  r.pol.PingTimeout,
+		Failures: r.pol.PingFailures,
 		IDPrefix: relayPrefix + "ping:" + strconv.Itoa(g.n) + ":",
 		Fallback: fallback,
-		Excused:  s.host.busy,
+		Excused:  r.host.busy,
 		Log:      g.log,
 		Send: func(id, method string) {
 			var params []byte
@@ -111,9 +112,9 @@ func (s *server) startHeartbeat(g *generation) {
 				params = discover
 			}
 			msg := request(quoteID(id), method, params)
-			s.writeMu.Lock()
+			r.writeMu.Lock()
 			g.write(msg)
-			s.writeMu.Unlock()
+			r.writeMu.Unlock()
 		},
 	})
 	g.checkerMu.Lock()

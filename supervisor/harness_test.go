@@ -215,10 +215,11 @@ type rawHost struct {
 		sync.Mutex
 		lines [][]byte
 	}
+	sent map[string]int // request ids the host sent, by raw id; under wmu
 }
 
 func (r *relay) rawHost() *rawHost {
-	h := &rawHost{t: r.t, r: r, msgs: make(chan map[string]json.RawMessage, 1024)}
+	h := &rawHost{t: r.t, r: r, msgs: make(chan map[string]json.RawMessage, 1024), sent: map[string]int{}}
 	go func() {
 		sc := bufio.NewScanner(r.fromRly)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -253,6 +254,11 @@ func (h *rawHost) send(line string) {
 	h.t.Helper()
 	h.wmu.Lock()
 	defer h.wmu.Unlock()
+	for _, m := range jsonRPCMessages([]byte(line)) {
+		if m["method"] != nil && m["id"] != nil {
+			h.sent[string(m["id"])]++
+		}
+	}
 	if _, err := io.WriteString(h.r.toRelay, line+"\n"); err != nil {
 		h.t.Fatalf("host write: %v", err)
 	}
@@ -328,18 +334,40 @@ func (h *rawHost) countByID() map[string]int {
 	defer h.all.Unlock()
 	n := map[string]int{}
 	for _, line := range h.all.lines {
-		elems := []json.RawMessage{line}
-		if bytes.HasPrefix(line, []byte("[")) {
-			json.Unmarshal(line, &elems)
-		}
-		for _, el := range elems {
-			var m map[string]json.RawMessage
-			if json.Unmarshal(el, &m) == nil && m["method"] == nil && m["id"] != nil {
+		for _, m := range jsonRPCMessages(line) {
+			if m["method"] == nil && m["id"] != nil {
 				n[string(m["id"])]++
 			}
 		}
 	}
 	return n
+}
+
+// checkOneAnswerEach fails the test unless every request the host sent got
+// exactly one response once the relay closed the connection.
+func (h *rawHost) checkOneAnswerEach() {
+	h.t.Helper()
+	answered := h.countByID()
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	testenv.CheckOneAnswerEach(h.t, h.sent, answered)
+}
+
+// jsonRPCMessages decodes a line: one message, or each element of a batch.
+// What is not a JSON object is left out.
+func jsonRPCMessages(line []byte) []map[string]json.RawMessage {
+	elems := []json.RawMessage{line}
+	if bytes.HasPrefix(line, []byte("[")) {
+		json.Unmarshal(line, &elems)
+	}
+	var msgs []map[string]json.RawMessage
+	for _, el := range elems {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(el, &m) == nil {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs
 }
 
 func (h *rawHost) closed() <-chan struct{} {

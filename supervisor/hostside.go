@@ -8,8 +8,8 @@ import (
 )
 
 // Host → server. One goroutine reads the host; for each message it decides,
-// under s.mu, whether it goes to the server now, waits in the restart queue,
-// or is answered by mcpsandbox itself, then writes outside s.mu.
+// under r.mu, whether it goes to the server now, waits in the restart queue,
+// or is answered by mcpsandbox itself, then writes outside r.mu.
 
 // methodKind marks the methods the relay treats specially.
 type methodKind uint8
@@ -46,9 +46,9 @@ func methodKindOf(e *envelope) methodKind {
 	return mOther
 }
 
-func (s *server) readHost() {
-	defer s.closeHost()
-	lr := newLineReader(s.hostIn, int(s.pol.MaxMessage))
+func (r *relay) readHost() {
+	defer r.closeHost()
+	lr := newLineReader(r.hostIn, int(r.pol.MaxMessage))
 	var (
 		f  frame
 		b  batch
@@ -57,59 +57,59 @@ func (s *server) readHost() {
 	for {
 		if err := lr.next(&f); err != nil {
 			if err == io.EOF {
-				s.log.Info("host closed its end of the connection")
+				r.log.Info("host closed its end of the connection")
 			} else {
-				s.log.Warn("reading from the host failed", "error", err)
+				r.log.Warn("reading from the host failed", "error", err)
 			}
 			return
 		}
 		switch {
 		case f.oversize:
-			s.hostOversize(&f)
+			r.hostOversize(&f)
 		case isBlank(f.line):
 		default:
 			if err := sc.scanLine(f.line, &b); err != nil {
-				s.hostUnparsable(f.line, &b, err)
+				r.hostUnparsable(f.line, &b, err)
 			} else if b.isArray {
-				s.hostBatch(f.line, &b)
+				r.hostBatch(f.line, &b)
 			} else {
-				s.hostSingle(f.line, &b.msgs[0])
+				r.hostSingle(f.line, &b.msgs[0])
 			}
 		}
 	}
 }
 
 // liveLocked reports whether host traffic can go straight to the server.
-func (s *server) liveLocked() bool {
-	return s.state == stateRunning && !s.gen.dead.Load()
+func (r *relay) liveLocked() bool {
+	return r.state == stateRunning && !r.gen.dead.Load()
 }
 
-func (s *server) hostSingle(line []byte, e *envelope) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	s.mu.Lock()
-	live := s.liveLocked()
-	out, answer, key := s.hostElemLocked(line, e, live)
+func (r *relay) hostSingle(line []byte, e *envelope) {
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	r.mu.Lock()
+	live := r.liveLocked()
+	out, answer, key := r.hostElemLocked(line, e, live)
 	// Answers to server→host requests go to the process that asked, even
 	// while it is still being brought up (it may ask during replay).
 	direct := live || e.kind == kindResponse
 	if out != nil && !direct {
-		if !s.enqueueLocked(out) {
+		if !r.enqueueLocked(out) {
 			out = nil
 			if e.kind == kindRequest {
-				delete(s.inflight, key)
-				answer = errorResponse(e.id(line), CodeQueueFull, s.queueFullMessage(), nil)
+				delete(r.inflight, key)
+				answer = errorResponse(e.id(line), CodeQueueFull, r.queueFullMessage(), nil)
 			} else {
-				s.log.Warn("host notification dropped: the restart queue is full", "method", e.methodString())
+				r.log.Warn("host notification dropped: the restart queue is full", "method", e.methodString())
 			}
 		} else {
 			out = nil
 		}
 	}
-	g := s.gen
-	s.mu.Unlock()
+	g := r.gen
+	r.mu.Unlock()
 	if answer != nil {
-		s.host.write(answer)
+		r.host.write(answer)
 	}
 	if out != nil {
 		g.write(withNewline(out))
@@ -119,25 +119,25 @@ func (s *server) hostSingle(line []byte, e *envelope) {
 // hostElemLocked routes one host message: it registers requests, rewrites
 // ids where needed, and returns what to send to the server (nil: nothing),
 // what to answer the host at once (nil: nothing) and, for a registered
-// request, its in-flight key. s.mu is held.
-func (s *server) hostElemLocked(msg []byte, e *envelope, live bool) (out, answer []byte, key string) {
+// request, its in-flight key. r.mu is held.
+func (r *relay) hostElemLocked(msg []byte, e *envelope, live bool) (out, answer []byte, key string) {
 	switch e.kind {
 	case kindRequest:
-		return s.hostRequestLocked(msg, e, live)
+		return r.hostRequestLocked(msg, e, live)
 	case kindNotification:
-		return s.hostNotificationLocked(msg, e, live), nil, ""
+		return r.hostNotificationLocked(msg, e, live), nil, ""
 	case kindResponse:
-		return s.hostResponseLocked(msg, e), nil, ""
+		return r.hostResponseLocked(msg, e), nil, ""
 	}
 	if id := e.id(msg); e.method != nil || (id != nil && !e.hasResult && !e.hasError) {
-		s.log.Warn("host sent an invalid request; answered with an error", "problem", e.problem)
+		r.log.Warn("host sent an invalid request; answered with an error", "problem", e.problem)
 		return nil, errorResponse(id, codeInvalidRequest, "Invalid Request: "+e.problem, nil), ""
 	}
-	s.log.Warn("host sent an invalid message; dropped", "problem", e.problem, "line", truncate(msg, 200))
+	r.log.Warn("host sent an invalid message; dropped", "problem", e.problem, "line", truncate(msg, 200))
 	return nil, nil, ""
 }
 
-func (s *server) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answer []byte, key string) {
+func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answer []byte, key string) {
 	raw := e.id(msg)
 	mk := methodKindOf(e)
 	if mk == mPing && !live {
@@ -146,15 +146,15 @@ func (s *server) hostRequestLocked(msg []byte, e *envelope, live bool) (out, ans
 		// requests get errors saying why.
 		return nil, resultResponse(raw, []byte("{}")), ""
 	}
-	if s.state == stateStopped || s.state == stateClosing {
-		return nil, s.stoppedAnswerLocked(raw), ""
+	if r.state == stateStopped || r.state == stateClosing {
+		return nil, r.stoppedAnswerLocked(raw), ""
 	}
-	if mk == mInitialize && s.sess.init != nil {
-		s.log.Warn("host sent initialize again; answered from the session cache (a server process never gets two)")
-		return nil, resultResponse(raw, s.sess.init.result), ""
+	if mk == mInitialize && r.sess.init != nil {
+		r.log.Warn("host sent initialize again; answered from the session cache (a server process never gets two)")
+		return nil, resultResponse(raw, r.sess.init.result), ""
 	}
-	r := hostRequest{hostID: string(raw), method: mk}
-	key = r.hostID
+	req := hostRequest{hostID: string(raw), method: mk}
+	key = req.hostID
 	if e.idEscaped {
 		key = idKey(raw, true)
 	}
@@ -162,33 +162,33 @@ func (s *server) hostRequestLocked(msg []byte, e *envelope, live bool) (out, ans
 	if isRelayID(raw) {
 		// The host picked an id in mcpsandbox's namespace: the server sees
 		// another one, so its answer cannot be mistaken for a relay's.
-		s.seq++
-		nid := quoteID(relayPrefix + "host:" + strconv.FormatUint(s.seq, 10))
+		r.seq++
+		nid := quoteID(relayPrefix + "host:" + strconv.FormatUint(r.seq, 10))
 		out = splice(msg, e.idStart, e.idEnd, nid)
-		key, r.remapped = string(nid), true
+		key, req.remapped = string(nid), true
 	}
-	if _, dup := s.inflight[key]; dup {
-		s.log.Warn("host reused the id of a request still in flight", "id", r.hostID)
+	if _, dup := r.inflight[key]; dup {
+		r.log.Warn("host reused the id of a request still in flight", "id", req.hostID)
 	}
 	if live {
-		r.gen = s.gen.n
+		req.gen = r.gen.n
 	}
 	if mk != mOther && mk != mPing {
-		r.params = bytes.Clone(e.params)
+		req.params = bytes.Clone(e.params)
 	}
-	s.inflight[key] = r
+	r.inflight[key] = req
 	return out, nil, key
 }
 
-func (s *server) hostNotificationLocked(msg []byte, e *envelope, live bool) []byte {
+func (r *relay) hostNotificationLocked(msg []byte, e *envelope, live bool) []byte {
 	if live && e.methodIs("notifications/initialized") {
-		s.sess.hostInitialized = true // held ones count once flushed
+		r.sess.hostInitialized = true // held ones count once flushed
 	}
-	if s.state == stateStopped || s.state == stateClosing {
+	if r.state == stateStopped || r.state == stateClosing {
 		return nil
 	}
 	if e.methodIs("notifications/cancelled") {
-		return s.hostCancelLocked(msg, e)
+		return r.hostCancelLocked(msg, e)
 	}
 	return msg
 }
@@ -196,17 +196,17 @@ func (s *server) hostNotificationLocked(msg []byte, e *envelope, live bool) []by
 // hostCancelLocked handles the host cancelling one of its requests: the
 // request is not answered at a crash any more, a remapped id is rewritten,
 // and a cancellation of a request no longer in flight is dropped.
-func (s *server) hostCancelLocked(msg []byte, e *envelope) []byte {
+func (r *relay) hostCancelLocked(msg []byte, e *envelope) []byte {
 	reqID := memberValue(e.params, "requestId")
 	if reqID == nil {
 		return msg
 	}
 	key := idKey(reqID, bytes.IndexByte(reqID, '\\') >= 0)
-	r, ok := s.inflight[key]
+	req, ok := r.inflight[key]
 	if !ok && isRelayID(reqID) {
-		for k, v := range s.inflight {
+		for k, v := range r.inflight {
 			if v.remapped && v.hostID == string(reqID) {
-				key, r, ok = k, v, true
+				key, req, ok = k, v, true
 				break
 			}
 		}
@@ -214,9 +214,9 @@ func (s *server) hostCancelLocked(msg []byte, e *envelope) []byte {
 	if !ok {
 		return nil
 	}
-	r.cancelled = true
-	s.inflight[key] = r
-	if r.remapped {
+	req.cancelled = true
+	r.inflight[key] = req
+	if req.remapped {
 		start := offsetIn(msg, reqID)
 		return splice(msg, start, start+len(reqID), []byte(key))
 	}
@@ -225,85 +225,85 @@ func (s *server) hostCancelLocked(msg []byte, e *envelope) []byte {
 
 // hostResponseLocked maps the host's answer to a server→host request back to
 // the id the server used, or drops it when that process is gone.
-func (s *server) hostResponseLocked(msg []byte, e *envelope) []byte {
+func (r *relay) hostResponseLocked(msg []byte, e *envelope) []byte {
 	raw := e.id(msg)
 	key := idKey(raw, e.idEscaped)
-	p, ok := s.pending[key]
+	p, ok := r.pending[key]
 	if !ok {
-		s.log.Debug("host answered a request that is not pending; dropped", "id", string(raw))
+		r.log.Debug("host answered a request that is not pending; dropped", "id", string(raw))
 		return nil
 	}
-	delete(s.pending, key)
-	if s.pendingOrig[p.origKy] == key {
-		delete(s.pendingOrig, p.origKy)
+	delete(r.pending, key)
+	if r.pendingOrig[p.origKey] == key {
+		delete(r.pendingOrig, p.origKey)
 	}
-	if s.gen == nil || p.gen != s.gen.n || s.gen.dead.Load() {
-		s.log.Debug("host answered a request of a server process that is gone; dropped", "id", string(raw), "generation", p.gen)
+	if r.gen == nil || p.gen != r.gen.n || r.gen.dead.Load() {
+		r.log.Debug("host answered a request of a server process that is gone; dropped", "id", string(raw), "generation", p.gen)
 		return nil
 	}
 	return splice(msg, e.idStart, e.idEnd, []byte(p.origID))
 }
 
 // enqueueLocked holds a host message until the restarted server is ready.
-func (s *server) enqueueLocked(msg []byte) bool {
-	if len(s.queue) >= maxQueued || s.queueBytes+len(msg) > int(s.pol.MaxMessage) {
+func (r *relay) enqueueLocked(msg []byte) bool {
+	if len(r.queue) >= maxQueued || r.queueBytes+len(msg) > int(r.pol.MaxMessage) {
 		return false
 	}
 	c := make([]byte, 0, len(msg)+1)
 	c = append(c, msg...)
 	c = withNewline(c)
-	s.queue = append(s.queue, c)
-	s.queueBytes += len(c)
+	r.queue = append(r.queue, c)
+	r.queueBytes += len(c)
 	return true
 }
 
-func (s *server) queueFullMessage() string {
-	return fmt.Sprintf("MCP server is restarting and mcpsandbox already holds %d messages (%d bytes max, --max-message) for it; retry later", maxQueued, s.pol.MaxMessage)
+func (r *relay) queueFullMessage() string {
+	return fmt.Sprintf("MCP server is restarting and mcpsandbox already holds %d messages (%d bytes max, --max-message) for it; retry later", maxQueued, r.pol.MaxMessage)
 }
 
 // stoppedAnswerLocked is the answer to any request while the server is down
 // for good or mcpsandbox is shutting down.
-func (s *server) stoppedAnswerLocked(id []byte) []byte {
-	if s.state == stateClosing {
+func (r *relay) stoppedAnswerLocked(id []byte) []byte {
+	if r.state == stateClosing {
 		return errorResponse(id, CodeServerStopped, "mcpsandbox is shutting down", errorData{Reason: "shutting down"})
 	}
-	return errorResponse(id, CodeServerStopped, "MCP server is down: "+s.stopReason, errorData{Reason: s.stopReason})
+	return errorResponse(id, CodeServerStopped, "MCP server is down: "+r.stopReason, errorData{Reason: r.stopReason})
 }
 
 // hostUnparsable answers a line that is not JSON at all.
-func (s *server) hostUnparsable(line []byte, b *batch, err error) {
-	s.log.Warn("host sent a line that is not JSON; answered with a parse error", "error", err, "line", truncate(line, 200))
+func (r *relay) hostUnparsable(line []byte, b *batch, err error) {
+	r.log.Warn("host sent a line that is not JSON; answered with a parse error", "error", err, "line", truncate(line, 200))
 	var id []byte
 	if !b.isArray && len(b.msgs) == 1 && (b.msgs[0].idKind == idString || b.msgs[0].idKind == idNumber) {
 		id = b.msgs[0].id(line)
 	}
-	s.host.write(errorResponse(id, codeParseError, "Parse error: "+err.Error(), nil))
+	r.host.write(errorResponse(id, codeParseError, "Parse error: "+err.Error(), nil))
 }
 
 // hostOversize answers a host message over --max-message with an error
 // (to the host for a request, to the server for an answer it awaits).
-func (s *server) hostOversize(f *frame) {
-	s.log.Warn("host message over --max-message discarded", "bytes", f.size, "limit", s.pol.MaxMessage.String(), "head", truncate(f.head, 120))
+func (r *relay) hostOversize(f *frame) {
+	r.log.Warn("host message over --max-message discarded", "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", truncate(f.head, 120))
 	raw, escaped, isRequest, isResponse := recoverID(f)
 	if raw == nil {
 		return
 	}
-	data := errorData{Reason: "message too large", Limit: s.pol.MaxMessage.String()}
+	data := errorData{Reason: "message too large", Limit: r.pol.MaxMessage.String()}
 	if isRequest || !isResponse {
-		s.host.write(errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's --max-message %s; it was not relayed", f.size, s.pol.MaxMessage), data))
+		r.host.write(errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's --max-message %s; it was not relayed", f.size, r.pol.MaxMessage), data))
 		return
 	}
-	s.mu.Lock()
+	r.mu.Lock()
 	key := idKey(raw, escaped)
-	p, ok := s.pending[key]
-	delete(s.pending, key)
-	g := s.gen
-	s.mu.Unlock()
+	p, ok := r.pending[key]
+	delete(r.pending, key)
+	g := r.gen
+	r.mu.Unlock()
 	if ok && g != nil && g.n == p.gen {
-		msg := errorResponse([]byte(p.origID), CodeMessageTooLarge, fmt.Sprintf("the host's answer of %d bytes is over mcpsandbox's --max-message %s", f.size, s.pol.MaxMessage), data)
-		s.writeMu.Lock()
+		msg := errorResponse([]byte(p.origID), CodeMessageTooLarge, fmt.Sprintf("the host's answer of %d bytes is over mcpsandbox's --max-message %s", f.size, r.pol.MaxMessage), data)
+		r.writeMu.Lock()
 		g.write(msg)
-		s.writeMu.Unlock()
+		r.writeMu.Unlock()
 	}
 }
 
@@ -329,13 +329,13 @@ func recoverID(f *frame) (raw []byte, escaped, isRequest, isResponse bool) {
 
 // hostBatch relays a JSON-RPC batch (protocol 2025-03-26), tracking every
 // id in it. Answers mcpsandbox gives itself go out as separate messages.
-func (s *server) hostBatch(line []byte, b *batch) {
+func (r *relay) hostBatch(line []byte, b *batch) {
 	if len(b.spans) == 0 {
-		s.host.write(errorResponse(nil, codeInvalidRequest, "Invalid Request: empty batch", nil))
+		r.host.write(errorResponse(nil, codeInvalidRequest, "Invalid Request: empty batch", nil))
 		return
 	}
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
 	var (
 		sc      scanner
 		eb      batch
@@ -344,14 +344,14 @@ func (s *server) hostBatch(line []byte, b *batch) {
 		keys    []string
 		changed bool
 	)
-	s.mu.Lock()
-	live := s.liveLocked()
+	r.mu.Lock()
+	live := r.liveLocked()
 	for _, sp := range b.spans {
 		elem := line[sp[0]:sp[1]]
 		if sc.scanLine(elem, &eb) != nil {
 			continue // cannot happen: the batch scanned as valid
 		}
-		out, answer, key := s.hostElemLocked(elem, &eb.msgs[0], live)
+		out, answer, key := r.hostElemLocked(elem, &eb.msgs[0], live)
 		if answer != nil {
 			answers = append(answers, answer)
 		}
@@ -374,20 +374,20 @@ func (s *server) hostBatch(line []byte, b *batch) {
 		msg = append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']', '\n')
 	}
 	if msg != nil && !live {
-		if !s.enqueueLocked(msg) {
+		if !r.enqueueLocked(msg) {
 			for _, k := range keys {
-				if r, ok := s.inflight[k]; ok {
-					delete(s.inflight, k)
-					answers = append(answers, errorResponse([]byte(r.hostID), CodeQueueFull, s.queueFullMessage(), nil))
+				if req, ok := r.inflight[k]; ok {
+					delete(r.inflight, k)
+					answers = append(answers, errorResponse([]byte(req.hostID), CodeQueueFull, r.queueFullMessage(), nil))
 				}
 			}
 		}
 		msg = nil
 	}
-	g := s.gen
-	s.mu.Unlock()
+	g := r.gen
+	r.mu.Unlock()
 	for _, a := range answers {
-		s.host.write(a)
+		r.host.write(a)
 	}
 	if msg != nil {
 		g.write(withNewline(msg))

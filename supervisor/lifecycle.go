@@ -11,57 +11,54 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
-// newTimer exists so that tests of timing logic have one place to look.
-func newTimer(d time.Duration) *time.Timer { return time.NewTimer(d) }
-
 // afterExit handles the end of generation g (it exited, or was killed as
 // hung): it answers what g left in flight, then restarts the server and
 // replays the session, or stops for good. It returns done=true when the
 // session is over.
-func (s *server) afterExit(ctx context.Context, g *generation, reason string, failed bool) (Outcome, bool) {
+func (r *relay) afterExit(ctx context.Context, g *generation, reason string, failed bool) (Outcome, bool) {
 	for {
 		if g != nil {
-			s.retire(g, reason)
+			r.retire(g, reason)
 		}
-		restart, delay, stop, end := s.decide(reason, failed)
-		s.answerCrashed(g, reason, restart, stop, end)
+		restart, delay, stop, end := r.decide(reason, failed)
+		r.answerCrashed(g, reason, restart, stop, end)
 		if end {
-			s.stopAll()
-			reason := "the server exited by itself (" + reason + "); --restart " + s.pol.Restart + " does not restart it"
-			s.log.Info("mcpsandbox: session ended", "reason", reason, "exit_code", 0)
-			return Outcome{Reason: reason, ExitCode: 0, Restarts: s.restartCount()}, true
+			r.stopAll()
+			reason := "the server exited by itself (" + reason + "); --restart " + r.pol.Restart + " does not restart it"
+			r.log.Info("mcpsandbox: session ended", "reason", reason, "exit_code", 0)
+			return Outcome{Reason: reason, ExitCode: 0, Restarts: r.restartCount()}, true
 		}
 		if !restart {
 			return Outcome{}, false // stopped: serve waits for the host to leave
 		}
 
-		s.log.Info("restarting the server", "in", delay, "after", reason)
-		t := newTimer(delay)
+		r.log.Info("restarting the server", "in", delay, "after", reason)
+		t := time.NewTimer(delay)
 		select {
 		case <-t.C:
-		case <-s.hostGone:
+		case <-r.hostGone:
 			t.Stop()
-			return s.shutdown(nil, "host closed the connection while the server was restarting", false), true
+			return r.shutdown(nil, "host closed the connection while the server was restarting", false), true
 		case <-ctx.Done():
 			t.Stop()
-			return s.shutdown(nil, "shutdown requested while the server was restarting", true), true
+			return r.shutdown(nil, "shutdown requested while the server was restarting", true), true
 		}
 
-		ng, err := s.startGeneration()
+		ng, err := r.startGeneration()
 		if err != nil {
 			g, reason, failed = nil, "restart failed: "+err.Error(), true
 			continue
 		}
-		s.mu.Lock()
-		s.gen = ng
-		s.nRestarts++
-		s.mu.Unlock()
-		init, err := s.replay(ctx, ng)
+		r.mu.Lock()
+		r.gen = ng
+		r.nRestarts++
+		r.mu.Unlock()
+		init, err := r.replay(ctx, ng)
 		switch {
 		case errors.Is(err, errHostGone):
-			return s.shutdown(ng, "host closed the connection while the server was restarting", false), true
+			return r.shutdown(ng, "host closed the connection while the server was restarting", false), true
 		case ctx.Err() != nil:
-			return s.shutdown(ng, "shutdown requested while the server was restarting", true), true
+			return r.shutdown(ng, "shutdown requested while the server was restarting", true), true
 		case errors.Is(err, errDead):
 			ex := ng.proc.Exit()
 			g, reason, failed = ng, ex.String()+" while its session was replayed", true
@@ -73,12 +70,12 @@ func (s *server) afterExit(ctx context.Context, g *generation, reason string, fa
 			g, reason, failed = ng, err.Error(), true
 			continue
 		}
-		s.flush(ng)
+		r.flush(ng)
 		ng.log.Info("server restarted; the host's session continues", "pid", ng.proc.Pid())
-		s.emit(Event{Kind: EventReady, Generation: ng.n, Pid: ng.proc.Pid()})
+		r.emit(Event{Kind: EventReady, Generation: ng.n, Pid: ng.proc.Pid()})
 		if init != nil {
 			for _, list := range init.listChanged() {
-				s.host.write(notification("notifications/"+list+"/list_changed", nil))
+				r.host.write(notification("notifications/"+list+"/list_changed", nil))
 			}
 		}
 		return Outcome{}, false
@@ -87,7 +84,7 @@ func (s *server) afterExit(ctx context.Context, g *generation, reason string, fa
 
 // retire stops writing to g, kills what is left of its process tree, lets
 // its last output drain and releases it.
-func (s *server) retire(g *generation, reason string) {
+func (r *relay) retire(g *generation, reason string) {
 	g.stopWriting()
 	g.proc.Kill()
 	g.drain()
@@ -96,70 +93,70 @@ func (s *server) retire(g *generation, reason string) {
 	uptime := time.Since(g.started).Round(time.Millisecond)
 	tail := g.stderr.lastLines(crashTail)
 	g.log.Warn("server process ended", "reason", reason, "uptime", uptime, "pid", g.proc.Pid(), "stderr_tail", strings.Join(tail, "\n"))
-	s.emit(Event{Kind: EventExited, Generation: g.n, Pid: g.proc.Pid(), Reason: reason})
+	r.emit(Event{Kind: EventExited, Generation: g.n, Pid: g.proc.Pid(), Reason: reason})
 }
 
 // decide says what follows the end of a server process: a restart after
 // delay, a stop for good (with the reason), or the end of the session (a
 // clean exit that is not to be restarted).
-func (s *server) decide(reason string, failed bool) (restart bool, delay time.Duration, stop string, end bool) {
+func (r *relay) decide(reason string, failed bool) (restart bool, delay time.Duration, stop string, end bool) {
 	switch {
-	case !failed && s.pol.Restart != policy.RestartAlways:
+	case !failed && r.pol.Restart != policy.RestartAlways:
 		return false, 0, "", true
-	case s.pol.Restart == policy.RestartNever:
+	case r.pol.Restart == policy.RestartNever:
 		stop = "the server " + reason + " and --restart never does not restart it"
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if stop == "" {
 		now := time.Now()
-		recent := s.restarts[:0]
-		for _, t := range s.restarts {
-			if now.Sub(t) < s.pol.RestartWindow {
+		recent := r.restarts[:0]
+		for _, t := range r.restarts {
+			if now.Sub(t) < r.pol.RestartWindow {
 				recent = append(recent, t)
 			}
 		}
-		s.restarts = recent
-		if s.pol.MaxRestarts > 0 && len(recent) >= s.pol.MaxRestarts {
+		r.restarts = recent
+		if r.pol.MaxRestarts > 0 && len(recent) >= r.pol.MaxRestarts {
 			stop = fmt.Sprintf("crash loop: the server failed %d times within %s (last: %s); mcpsandbox stopped restarting it (--max-restarts %d, --restart-window %s)",
-				len(recent)+1, s.pol.RestartWindow, reason, s.pol.MaxRestarts, s.pol.RestartWindow)
+				len(recent)+1, r.pol.RestartWindow, reason, r.pol.MaxRestarts, r.pol.RestartWindow)
 		} else {
-			delay = s.pol.RestartBackoff.Min << len(recent)
-			if delay > s.pol.RestartBackoff.Max || delay <= 0 {
-				delay = s.pol.RestartBackoff.Max
+			delay = r.pol.RestartBackoff.Min << len(recent)
+			if delay > r.pol.RestartBackoff.Max || delay <= 0 {
+				delay = r.pol.RestartBackoff.Max
 			}
-			s.restarts = append(s.restarts, now)
-			s.state = stateRestarting
+			r.restarts = append(r.restarts, now)
+			r.state = stateRestarting
 			return true, delay, "", false
 		}
 	}
-	s.state = stateStopped
-	s.stopReason = stop
+	r.state = stateStopped
+	r.stopReason = stop
 	return false, 0, stop, false
 }
 
 // answerCrashed answers every host request g left in flight, once, and
 // cancels its pending server→host requests. When the server is down for
 // good, queued requests are answered too.
-func (s *server) answerCrashed(g *generation, reason string, restart bool, stop string, end bool) {
+func (r *relay) answerCrashed(g *generation, reason string, restart bool, stop string, end bool) {
 	gn := 0
 	if g != nil {
 		gn = g.n
 	}
 	var answers [][]byte
-	s.mu.Lock()
-	for k, r := range s.inflight {
-		ofDead := g != nil && r.gen == g.n
-		queued := r.gen == 0
+	r.mu.Lock()
+	for k, req := range r.inflight {
+		ofDead := g != nil && req.gen == g.n
+		queued := req.gen == 0
 		if !ofDead && !(queued && !restart) {
 			continue // held for the next process
 		}
-		delete(s.inflight, k)
-		if r.cancelled {
+		delete(r.inflight, k)
+		if req.cancelled {
 			continue
 		}
-		id := []byte(r.hostID)
-		data := errorData{Reason: reason, Generation: r.gen}
+		id := []byte(req.hostID)
+		data := errorData{Reason: reason, Generation: req.gen}
 		switch {
 		case restart:
 			answers = append(answers, errorResponse(id, CodeServerCrashed,
@@ -171,82 +168,82 @@ func (s *server) answerCrashed(g *generation, reason string, restart bool, stop 
 		}
 	}
 	if !restart {
-		s.queue, s.queueBytes = nil, 0
+		r.queue, r.queueBytes = nil, 0
 	}
-	for k, p := range s.pending {
+	for k, p := range r.pending {
 		if p.gen == gn {
-			delete(s.pending, k)
+			delete(r.pending, k)
 			answers = append(answers, notification("notifications/cancelled",
 				map[string]any{"requestId": rawJSON(k), "reason": "the MCP server process that sent this request ended (" + reason + ")"}))
 		}
 	}
-	clear(s.pendingOrig)
-	s.mu.Unlock()
+	clear(r.pendingOrig)
+	r.mu.Unlock()
 	for _, a := range answers {
-		s.host.write(a)
+		r.host.write(a)
 	}
 	if stop != "" {
 		var tail []string
 		if g != nil {
 			tail = g.stderr.lastLines(crashTail)
 		}
-		s.log.Error("server stopped for good; every request now gets an error until the host disconnects",
+		r.log.Error("server stopped for good; every request now gets an error until the host disconnects",
 			"reason", stop, "code", CodeServerStopped, "stderr_tail", strings.Join(tail, "\n"))
-		s.emit(Event{Kind: EventStopped, Generation: gn, Reason: stop})
+		r.emit(Event{Kind: EventStopped, Generation: gn, Reason: stop})
 	}
 }
 
-func (s *server) restartCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.nRestarts
+func (r *relay) restartCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.nRestarts
 }
 
 // stopAll makes every later request fail as "shutting down".
-func (s *server) stopAll() {
-	s.mu.Lock()
-	s.state = stateClosing
-	s.mu.Unlock()
+func (r *relay) stopAll() {
+	r.mu.Lock()
+	r.state = stateClosing
+	r.mu.Unlock()
 }
 
 // shutdown ends the session: the server gets EOF on stdin, then after
 // --grace SIGTERM, after another --grace SIGKILL, and its whole tree is
 // killed. With answerHost (the host is still there), requests left in
 // flight are answered.
-func (s *server) shutdown(g *generation, reason string, answerHost bool) Outcome {
-	s.mu.Lock()
-	s.state = stateClosing
-	s.queue, s.queueBytes = nil, 0
-	failed := s.stopReason != ""
-	s.mu.Unlock()
+func (r *relay) shutdown(g *generation, reason string, answerHost bool) Outcome {
+	r.mu.Lock()
+	r.state = stateClosing
+	r.queue, r.queueBytes = nil, 0
+	failed := r.stopReason != ""
+	r.mu.Unlock()
 	if g != nil && !g.retired.Load() {
-		s.stopProcess(g)
+		r.stopProcess(g)
 	}
 	if answerHost {
 		var answers [][]byte
-		s.mu.Lock()
-		for k, r := range s.inflight {
-			delete(s.inflight, k)
-			if !r.cancelled {
-				answers = append(answers, errorResponse([]byte(r.hostID), CodeServerStopped, "mcpsandbox is shutting down", errorData{Reason: reason}))
+		r.mu.Lock()
+		for k, req := range r.inflight {
+			delete(r.inflight, k)
+			if !req.cancelled {
+				answers = append(answers, errorResponse([]byte(req.hostID), CodeServerStopped, "mcpsandbox is shutting down", errorData{Reason: reason}))
 			}
 		}
-		s.mu.Unlock()
+		r.mu.Unlock()
 		for _, a := range answers {
-			s.host.write(a)
+			r.host.write(a)
 		}
 	}
 	code := 0
 	if failed {
 		code = 1
-		reason += " (the server had stopped: " + s.stopReason + ")"
+		reason += " (the server had stopped: " + r.stopReason + ")"
 	}
-	s.log.Info("mcpsandbox: session ended", "reason", reason, "exit_code", code)
-	return Outcome{Reason: reason, ExitCode: code, Restarts: s.restartCount()}
+	r.log.Info("mcpsandbox: session ended", "reason", reason, "exit_code", code)
+	return Outcome{Reason: reason, ExitCode: code, Restarts: r.restartCount()}
 }
 
 // stopProcess stops g politely, then firmly, and releases it.
-func (s *server) stopProcess(g *generation) {
+func (r *relay) stopProcess(g *generation) {
 	g.stopWriting()
 	g.proc.Stdin().Close()
 	steps := []struct {
@@ -259,13 +256,13 @@ func (s *server) stopProcess(g *generation) {
 	exited := false
 	for _, step := range steps {
 		step.act()
-		t := newTimer(s.pol.Grace)
+		t := time.NewTimer(r.pol.Grace)
 		select {
 		case <-g.proc.Done():
 			exited = true
 			t.Stop()
 		case <-t.C:
-			g.log.Info("server still running after grace period", "step", step.what, "grace", s.pol.Grace)
+			g.log.Info("server still running after grace period", "step", step.what, "grace", r.pol.Grace)
 		}
 		if exited {
 			break

@@ -17,8 +17,8 @@ type Options struct {
 	HostOut io.Writer     // messages to the host
 	Log     *slog.Logger  // default: slog.Default()
 	// Events, when set, is called at each lifecycle change of the server
-	// (from the supervisor's goroutines; keep it quick). The demo driver
-	// and tests use it to report and wait; logs carry the same facts.
+	// (from the supervisor's goroutines; keep it quick), for callers that
+	// wait on them, as the tests do; logs carry the same facts.
 	Events func(Event)
 }
 
@@ -69,5 +69,5 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	if opts.Name == "" {
 		opts.Name = filepath.Base(opts.Policy.Command[0])
 	}
-	return newServer(opts).serve(ctx)
+	return newRelay(opts).serve(ctx)
 }

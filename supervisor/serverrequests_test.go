@@ -69,11 +69,7 @@ func TestPendingServerRequestsCancelledOnCrash(t *testing.T) {
 		t.Errorf("after the crash: %s", resp)
 	}
 	r.end()
-	for id, n := range h.countByID() {
-		if n != 1 {
-			t.Errorf("id %s answered %d times", id, n)
-		}
-	}
+	h.checkOneAnswerEach()
 }
 
 // The Go SDK host handles the server's roots/list through the relay.

@@ -11,7 +11,7 @@ import (
 // valid JSON-RPC reaches the host; everything else goes to the log.
 
 // serverActs are follow-ups of routing one server message that must run
-// outside s.mu.
+// outside r.mu.
 type serverActs struct {
 	startHeartbeat bool
 	probeID        string
@@ -22,9 +22,9 @@ type serverActs struct {
 	waiterMsg      []byte
 }
 
-func (s *server) readServer(g *generation) {
+func (r *relay) readServer(g *generation) {
 	defer close(g.stdoutDone)
-	lr := newLineReader(g.proc.Stdout(), int(s.pol.MaxMessage))
+	lr := newLineReader(g.proc.Stdout(), int(r.pol.MaxMessage))
 	var (
 		f  frame
 		b  batch
@@ -33,65 +33,65 @@ func (s *server) readServer(g *generation) {
 	for lr.next(&f) == nil {
 		switch {
 		case f.oversize:
-			s.serverOversize(g, &f)
+			r.serverOversize(g, &f)
 		case isBlank(f.line):
 		default:
 			if err := sc.scanLine(f.line, &b); err != nil {
-				s.serverGarbage(g, f.line, &b, err.Error())
+				r.serverGarbage(g, f.line, &b, err.Error())
 			} else if b.isArray {
-				s.serverBatch(g, f.line, &b)
+				r.serverBatch(g, f.line, &b)
 			} else if e := &b.msgs[0]; e.kind == kindInvalid {
-				s.serverGarbage(g, f.line, &b, e.problem)
+				r.serverGarbage(g, f.line, &b, e.problem)
 			} else {
-				s.serverSingle(g, f.line, e)
+				r.serverSingle(g, f.line, e)
 			}
 		}
 	}
 }
 
-func (s *server) serverSingle(g *generation, line []byte, e *envelope) {
+func (r *relay) serverSingle(g *generation, line []byte, e *envelope) {
 	var acts serverActs
-	s.mu.Lock()
-	out := s.serverElemLocked(g, line, e, &acts)
-	s.mu.Unlock()
-	s.serverFollowUp(g, &acts)
+	r.mu.Lock()
+	out := r.serverElemLocked(g, line, e, &acts)
+	r.mu.Unlock()
+	r.serverFollowUp(g, &acts)
 	if out != nil {
-		s.host.write(withNewline(out))
+		r.host.write(withNewline(out))
 	}
 }
 
 // serverElemLocked routes one server message and returns what to send to
-// the host (nil: nothing). s.mu is held.
-func (s *server) serverElemLocked(g *generation, msg []byte, e *envelope, acts *serverActs) []byte {
+// the host (nil: nothing). r.mu is held.
+func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *serverActs) []byte {
 	switch e.kind {
 	case kindResponse:
 		raw := e.id(msg)
 		key := ""
-		var r hostRequest
+		var req hostRequest
 		var ok bool
 		if e.idEscaped {
 			key = idKey(raw, true)
-			r, ok = s.inflight[key]
+			req, ok = r.inflight[key]
 		} else {
-			r, ok = s.inflight[string(raw)] // no allocation on this path
+			req, ok = r.inflight[string(raw)] // no allocation on this path
 		}
-		if ok && r.gen == g.n {
+		if ok && req.gen == g.n {
 			if e.idEscaped {
-				delete(s.inflight, key)
+				delete(r.inflight, key)
 			} else {
-				delete(s.inflight, string(raw))
+				delete(r.inflight, string(raw))
 			}
-			if r.method != mOther && !e.hasError {
-				s.sess.record(r, e, s.log)
+			if req.method != mOther && !e.hasError {
+				r.sess.record(req, e, r.log)
 			}
 			acts.startHeartbeat = !g.answered.Swap(true)
-			if r.remapped {
-				return splice(msg, e.idStart, e.idEnd, []byte(r.hostID))
+			if req.remapped {
+				return splice(msg, e.idStart, e.idEnd, []byte(req.hostID))
 			}
 			return msg
 		}
 		if isRelayID(raw) {
-			s.relayResponseLocked(g, msg, e, acts)
+			r.relayResponseLocked(g, msg, e, acts)
 			return nil
 		}
 		g.log.Warn("server answered an id that is not in flight; dropped", "id", string(raw))
@@ -101,12 +101,12 @@ func (s *server) serverElemLocked(g *generation, msg []byte, e *envelope, acts *
 		if g.retired.Load() {
 			return nil
 		}
-		s.seq++
-		nid := quoteID(relayPrefix + "g" + strconv.Itoa(g.n) + ":" + strconv.FormatUint(s.seq, 10))
+		r.seq++
+		nid := quoteID(relayPrefix + "g" + strconv.Itoa(g.n) + ":" + strconv.FormatUint(r.seq, 10))
 		orig := e.id(msg)
-		p := serverRequest{gen: g.n, origID: string(orig), origKy: idKey(orig, e.idEscaped)}
-		s.pending[string(nid)] = p
-		s.pendingOrig[p.origKy] = string(nid)
+		p := serverRequest{gen: g.n, origID: string(orig), origKey: idKey(orig, e.idEscaped)}
+		r.pending[string(nid)] = p
+		r.pendingOrig[p.origKey] = string(nid)
 		return splice(msg, e.idStart, e.idEnd, nid)
 
 	case kindNotification:
@@ -120,12 +120,12 @@ func (s *server) serverElemLocked(g *generation, msg []byte, e *envelope, acts *
 			if reqID == nil {
 				return msg
 			}
-			nid, ok := s.pendingOrig[idKey(reqID, bytes.IndexByte(reqID, '\\') >= 0)]
+			nid, ok := r.pendingOrig[idKey(reqID, bytes.IndexByte(reqID, '\\') >= 0)]
 			if !ok {
 				return nil // already answered, or never asked
 			}
-			delete(s.pendingOrig, idKey(reqID, bytes.IndexByte(reqID, '\\') >= 0))
-			delete(s.pending, nid)
+			delete(r.pendingOrig, idKey(reqID, bytes.IndexByte(reqID, '\\') >= 0))
+			delete(r.pending, nid)
 			start := offsetIn(msg, reqID)
 			return splice(msg, start, start+len(reqID), []byte(nid))
 		}
@@ -136,7 +136,7 @@ func (s *server) serverElemLocked(g *generation, msg []byte, e *envelope, acts *
 
 // relayResponseLocked takes the server's answer to one of mcpsandbox's own
 // requests: it never goes to the host.
-func (s *server) relayResponseLocked(g *generation, msg []byte, e *envelope, acts *serverActs) {
+func (r *relay) relayResponseLocked(g *generation, msg []byte, e *envelope, acts *serverActs) {
 	raw := e.id(msg)
 	id := string(raw[1 : len(raw)-1])
 	if strings.HasPrefix(id, relayPrefix+"ping:") {
@@ -146,8 +146,8 @@ func (s *server) relayResponseLocked(g *generation, msg []byte, e *envelope, act
 		}
 		return
 	}
-	if ch, ok := s.waiters[id]; ok {
-		delete(s.waiters, id)
+	if ch, ok := r.waiters[id]; ok {
+		delete(r.waiters, id)
 		acts.waiter, acts.waiterMsg = ch, bytes.Clone(msg)
 		return
 	}
@@ -156,9 +156,9 @@ func (s *server) relayResponseLocked(g *generation, msg []byte, e *envelope, act
 	}
 }
 
-func (s *server) serverFollowUp(g *generation, acts *serverActs) {
+func (r *relay) serverFollowUp(g *generation, acts *serverActs) {
 	if acts.startHeartbeat {
-		s.startHeartbeat(g)
+		r.startHeartbeat(g)
 	}
 	if acts.probeAnswered {
 		if c := g.probe(); c != nil {
@@ -176,7 +176,7 @@ func (s *server) serverFollowUp(g *generation, acts *serverActs) {
 // serverGarbage logs a line that is not JSON-RPC. If it still names a host
 // request in flight (a malformed response), that request is answered with
 // CodeInvalidResponse rather than left waiting.
-func (s *server) serverGarbage(g *generation, line []byte, b *batch, problem string) {
+func (r *relay) serverGarbage(g *generation, line []byte, b *batch, problem string) {
 	g.log.Warn("server wrote a line to stdout that is not JSON-RPC; dropped (stdout is reserved for MCP messages, logs belong on stderr)",
 		"problem", problem, "line", truncate(line, 200))
 	if b.isArray || len(b.msgs) != 1 {
@@ -184,7 +184,7 @@ func (s *server) serverGarbage(g *generation, line []byte, b *batch, problem str
 	}
 	e := &b.msgs[0]
 	if (e.idKind == idString || e.idKind == idNumber) && e.method == nil {
-		s.failInflight(g, e.id(line), e.idEscaped, CodeInvalidResponse,
+		r.failInflight(g, e.id(line), e.idEscaped, CodeInvalidResponse,
 			"MCP server sent an invalid response (not JSON-RPC: "+problem+"); see mcpsandbox's log", errorData{Reason: problem, Generation: g.n})
 	}
 }
@@ -192,43 +192,43 @@ func (s *server) serverGarbage(g *generation, line []byte, b *batch, problem str
 // serverOversize handles a server message over --max-message: a response
 // becomes an error for the host request; a request is answered to the
 // server with an error, since the host could never have read it.
-func (s *server) serverOversize(g *generation, f *frame) {
-	g.log.Warn("server message over --max-message discarded", "bytes", f.size, "limit", s.pol.MaxMessage.String(), "head", truncate(f.head, 120))
+func (r *relay) serverOversize(g *generation, f *frame) {
+	g.log.Warn("server message over --max-message discarded", "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", truncate(f.head, 120))
 	raw, escaped, isRequest, _ := recoverID(f)
 	if raw == nil {
 		g.log.Warn("could not tell which request the oversized message answered; the request stays in flight until the server answers or dies")
 		return
 	}
-	data := errorData{Reason: "message too large", Generation: g.n, Limit: s.pol.MaxMessage.String()}
+	data := errorData{Reason: "message too large", Generation: g.n, Limit: r.pol.MaxMessage.String()}
 	if isRequest {
-		msg := errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's --max-message %s; the host never saw it", f.size, s.pol.MaxMessage), data)
-		s.writeMu.Lock()
+		msg := errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's --max-message %s; the host never saw it", f.size, r.pol.MaxMessage), data)
+		r.writeMu.Lock()
 		g.write(msg)
-		s.writeMu.Unlock()
+		r.writeMu.Unlock()
 		return
 	}
-	s.failInflight(g, raw, escaped, CodeMessageTooLarge,
-		fmt.Sprintf("MCP server's response of %d bytes is over mcpsandbox's --max-message %s", f.size, s.pol.MaxMessage), data)
+	r.failInflight(g, raw, escaped, CodeMessageTooLarge,
+		fmt.Sprintf("MCP server's response of %d bytes is over mcpsandbox's --max-message %s", f.size, r.pol.MaxMessage), data)
 }
 
 // failInflight answers a host request of generation g with an error.
-func (s *server) failInflight(g *generation, raw []byte, escaped bool, code int, message string, data errorData) {
+func (r *relay) failInflight(g *generation, raw []byte, escaped bool, code int, message string, data errorData) {
 	key := idKey(raw, escaped)
-	s.mu.Lock()
-	r, ok := s.inflight[key]
-	if ok && r.gen == g.n {
-		delete(s.inflight, key)
+	r.mu.Lock()
+	req, ok := r.inflight[key]
+	if ok && req.gen == g.n {
+		delete(r.inflight, key)
 	}
-	s.mu.Unlock()
-	if ok && r.gen == g.n {
-		s.host.write(errorResponse([]byte(r.hostID), code, message, data))
+	r.mu.Unlock()
+	if ok && req.gen == g.n {
+		r.host.write(errorResponse([]byte(req.hostID), code, message, data))
 	}
 }
 
 // serverBatch relays a batch from the server element by element: answers
 // to mcpsandbox's own requests and to unknown ids are taken out, ids of
 // server→host requests are rewritten.
-func (s *server) serverBatch(g *generation, line []byte, b *batch) {
+func (r *relay) serverBatch(g *generation, line []byte, b *batch) {
 	var (
 		sc      scanner
 		eb      batch
@@ -236,7 +236,7 @@ func (s *server) serverBatch(g *generation, line []byte, b *batch) {
 		changed bool
 		acts    []serverActs
 	)
-	s.mu.Lock()
+	r.mu.Lock()
 	for _, sp := range b.spans {
 		elem := line[sp[0]:sp[1]]
 		if sc.scanLine(elem, &eb) != nil {
@@ -249,7 +249,7 @@ func (s *server) serverBatch(g *generation, line []byte, b *batch) {
 			continue
 		}
 		var a serverActs
-		out := s.serverElemLocked(g, elem, e, &a)
+		out := r.serverElemLocked(g, elem, e, &a)
 		acts = append(acts, a)
 		if out == nil || len(out) != len(elem) || &out[0] != &elem[0] {
 			changed = true
@@ -258,15 +258,15 @@ func (s *server) serverBatch(g *generation, line []byte, b *batch) {
 			parts = append(parts, out)
 		}
 	}
-	s.mu.Unlock()
+	r.mu.Unlock()
 	for i := range acts {
-		s.serverFollowUp(g, &acts[i])
+		r.serverFollowUp(g, &acts[i])
 	}
 	switch {
 	case len(parts) == 0:
 	case !changed:
-		s.host.write(withNewline(line))
+		r.host.write(withNewline(line))
 	default:
-		s.host.write(append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']', '\n'))
+		r.host.write(append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']', '\n'))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"time"
 )
 
 // The session cache holds what a restarted server must be told to continue
@@ -94,42 +95,42 @@ var errHostGone = errors.New("the host closed the connection")
 // notifications/initialized, the log level and the subscriptions. It
 // returns the new process's initialize state, or nil for stateless
 // sessions.
-func (s *server) replay(ctx context.Context, g *generation) (*initState, error) {
-	s.mu.Lock()
-	init := s.sess.init
-	hostInitialized := s.sess.hostInitialized
-	level := s.sess.logLevel
+func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
+	r.mu.Lock()
+	init := r.sess.init
+	hostInitialized := r.sess.hostInitialized
+	level := r.sess.logLevel
 	var subs [][]byte
-	uris := make([]string, 0, len(s.sess.subs))
-	for u := range s.sess.subs {
+	uris := make([]string, 0, len(r.sess.subs))
+	for u := range r.sess.subs {
 		uris = append(uris, u)
 	}
 	sort.Strings(uris)
 	for _, u := range uris {
-		subs = append(subs, s.sess.subs[u])
+		subs = append(subs, r.sess.subs[u])
 	}
-	s.mu.Unlock()
+	r.mu.Unlock()
 	if init == nil {
 		return nil, nil
 	}
 
 	id := relayPrefix + "init:" + strconv.Itoa(g.n)
 	answer := make(chan []byte, 1)
-	s.mu.Lock()
-	s.waiters[id] = answer
-	s.mu.Unlock()
+	r.mu.Lock()
+	r.waiters[id] = answer
+	r.mu.Unlock()
 	defer func() {
-		s.mu.Lock()
-		delete(s.waiters, id)
-		s.mu.Unlock()
+		r.mu.Lock()
+		delete(r.waiters, id)
+		r.mu.Unlock()
 	}()
-	s.writeMu.Lock()
+	r.writeMu.Lock()
 	err := g.write(request(quoteID(id), "initialize", init.params))
-	s.writeMu.Unlock()
+	r.writeMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("could not send the replayed initialize: %w", err)
 	}
-	t := newTimer(replayTimeout)
+	t := time.NewTimer(replayTimeout)
 	defer t.Stop()
 	var msg []byte
 	select {
@@ -138,7 +139,7 @@ func (s *server) replay(ctx context.Context, g *generation) (*initState, error) 
 		return nil, errDead
 	case <-t.C:
 		return nil, fmt.Errorf("the restarted server did not answer initialize within %s", replayTimeout)
-	case <-s.hostGone:
+	case <-r.hostGone:
 		return nil, errHostGone
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -170,54 +171,54 @@ func (s *server) replay(ctx context.Context, g *generation) (*initState, error) 
 			"before", init.capabilities, "after", resp.Result.Capabilities)
 	}
 	g.answered.Store(true)
-	s.startHeartbeat(g)
+	r.startHeartbeat(g)
 
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
 	if hostInitialized {
 		g.write(notification("notifications/initialized", nil))
 	}
 	if level != nil {
-		g.write(request(quoteID(s.relayID("replay")), "logging/setLevel", level))
+		g.write(request(quoteID(r.relayID("replay")), "logging/setLevel", level))
 	}
 	for _, p := range subs {
-		g.write(request(quoteID(s.relayID("replay")), "resources/subscribe", p))
+		g.write(request(quoteID(r.relayID("replay")), "resources/subscribe", p))
 	}
 	return now, nil
 }
 
-func (s *server) relayID(kind string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	return relayPrefix + kind + ":" + strconv.FormatUint(s.seq, 10)
+func (r *relay) relayID(kind string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	return relayPrefix + kind + ":" + strconv.FormatUint(r.seq, 10)
 }
 
 // flush hands the messages held during the restart to g in order and lets
 // host traffic through again.
-func (s *server) flush(g *generation) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	s.mu.Lock()
-	q := s.queue
-	s.queue, s.queueBytes = nil, 0
-	for k, r := range s.inflight {
-		if r.gen == 0 {
-			r.gen = g.n
-			s.inflight[k] = r
+func (r *relay) flush(g *generation) {
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	r.mu.Lock()
+	q := r.queue
+	r.queue, r.queueBytes = nil, 0
+	for k, req := range r.inflight {
+		if req.gen == 0 {
+			req.gen = g.n
+			r.inflight[k] = req
 		}
 	}
-	s.state = stateRunning
+	r.state = stateRunning
 	// A held notifications/initialized is replayed to later processes
 	// once this one got it (the replay above did not send it).
 	var sc scanner
 	var b batch
 	for _, m := range q {
 		if sc.scanLine(m, &b) == nil && !b.isArray && b.msgs[0].methodIs("notifications/initialized") {
-			s.sess.hostInitialized = true
+			r.sess.hostInitialized = true
 		}
 	}
-	s.mu.Unlock()
+	r.mu.Unlock()
 	for _, m := range q {
 		if g.write(m) != nil {
 			return // it died again; its requests are answered as crashed

@@ -22,7 +22,8 @@ const (
 	stateClosing                 // mcpsandbox is shutting down
 )
 
-// Bounds of the queue of host messages held while the server restarts.
+// maxQueued bounds how many host messages are held while the server
+// restarts; their bytes are bounded by --max-message.
 const maxQueued = 1024
 
 // replayTimeout bounds how long a restarted server may take to answer the
@@ -33,9 +34,11 @@ const replayTimeout = 30 * time.Second
 // lines; only a descendant that escaped the kill could hold the pipes longer.
 const drainTimeout = 2 * time.Second
 
-// server supervises one MCP server for one host connection. Run wraps
-// exactly one; a daemon would hold many.
-type server struct {
+// relay supervises one MCP server for one host connection: it relays
+// messages both ways and restarts the server's processes (generations)
+// without losing the host's session. Run wraps exactly one; a daemon would
+// hold many. ("server" always means the MCP server child, never this type.)
+type relay struct {
 	name   string
 	pol    policy.Policy
 	log    *slog.Logger
@@ -49,7 +52,7 @@ type server struct {
 	// writeMu orders writes to the server. It is held while deciding between
 	// writing a host message and queueing it, and while a restart flushes the
 	// queue, so host messages reach the new process in the order sent. It is
-	// never held while waiting for s.mu's holders to write to the host.
+	// never held while waiting for r.mu's holders to write to the host.
 	writeMu sync.Mutex
 
 	mu          sync.Mutex
@@ -81,13 +84,13 @@ type hostRequest struct {
 
 // serverRequest is a server→host request awaiting the host's response.
 type serverRequest struct {
-	gen    int
-	origID string // the id token as the server sent it
-	origKy string
+	gen     int
+	origID  string // the id token as the server sent it
+	origKey string // origID as a map key (see idKey)
 }
 
-func newServer(opts Options) *server {
-	return &server{
+func newRelay(opts Options) *relay {
+	return &relay{
 		name:        opts.Name,
 		pol:         opts.Policy,
 		log:         opts.Log.With("server", opts.Name),
@@ -103,49 +106,49 @@ func newServer(opts Options) *server {
 	}
 }
 
-func (s *server) emit(e Event) {
-	if s.events != nil {
-		s.events(e)
+func (r *relay) emit(e Event) {
+	if r.events != nil {
+		r.events(e)
 	}
 }
 
-func (s *server) closeHost() { s.hostGoneOnce.Do(func() { close(s.hostGone) }) }
+func (r *relay) closeHost() { r.hostGoneOnce.Do(func() { close(r.hostGone) }) }
 
 // serve starts the server and supervises it until the session ends.
-func (s *server) serve(ctx context.Context) (Outcome, error) {
-	s.host.onError = func(err error) {
-		s.log.Warn("writing to the host failed; ending the session", "error", err)
-		s.closeHost()
+func (r *relay) serve(ctx context.Context) (Outcome, error) {
+	r.host.onError = func(err error) {
+		r.log.Warn("writing to the host failed; ending the session", "error", err)
+		r.closeHost()
 	}
 	// A server that cannot start is down for good from the outset: the
 	// host's requests get the reason (naming the fix) like after a crash
 	// loop, until the host leaves, and Run then returns it as its error.
 	var startErr error
-	g, err := s.startGeneration()
-	s.mu.Lock()
+	g, err := r.startGeneration()
+	r.mu.Lock()
 	if err != nil {
 		startErr = fmt.Errorf("the server could not be started: %w", err)
-		s.state, s.stopReason = stateStopped, startErr.Error()
+		r.state, r.stopReason = stateStopped, startErr.Error()
 	} else {
-		s.gen, s.state = g, stateRunning
+		r.gen, r.state = g, stateRunning
 	}
-	s.mu.Unlock()
+	r.mu.Unlock()
 	if startErr != nil {
-		s.log.Error("mcpsandbox: the server could not be started; requests are answered with the reason until the host disconnects", "reason", startErr)
-		s.emit(Event{Kind: EventStopped, Reason: startErr.Error()})
+		r.log.Error("mcpsandbox: the server could not be started; requests are answered with the reason until the host disconnects", "reason", startErr)
+		r.emit(Event{Kind: EventStopped, Reason: startErr.Error()})
 	}
-	go s.readHost()
+	go r.readHost()
 
 	for {
-		s.mu.Lock()
-		st, g := s.state, s.gen
-		s.mu.Unlock()
+		r.mu.Lock()
+		st, g := r.state, r.gen
+		r.mu.Unlock()
 		if st == stateStopped {
 			select {
-			case <-s.hostGone:
-				return s.finish("host closed the connection after the server went down: " + s.stopReason), startErr
+			case <-r.hostGone:
+				return r.finish("host closed the connection after the server went down: " + r.stopReason), startErr
 			case <-ctx.Done():
-				return s.finish("shutdown requested after the server went down: " + s.stopReason), startErr
+				return r.finish("shutdown requested after the server went down: " + r.stopReason), startErr
 			}
 		}
 		var out Outcome
@@ -155,19 +158,19 @@ func (s *server) serve(ctx context.Context) (Outcome, error) {
 			ex := g.proc.Exit()
 			select {
 			case reason := <-g.hang: // killed by the heartbeat
-				out, done = s.afterExit(ctx, g, reason, true)
+				out, done = r.afterExit(ctx, g, reason, true)
 			default:
-				out, done = s.afterExit(ctx, g, ex.String(), ex.Failed())
+				out, done = r.afterExit(ctx, g, ex.String(), ex.Failed())
 			}
 		case reason := <-g.hang:
 			g.log.Warn("server stopped answering; killing it", "reason", reason)
 			g.proc.Kill()
 			<-g.proc.Done()
-			out, done = s.afterExit(ctx, g, reason, true)
-		case <-s.hostGone:
-			return s.shutdown(g, "host closed the connection", false), nil
+			out, done = r.afterExit(ctx, g, reason, true)
+		case <-r.hostGone:
+			return r.shutdown(g, "host closed the connection", false), nil
 		case <-ctx.Done():
-			return s.shutdown(g, "shutdown requested", true), nil
+			return r.shutdown(g, "shutdown requested", true), nil
 		}
 		if done {
 			return out, nil
@@ -176,12 +179,12 @@ func (s *server) serve(ctx context.Context) (Outcome, error) {
 }
 
 // finish ends a session whose server is already gone.
-func (s *server) finish(reason string) Outcome {
-	s.mu.Lock()
-	s.state = stateClosing
-	n := s.nRestarts
-	s.mu.Unlock()
-	s.log.Error("mcpsandbox: session ended", "reason", reason, "exit_code", 1)
+func (r *relay) finish(reason string) Outcome {
+	r.mu.Lock()
+	r.state = stateClosing
+	n := r.nRestarts
+	r.mu.Unlock()
+	r.log.Error("mcpsandbox: session ended", "reason", reason, "exit_code", 1)
 	return Outcome{Reason: reason, ExitCode: 1, Restarts: n}
 }
 
