@@ -1,0 +1,29 @@
+package main
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
+)
+
+// confinementProblem names the parts of the default confinement this
+// machine cannot enforce, with their fixes; nil when it can enforce all.
+func confinementProblem() error {
+	r := sandbox.Doctor()
+	if r.OK() {
+		return nil
+	}
+	var missing []string
+	for _, c := range r.Checks {
+		if !c.Required || c.OK {
+			continue
+		}
+		m := c.Part + ": " + c.Detail
+		if c.Fix != "" {
+			m += " (fix: " + c.Fix + ")"
+		}
+		missing = append(missing, m)
+	}
+	return errors.New(strings.Join(missing, "; "))
+}
