@@ -22,4 +22,4 @@ setup:
 	./scripts/test-setup.sh
 
 clean:
-	rm -f mcpsandbox
+	rm -f mcpsandbox mcpsandbox-demo

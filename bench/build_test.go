@@ -10,11 +10,11 @@ import (
 
 // bins holds the programs every benchmark starts, built once per run.
 var bins struct {
-	dir, mcpsandbox, minrelay, staticserver string
+	dir, mcpsandbox, minrelay, staticserver, minimal string
 }
 
-// prebuiltEnv names a directory holding mcpsandbox, minrelay and
-// staticserver, built already.
+// prebuiltEnv names a directory holding mcpsandbox, minrelay, staticserver
+// and minimal, built already.
 const prebuiltEnv = "MCPSANDBOX_BENCH_BINARIES"
 
 func TestMain(m *testing.M) {
@@ -37,6 +37,7 @@ func runMain(m *testing.M) int {
 		bins.mcpsandbox = filepath.Join(pre, "mcpsandbox")
 		bins.minrelay = filepath.Join(pre, "minrelay")
 		bins.staticserver = filepath.Join(pre, "staticserver")
+		bins.minimal = filepath.Join(pre, "minimal")
 		return m.Run()
 	}
 	for _, b := range []struct {
@@ -47,6 +48,7 @@ func runMain(m *testing.M) int {
 		{&bins.mcpsandbox, "../cmd/mcpsandbox", "1"},
 		{&bins.minrelay, "./minrelay", "0"},
 		{&bins.staticserver, "./staticserver", "0"},
+		{&bins.minimal, "./minimal", "0"},
 	} {
 		*b.out = filepath.Join(dir, filepath.Base(b.pkg))
 		cmd := exec.Command("go", "build", "-o", *b.out, b.pkg)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -43,6 +44,30 @@ func spawnToLine(b testing.TB, argv []string, input, want string) time.Duration 
 	return elapsed
 }
 
+// spawnToMain starts argv and returns the time until its first write to
+// standard error: for a program that writes there as soon as main runs, its
+// exec → main (runtime start, package initialisation, dynamic loading).
+func spawnToMain(b testing.TB, argv []string) time.Duration {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	var first [1]byte
+	n, err := stderr.Read(first[:])
+	elapsed := time.Since(start)
+	io.Copy(io.Discard, stderr)
+	cmd.Wait()
+	if n == 0 {
+		b.Fatalf("%v: wrote nothing to stderr (%v)", argv, err)
+	}
+	return elapsed
+}
+
 // bwrapArgv is the baseline sandbox: the issue's flags, plus a read-only
 // bind of the server binary itself, which lives outside /usr.
 func bwrapArgv(bwrap, server string) []string {
@@ -80,6 +105,12 @@ func spawnInterleaved(b *testing.B, chains []chain, also func(samples)) samples 
 // exiting with nothing else to do. Any design that evaluates the policy in
 // mcpsandbox's Go code before the server starts takes at least that plus
 // the direct server: reported as floor-ms and x-floor-vs-bwrap.
+//
+// And the supervisor binary's own exec → main (`mcpsandbox` with no
+// command, which prints its usage on stderr from main at once) beside a
+// minimal Go program's (bench/minimal): supervisor-main-ms, minimal-main-ms
+// and their ratio x-main-vs-minimal, what linking and initialising
+// mcpsandbox's packages costs every start.
 func BenchmarkSpawnInitialize(b *testing.B) {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
@@ -94,9 +125,12 @@ func BenchmarkSpawnInitialize(b *testing.B) {
 	version := []string{bins.mcpsandbox, "version"}
 	got := spawnInterleaved(b, chains, func(got samples) {
 		got["supervisor-start"] = append(got["supervisor-start"], spawnToLine(b, version, "", "mcpsandbox"))
+		got["supervisor-main"] = append(got["supervisor-main"], spawnToMain(b, []string{bins.mcpsandbox}))
+		got["minimal-main"] = append(got["minimal-main"], spawnToMain(b, []string{bins.minimal}))
 	})
 	got.report(b, "ms")
 	floor := got.median("supervisor-start") + got.median("direct")
 	b.ReportMetric(float64(floor)/1e6, "floor-ms")
 	b.ReportMetric(float64(floor)/float64(got.median("bwrap")), "x-floor-vs-bwrap")
+	b.ReportMetric(float64(got.median("supervisor-main"))/float64(got.median("minimal-main")), "x-main-vs-minimal")
 }

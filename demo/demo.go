@@ -22,7 +22,7 @@ import (
 // Options configure one run of the demo.
 type Options struct {
 	// ServerCommand starts the example server on stdio, e.g.
-	// {"/usr/local/bin/mcpsandbox", "example-server"}.
+	// {"/usr/local/bin/mcpsandbox-demo", "example-server"}.
 	ServerCommand []string
 	// Unconfined runs the example server without confinement.
 	Unconfined bool
@@ -215,7 +215,7 @@ func (s *supervised) stop() {
 }
 
 func (d *driver) header() {
-	d.printf("mcpsandbox demo: a host session through `mcpsandbox run` to the bundled example server.\n")
+	d.printf("mcpsandbox-demo: a host session through `mcpsandbox run` to the bundled example server.\n")
 	switch {
 	case d.rep.Confined:
 		d.printf("The server runs confined (the default).\n")

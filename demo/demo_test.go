@@ -20,7 +20,7 @@ import (
 )
 
 // serveArg as the first argument makes the test binary the example server,
-// so the demo can start it (confined or not) like the real binary's
+// so the demo can start it (confined or not) like mcpsandbox-demo's
 // `example-server` subcommand.
 const serveArg = "-test.serve-example"
 
@@ -44,7 +44,7 @@ func exampleCommand(t *testing.T) []string {
 }
 
 // realOptions wires the demo to the real supervisor and confinement check,
-// as `mcpsandbox demo` does.
+// as `mcpsandbox-demo` does.
 func realOptions(t *testing.T, unconfined bool, out io.Writer) Options {
 	return Options{
 		ServerCommand: exampleCommand(t),

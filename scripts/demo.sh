@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Sets up what the build needs, builds mcpsandbox and runs its demo.
+# Sets up what the build needs, builds mcpsandbox and mcpsandbox-demo, and
+# runs the demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/test-setup.sh --build-deps
 ./scripts/build.sh
-exec ./mcpsandbox demo "$@"
+exec ./mcpsandbox-demo "$@"

@@ -29,6 +29,7 @@ mkdir "$work/benchbin"
 go build -o "$work/benchbin/mcpsandbox" ./cmd/mcpsandbox
 CGO_ENABLED=0 go build -o "$work/benchbin/minrelay" ./bench/minrelay
 CGO_ENABLED=0 go build -o "$work/benchbin/staticserver" ./bench/staticserver
+CGO_ENABLED=0 go build -o "$work/benchbin/minimal" ./bench/minimal
 # The host's Node.js, so that the guest runs the servers on the version the
 # host's tests use (Debian 12's own is 18, without process.constrainedMemory).
 mkdir -p "$work/node/bin"

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 )
 
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -35,7 +37,7 @@ func TestBadCommandLinesExit2NamingTheFix(t *testing.T) {
 		{[]string{"run", "--log-file", "/nonexistent-dir/x.log", "--", "srv"}, []string{"--log-file", "writable path"}},
 		{[]string{"version", "extra"}, []string{`unexpected argument "extra"`}},
 		{[]string{"doctor", "--fix"}, []string{"unknown option --fix"}},
-		{[]string{"demo", "--unconfind"}, []string{"did you mean --unconfined?"}},
+		{[]string{"demo", "--unconfined"}, []string{`"demo" is a program of its own now`, "mcpsandbox-demo"}},
 		{[]string{"help", "nope"}, []string{`no command "nope"`}},
 	}
 	for _, c := range cases {
@@ -73,7 +75,7 @@ func TestEveryCommandHasAManPage(t *testing.T) {
 			t.Errorf("%s -h differs from %s --help", c.Name, c.Name)
 		}
 		for i, line := range strings.Split(page, "\n") {
-			if len(line) > manWidth && !strings.HasPrefix(line, "        ") {
+			if len(line) > cmdline.Width && !strings.HasPrefix(line, "        ") {
 				t.Errorf("%s --help line %d is %d wide: %q", c.Name, i+1, len(line), line)
 			}
 		}

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"errors"
 	"io"
-	"strings"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
-
-	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // doctorReport checks whether this machine can enforce the default
@@ -17,27 +14,6 @@ func doctorReport(w io.Writer) bool {
 	io.WriteString(w, "mcpsandbox doctor: ")
 	r.Write(w, flagOf)
 	return r.OK()
-}
-
-// confinementProblem names the parts of the default confinement this
-// machine cannot enforce, with their fixes; nil when it can enforce all.
-func confinementProblem() error {
-	r := sandbox.Doctor()
-	if r.OK() {
-		return nil
-	}
-	var missing []string
-	for _, c := range r.Checks {
-		if !c.Required || c.OK {
-			continue
-		}
-		m := c.Part + ": " + c.Detail
-		if c.Fix != "" {
-			m += " (fix: " + field.Refs(c.Fix, flagOf) + ")"
-		}
-		missing = append(missing, m)
-	}
-	return errors.New(strings.Join(missing, "; "))
 }
 
 func doctorCommand(args []string, std stdio) int {
@@ -54,8 +30,8 @@ func doctorCommand(args []string, std stdio) int {
 	return exitOK
 }
 
-func doctorPage() *manPage {
-	return &manPage{
+func doctorPage() *cmdline.Page {
+	return &cmdline.Page{
 		Name:     "mcpsandbox doctor - check that this machine can confine MCP servers",
 		Synopsis: []string{"mcpsandbox doctor"},
 		Description: []string{
@@ -67,6 +43,6 @@ func doctorPage() *manPage {
 			"1 when some part cannot; the report names it and the fix.",
 			"2 when given an argument.",
 		},
-		Examples: []example{{"mcpsandbox doctor", "Check this machine (as the user that will run your MCP host):"}},
+		Examples: []cmdline.Example{{Command: "mcpsandbox doctor", Text: "Check this machine (as the user that will run your MCP host):"}},
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 )
 
 func helpCommand(args []string, std stdio) int {
@@ -11,44 +13,43 @@ func helpCommand(args []string, std stdio) int {
 	}
 	switch fs.NArg() {
 	case 0:
-		mainPage().write(std.Out)
+		mainPage().Write(std.Out)
 		return exitOK
 	case 1:
 		cmd := findCommand(fs.Arg(0))
 		if cmd == nil {
 			return usageFailure("help", fmt.Sprintf("no command %q\n%s", fs.Arg(0), shortUsage()), std)
 		}
-		cmd.Page().write(std.Out)
+		cmd.Page().Write(std.Out)
 		return exitOK
 	}
 	return usageFailure("help", "give at most one command name", std)
 }
 
-func helpPage() *manPage {
-	return &manPage{
+func helpPage() *cmdline.Page {
+	return &cmdline.Page{
 		Name:     "mcpsandbox help - show the manual of mcpsandbox or of one command",
 		Synopsis: []string{"mcpsandbox help [COMMAND]", "mcpsandbox COMMAND --help"},
 		Description: []string{
 			"Without COMMAND, prints the overview of mcpsandbox. With COMMAND, prints that command's manual: what it does, every option with its default, exit statuses and examples.",
 		},
 		ExitStatus: []string{"0 on success; 2 for an unknown command."},
-		Examples:   []example{{"mcpsandbox help run", "The options of run, the command MCP hosts are configured with:"}},
+		Examples:   []cmdline.Example{{Command: "mcpsandbox help run", Text: "The options of run, the command MCP hosts are configured with:"}},
 	}
 }
 
 // mainPage is `mcpsandbox help`: the overview.
-func mainPage() *manPage {
+func mainPage() *cmdline.Page {
 	var cmds string
 	for _, c := range commands {
 		if !c.Hidden {
-			cmds += fmt.Sprintf(" %-8s %s\n", c.Name, summary(c.Page()))
+			cmds += fmt.Sprintf(" %-8s %s\n", c.Name, c.Page().Summary())
 		}
 	}
-	return &manPage{
+	return &cmdline.Page{
 		Name: "mcpsandbox - run third-party stdio MCP servers confined and supervised",
 		Synopsis: []string{
 			"mcpsandbox run [OPTIONS] -- COMMAND [ARGS...]",
-			"mcpsandbox demo [OPTIONS]",
 			"mcpsandbox doctor",
 			"mcpsandbox version",
 			"mcpsandbox help [COMMAND]",
@@ -58,26 +59,17 @@ func mainPage() *manPage {
 			"Commands:",
 			cmds,
 			"Run `mcpsandbox help COMMAND` or `mcpsandbox COMMAND --help` for a command's manual.",
+			"The demo, with the bundled example server, is a program of its own, mcpsandbox-demo, so that this one, which hosts start for every server, links no MCP SDK, HTTP or TLS code.",
 		},
-		Options: []optionDoc{
+		Options: []cmdline.Option{
 			{Flag: "--help, -h", Text: "Print this page."},
 			{Flag: "--version", Text: "Same as `mcpsandbox version`."},
 		},
 		ExitStatus: []string{"Each command documents its own. 2 always means the command line was wrong; the message says how to fix it."},
-		Examples: []example{
-			{"mcpsandbox demo", "See what supervision and confinement do, with a bundled example server:"},
-			{"mcpsandbox run --rw ~/notes -- npx -y @modelcontextprotocol/server-filesystem ~/notes", "What to configure a host with, for a filesystem server that may use ~/notes only:"},
-			{"mcpsandbox doctor", "Check that this machine can enforce the default confinement:"},
+		Examples: []cmdline.Example{
+			{Command: "mcpsandbox-demo", Text: "See what supervision and confinement do, with a bundled example server:"},
+			{Command: "mcpsandbox run --rw ~/notes -- npx -y @modelcontextprotocol/server-filesystem ~/notes", Text: "What to configure a host with, for a filesystem server that may use ~/notes only:"},
+			{Command: "mcpsandbox doctor", Text: "Check that this machine can enforce the default confinement:"},
 		},
 	}
-}
-
-// summary is the part of a page's NAME after the dash.
-func summary(p *manPage) string {
-	for i := 0; i+2 < len(p.Name); i++ {
-		if p.Name[i:i+3] == " - " {
-			return p.Name[i+3:]
-		}
-	}
-	return p.Name
 }

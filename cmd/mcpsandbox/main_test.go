@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"testing"
+
+	"github.com/mcpsandbox/mcpsandbox/demo"
 )
 
 // asCLI as the first argument makes the test binary behave as the
@@ -10,9 +14,21 @@ import (
 // an MCP server) without building anything.
 const asCLI = "-test.as-mcpsandbox"
 
+// asExampleServer makes it the bundled example server, which the
+// mcpsandbox binary no longer carries (mcpsandbox-demo example-server
+// does), for tests to put behind `run`.
+const asExampleServer = "-test.as-example-server"
+
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == asCLI {
 		os.Exit(cli(os.Args[2:], stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+	}
+	if len(os.Args) > 1 && os.Args[1] == asExampleServer {
+		if err := demo.ServeExample(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "example server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	if len(os.Args) > 1 && os.Args[1] == asHost {
 		os.Exit(hostRole())

@@ -37,12 +37,13 @@ func self(t *testing.T) string {
 	return exe
 }
 
-// startRun starts `mcpsandbox run FLAGS -- <the example server>` and
+// startRun starts `mcpsandbox run FLAGS -- <the example server>` (this
+// test binary as both) and
 // connects a client to it.
 func startRun(t *testing.T, flags ...string) *mcpsandbox {
 	t.Helper()
 	args := append([]string{asCLI, "run"}, flags...)
-	args = append(args, "--", self(t), asCLI, "example-server")
+	args = append(args, "--", self(t), asExampleServer)
 	m := &mcpsandbox{cmd: exec.Command(self(t), args...), stderr: new(bytes.Buffer), exited: make(chan struct{})}
 	m.cmd.Stderr = m.stderr
 	in, err := m.cmd.StdinPipe()
@@ -179,7 +180,7 @@ func TestRunHostClosingStdoutEndsWithoutSIGPIPE(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(self(t), asCLI, "run", "--unconfined", "--grace", "100ms", "--",
-		self(t), asCLI, "example-server")
+		self(t), asExampleServer)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +218,7 @@ func TestRunServerThatCannotBeConfinedAnswersEachRequest(t *testing.T) {
 		t.Skip("the default confinement of this test's run needs root (or a delegated cgroup)")
 	}
 	missing := filepath.Join(t.TempDir(), "no-such-dir")
-	cmd := exec.Command(self(t), asCLI, "run", "--rw", missing, "--", self(t), asCLI, "example-server")
+	cmd := exec.Command(self(t), asCLI, "run", "--rw", missing, "--", self(t), asExampleServer)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
@@ -106,9 +107,9 @@ func bindRunFlags(fs *flag.FlagSet, p *policy.Policy) {
 
 // runOptionDocs turns the table into the OPTIONS section of `run --help`,
 // with defaults taken from policy.Default so they cannot drift.
-func runOptionDocs() []optionDoc {
+func runOptionDocs() []cmdline.Option {
 	def := policy.Default()
-	docs := make([]optionDoc, 0, len(runFlags))
+	docs := make([]cmdline.Option, 0, len(runFlags))
 	for _, f := range runFlags {
 		head := "--" + f.Name
 		if f.Arg != "" {
@@ -119,7 +120,7 @@ func runOptionDocs() []optionDoc {
 			text += " Default: " + v + "."
 		}
 		text += " Sets Policy." + f.Field + "."
-		docs = append(docs, optionDoc{Group: f.Group, Flag: head, Text: text})
+		docs = append(docs, cmdline.Option{Group: f.Group, Flag: head, Text: text})
 	}
 	return docs
 }

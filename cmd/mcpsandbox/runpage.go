@@ -1,7 +1,9 @@
 package main
 
-func runPage() *manPage {
-	return &manPage{
+import "github.com/mcpsandbox/mcpsandbox/internal/cmdline"
+
+func runPage() *cmdline.Page {
+	return &cmdline.Page{
 		Name:     "mcpsandbox run - run one stdio MCP server confined and supervised",
 		Synopsis: []string{"mcpsandbox run [OPTIONS] -- COMMAND [ARGS...]"},
 		Description: []string{
@@ -13,21 +15,21 @@ func runPage() *manPage {
 			"Logs are structured (key=value) lines on standard error, where hosts record them, or in --log-file.",
 			"Sizes take an optional KiB, MiB or GiB suffix (K, M, G mean the same); durations are Go durations such as 500ms, 15s, 2m.",
 		},
-		Options: append(runOptionDocs(), optionDoc{Group: "Other", Flag: "--help, -h", Text: "Print this page."}),
+		Options: append(runOptionDocs(), cmdline.Option{Group: "Other", Flag: "--help, -h", Text: "Print this page."}),
 		ExitStatus: []string{
 			"0 when the session ended cleanly: the host closed it, mcpsandbox was asked to stop (SIGTERM, SIGINT), or the server exited with status 0 under --restart on-failure.",
 			"1 when the server could not be kept up: its first start failed (for example confinement could not be set up, or COMMAND was not found), or it was down for good when the session ended (it crash-looped, or exited under --restart never). The last log line says why.",
 			"2 when the command line is wrong: unknown option, bad value or no COMMAND. The message names the fix.",
 		},
-		Examples: []example{
-			{"mcpsandbox run --rw /home/you/notes -- npx -y @modelcontextprotocol/server-filesystem /home/you/notes",
-				"A filesystem server that may read and write /home/you/notes and nothing else of your files:"},
-			{"mcpsandbox run --net host --env GITHUB_TOKEN -- npx -y @modelcontextprotocol/server-github",
-				"A server that needs the network and one secret from your environment:"},
-			{"mcpsandbox run --memory 512MiB --pids 64 --cpu 1 --ping-interval 5s -- python3 server.py",
-				"Tighter limits, and a faster heartbeat:"},
-			{"mcpsandbox run --unconfined --log-level debug -- ./my-server",
-				"Supervision only, no confinement, with a detailed log (for a server you trust while you debug it):"},
+		Examples: []cmdline.Example{
+			{Command: "mcpsandbox run --rw /home/you/notes -- npx -y @modelcontextprotocol/server-filesystem /home/you/notes",
+				Text: "A filesystem server that may read and write /home/you/notes and nothing else of your files:"},
+			{Command: "mcpsandbox run --net host --env GITHUB_TOKEN -- npx -y @modelcontextprotocol/server-github",
+				Text: "A server that needs the network and one secret from your environment:"},
+			{Command: "mcpsandbox run --memory 512MiB --pids 64 --cpu 1 --ping-interval 5s -- python3 server.py",
+				Text: "Tighter limits, and a faster heartbeat:"},
+			{Command: "mcpsandbox run --unconfined --log-level debug -- ./my-server",
+				Text: "Supervision only, no confinement, with a detailed log (for a server you trust while you debug it):"},
 		},
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 
 	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 )
 
 // Set by the Makefile: -ldflags "-X main.version=... -X main.commit=...".
@@ -72,8 +74,8 @@ func versionCommand(args []string, std stdio) int {
 	return exitOK
 }
 
-func versionPage() *manPage {
-	return &manPage{
+func versionPage() *cmdline.Page {
+	return &cmdline.Page{
 		Name:     "mcpsandbox version - print version, commit and build details",
 		Synopsis: []string{"mcpsandbox version", "mcpsandbox --version"},
 		Description: []string{
@@ -81,8 +83,8 @@ func versionPage() *manPage {
 			"Builds made with `make build` carry the version from `git describe` and the commit; `go install ...@VERSION` builds carry the module version.",
 		},
 		ExitStatus: []string{"0 on success; 2 when given an argument."},
-		Examples: []example{
-			{"mcpsandbox version", "Show what is installed:"},
+		Examples: []cmdline.Example{
+			{Command: "mcpsandbox version", Text: "Show what is installed:"},
 		},
 	}
 }

@@ -41,7 +41,8 @@ func TestLayering(t *testing.T) {
 // made-up graph: sandbox/scope importing policy directly and the SDK through
 // a third-party package (sandbox itself, which imports sandbox/scope, is not
 // blamed again for that, but the supervisor is: the SDK would be linked into
-// it), and healthcheck importing a command, and through it the supervisor.
+// it), healthcheck importing a command, and through it the supervisor, and
+// that command linking net/http (a standard-library package) and the SDK.
 func TestCheckFindsChains(t *testing.T) {
 	m := func(p string) string { return module + "/" + p }
 	graph := map[string][]string{
@@ -51,7 +52,8 @@ func TestCheckFindsChains(t *testing.T) {
 		m("policy"):         {"strings"},
 		m("supervisor"):     {m("policy"), m("sandbox"), m("healthcheck")},
 		m("healthcheck"):    {m("cmd/mcpsandbox")},
-		m("cmd/mcpsandbox"): {m("supervisor")},
+		m("cmd/mcpsandbox"): {m("supervisor"), "net/http"},
+		"net/http":          {"crypto/tls"},
 		"github.com/modelcontextprotocol/go-sdk/mcp": {"github.com/modelcontextprotocol/go-sdk/jsonrpc"},
 	}
 	var own []string
@@ -67,6 +69,9 @@ func TestCheckFindsChains(t *testing.T) {
 		chains = append(chains, strings.SplitN(v, "\n", 2)[0])
 	}
 	want := []string{
+		"cmd/mcpsandbox → net/http",
+		// The command is told too, by its own rule: it would link the SDK.
+		"cmd/mcpsandbox → supervisor → sandbox → sandbox/scope → example.com/dbus → github.com/modelcontextprotocol/go-sdk/mcp",
 		"sandbox/scope → policy",
 		"sandbox/scope → example.com/dbus → github.com/modelcontextprotocol/go-sdk/mcp",
 		// The supervisor is told too: it would link the SDK in through sandbox.
@@ -219,7 +224,9 @@ func matchAny(patterns []string, path string) bool {
 // match reports whether an import path matches a pattern of the rules table.
 func match(pattern, path string) bool {
 	pattern = strings.TrimPrefix(pattern, "./")
-	if pattern == "..." {
+	if std, ok := strings.CutPrefix(pattern, "std:"); ok {
+		pattern = std
+	} else if pattern == "..." {
 		pattern = module + "/..."
 	} else if first, _, _ := strings.Cut(pattern, "/"); !strings.Contains(first, ".") {
 		pattern = module + "/" + pattern

@@ -10,9 +10,19 @@ const mcpSDK = "github.com/modelcontextprotocol/go-sdk/..."
 //
 // Names are patterns as in `go list`: "x/..." is x and every package below
 // it. A name whose first element has no dot is in this module ("sandbox/..."
-// is github.com/mcpsandbox/mcpsandbox/sandbox/...), and "./..." is the whole
-// module.
+// is github.com/mcpsandbox/mcpsandbox/sandbox/...), "./..." is the whole
+// module, and "std:" marks the standard library's ("std:net/http").
 var rules = []rule{
+	{
+		pkgs:  []string{"cmd/mcpsandbox"},
+		notOn: []string{mcpSDK, "demo", "std:net/http", "std:crypto/tls"},
+		why:   "hosts start the mcpsandbox binary for every server, so what it links is loaded and initialised on every start; the SDK, HTTP and TLS are the demo's (cmd/mcpsandbox-demo)",
+	},
+	{
+		pkgs:  []string{"internal/cmdline"},
+		notOn: []string{"./..."},
+		why:   "the commands' shared command-line conventions are a leaf, so sharing them links nothing more into either binary",
+	},
 	{
 		pkgs:  []string{"sandbox/..."},
 		notOn: []string{"policy", "supervisor/...", "healthcheck", "demo", mcpSDK},

@@ -12,24 +12,27 @@ import (
 	"syscall"
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
-func demoCommand(args []string, std stdio) int {
-	fs := newFlagSet("demo")
+var demoUsage = cmdline.Usage{Name: "mcpsandbox-demo", Manual: "mcpsandbox-demo --help", Page: demoPage}
+
+func demoCommand(args []string, std cmdline.Stdio) int {
+	fs := demoUsage.FlagSet()
 	unconfined := fs.Bool("unconfined", false, "")
 	verbose := fs.Bool("verbose", false, "")
-	if status, ok := parseFlags(fs, "demo", args, std); !ok {
+	if status, ok := demoUsage.Parse(fs, args, std); !ok {
 		return status
 	}
-	if status, ok := noArgs(fs, "demo", std); !ok {
+	if status, ok := demoUsage.NoArgs(fs, std); !ok {
 		return status
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(std.Err, "mcpsandbox demo: cannot find this program's own path to start the example server: %v\n", err)
-		return exitFailure
+		fmt.Fprintf(std.Err, "mcpsandbox-demo: cannot find this program's own path to start the example server: %v\n", err)
+		return cmdline.ExitFailure
 	}
 
 	// The supervisor's log goes to stderr with --verbose; otherwise it is
@@ -54,13 +57,13 @@ func demoCommand(args []string, std stdio) int {
 		ConfinementProblem: confinementProblem,
 	})
 	if err != nil {
-		fmt.Fprintf(std.Err, "\nmcpsandbox demo FAILED: %v\n", err)
+		fmt.Fprintf(std.Err, "\nmcpsandbox-demo FAILED: %v\n", err)
 		if !*verbose && kept.Len() > 0 {
 			fmt.Fprintf(std.Err, "Supervisor log:\n%s", kept.String())
 		}
-		return exitFailure
+		return cmdline.ExitFailure
 	}
-	return exitOK
+	return cmdline.ExitOK
 }
 
 // lockedBuffer is a bytes.Buffer safe for the supervisor's goroutines.
@@ -87,17 +90,17 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-func demoPage() *manPage {
-	return &manPage{
-		Name:     "mcpsandbox demo - show supervision and confinement on a bundled server",
-		Synopsis: []string{"mcpsandbox demo [--unconfined] [--verbose]"},
+func demoPage() *cmdline.Page {
+	return &cmdline.Page{
+		Name:     "mcpsandbox-demo - show supervision and confinement on a bundled server",
+		Synopsis: []string{"mcpsandbox-demo [--unconfined] [--verbose]", "mcpsandbox-demo example-server"},
 		Description: []string{
-			"Plays an MCP host: starts the bundled example server (`mcpsandbox example-server`) behind the same supervisor `mcpsandbox run` uses, drives one session with the official MCP Go SDK client, and prints what happens:",
+			"Plays an MCP host: starts the bundled example server (`mcpsandbox-demo example-server`) behind the same supervisor `mcpsandbox run` uses, drives one session with the official MCP Go SDK client, and prints what happens:",
 			"  1. the server's tools are listed\n  2. a tool call is answered\n  3. the server reports from inside what it sees: its uid, namespaces,\n     seccomp mode, cgroup and limits, and whether it can read a file\n     just created in your home or reach a port on the host's loopback\n  4. the server crashes in the middle of a call: the host gets one\n     error for that call, and the next call is answered by a new process\n  5. the server hangs: the heartbeat finds it, the supervisor kills and\n     restarts it, and the session carries on\n  6. a summary with the times taken",
 			"The heartbeat is set short for the demo (ping every 250ms, 500ms timeout, 2 misses); `run` defaults to 15s, 5s and 3. The file planted in your home is removed afterwards.",
 			"The example server runs confined by default. When this machine cannot confine it, the demo says so loudly, names what is missing and runs it unconfined; `mcpsandbox run` would refuse instead.",
 		},
-		Options: []optionDoc{
+		Options: []cmdline.Option{
 			{Flag: "--unconfined", Text: "Run the example server without confinement, to compare. Default: false."},
 			{Flag: "--verbose", Text: "Write the supervisor's log (debug level) to standard error as the demo runs. Default: false; the log is then shown only if the demo fails."},
 			{Flag: "--help, -h", Text: "Print this page."},
@@ -107,9 +110,9 @@ func demoPage() *manPage {
 			"1 when a step did not; the message says which, followed by the supervisor's log.",
 			"2 when the command line is wrong.",
 		},
-		Examples: []example{
-			{"mcpsandbox demo", "Run it:"},
-			{"mcpsandbox demo --unconfined", "See what the same server can do without confinement:"},
+		Examples: []cmdline.Example{
+			{Command: "mcpsandbox-demo", Text: "Run it:"},
+			{Command: "mcpsandbox-demo --unconfined", Text: "See what the same server can do without confinement:"},
 		},
 	}
 }

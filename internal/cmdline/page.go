@@ -1,4 +1,4 @@
-package main
+package cmdline
 
 import (
 	"fmt"
@@ -6,30 +6,31 @@ import (
 	"strings"
 )
 
-// manPage is the --help text of one command, laid out like a man page.
-type manPage struct {
+// Page is the --help text of one command, laid out like a man page.
+type Page struct {
 	Name        string // "mcpsandbox run - one line summary"
 	Synopsis    []string
 	Description []string // paragraphs
-	Options     []optionDoc
+	Options     []Option
 	ExitStatus  []string // paragraphs
-	Examples    []example
+	Examples    []Example
 }
 
-type optionDoc struct {
+type Option struct {
 	Group string // heading printed before the first option of a group
 	Flag  string // "--memory SIZE"
 	Text  string
 }
 
-type example struct {
+type Example struct {
 	Command string
 	Text    string
 }
 
-const manWidth = 78
+// Width is the widest line a page prints, but for example commands.
+const Width = 78
 
-func (m *manPage) write(w io.Writer) {
+func (m *Page) Write(w io.Writer) {
 	section := func(title string) { fmt.Fprintf(w, "%s\n", title) }
 	section("NAME")
 	fmt.Fprintf(w, "    %s\n\n", m.Name)
@@ -62,7 +63,15 @@ func (m *manPage) write(w io.Writer) {
 	}
 }
 
-// writeParagraphs wraps each paragraph at manWidth. A paragraph whose lines
+// Summary is the part of the page's NAME after the dash.
+func (m *Page) Summary() string {
+	if _, after, ok := strings.Cut(m.Name, " - "); ok {
+		return after
+	}
+	return m.Name
+}
+
+// writeParagraphs wraps each paragraph at Width. A paragraph whose lines
 // start with a space is preformatted and printed as it is.
 func writeParagraphs(w io.Writer, paras []string, indent int) {
 	pad := strings.Repeat(" ", indent)
@@ -76,7 +85,7 @@ func writeParagraphs(w io.Writer, paras []string, indent int) {
 		}
 		line := pad
 		for _, word := range strings.Fields(p) {
-			if len(line) > indent && len(line)+1+len(word) > manWidth {
+			if len(line) > indent && len(line)+1+len(word) > Width {
 				fmt.Fprintln(w, line)
 				line = pad
 			}
