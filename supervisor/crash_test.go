@@ -176,7 +176,7 @@ func TestRestartPolicies(t *testing.T) {
 		if resp := h.call(`1`, "tools/call", `{"name":"crash","arguments":{"code":2}}`); errorCode(resp) != supervisor.CodeServerStopped {
 			t.Errorf("crash call under --restart never: %s", resp)
 		}
-		if resp := h.call(`2`, "tools/list", `{}`); !strings.Contains(string(resp["error"]), "--restart never") {
+		if resp := h.call(`2`, "tools/list", `{}`); !strings.Contains(string(resp["error"]), "Restart never") {
 			t.Errorf("later request: %s", resp)
 		}
 		if out := r.end(); out.ExitCode == 0 {

@@ -283,14 +283,14 @@ func (r *relay) hostUnparsable(line []byte, b *batch, err error) {
 // hostOversize answers a host message over --max-message with an error
 // (to the host for a request, to the server for an answer it awaits).
 func (r *relay) hostOversize(f *frame) {
-	r.log.Warn("host message over --max-message discarded", "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", truncate(f.head, 120))
+	r.log.Warn("host message over the message size limit discarded", "setting", r.setting("MaxMessage"), "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", truncate(f.head, 120))
 	raw, escaped, isRequest, isResponse := recoverID(f)
 	if raw == nil {
 		return
 	}
 	data := errorData{Reason: "message too large", Limit: r.pol.MaxMessage.String()}
 	if isRequest || !isResponse {
-		r.host.write(errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's --max-message %s; it was not relayed", f.size, r.pol.MaxMessage), data))
+		r.host.write(errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's %s %s; it was not relayed", f.size, r.setting("MaxMessage"), r.pol.MaxMessage), data))
 		return
 	}
 	r.mu.Lock()
@@ -300,7 +300,7 @@ func (r *relay) hostOversize(f *frame) {
 	g := r.gen
 	r.mu.Unlock()
 	if ok && g != nil && g.n == p.gen {
-		msg := errorResponse([]byte(p.origID), CodeMessageTooLarge, fmt.Sprintf("the host's answer of %d bytes is over mcpsandbox's --max-message %s", f.size, r.pol.MaxMessage), data)
+		msg := errorResponse([]byte(p.origID), CodeMessageTooLarge, fmt.Sprintf("the host's answer of %d bytes is over mcpsandbox's %s %s", f.size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
 		r.writeMu.Lock()
 		g.write(msg)
 		r.writeMu.Unlock()

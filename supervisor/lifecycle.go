@@ -24,7 +24,7 @@ func (r *relay) afterExit(ctx context.Context, g *generation, reason string, fai
 		r.answerCrashed(g, reason, restart, stop, end)
 		if end {
 			r.stopAll()
-			reason := "the server exited by itself (" + reason + "); --restart " + r.pol.Restart + " does not restart it"
+			reason := "the server exited by itself (" + reason + "); " + r.setting("Restart") + " " + r.pol.Restart + " does not restart it"
 			r.log.Info("mcpsandbox: session ended", "reason", reason, "exit_code", 0)
 			return Outcome{Reason: reason, ExitCode: 0, Restarts: r.restartCount()}, true
 		}
@@ -46,7 +46,7 @@ func (r *relay) afterExit(ctx context.Context, g *generation, reason string, fai
 
 		ng, err := r.startGeneration()
 		if err != nil {
-			g, reason, failed = nil, "restart failed: "+err.Error(), true
+			g, reason, failed = nil, "restart failed: "+r.explain(err), true
 			continue
 		}
 		r.mu.Lock()
@@ -61,13 +61,13 @@ func (r *relay) afterExit(ctx context.Context, g *generation, reason string, fai
 			return r.shutdown(ng, "shutdown requested while the server was restarting", true), true
 		case errors.Is(err, errDead):
 			ex := ng.proc.Exit()
-			g, reason, failed = ng, ex.String()+" while its session was replayed", true
+			g, reason, failed = ng, r.exitReason(ex)+" while its session was replayed", true
 			continue
 		case err != nil:
 			ng.log.Error("session replay failed; killing the new server process", "error", err)
 			ng.proc.Kill()
 			<-ng.proc.Done()
-			g, reason, failed = ng, err.Error(), true
+			g, reason, failed = ng, r.explain(err), true
 			continue
 		}
 		r.flush(ng)
@@ -104,7 +104,7 @@ func (r *relay) decide(reason string, failed bool) (restart bool, delay time.Dur
 	case !failed && r.pol.Restart != policy.RestartAlways:
 		return false, 0, "", true
 	case r.pol.Restart == policy.RestartNever:
-		stop = "the server " + reason + " and --restart never does not restart it"
+		stop = "the server " + reason + " and " + r.setting("Restart") + " never does not restart it"
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -118,8 +118,8 @@ func (r *relay) decide(reason string, failed bool) (restart bool, delay time.Dur
 		}
 		r.restarts = recent
 		if r.pol.MaxRestarts > 0 && len(recent) >= r.pol.MaxRestarts {
-			stop = fmt.Sprintf("crash loop: the server failed %d times within %s (last: %s); mcpsandbox stopped restarting it (--max-restarts %d, --restart-window %s)",
-				len(recent)+1, r.pol.RestartWindow, reason, r.pol.MaxRestarts, r.pol.RestartWindow)
+			stop = fmt.Sprintf("crash loop: the server failed %d times within %s (last: %s); mcpsandbox stopped restarting it (%s %d, %s %s)",
+				len(recent)+1, r.pol.RestartWindow, reason, r.setting("MaxRestarts"), r.pol.MaxRestarts, r.setting("RestartWindow"), r.pol.RestartWindow)
 		} else {
 			delay = r.pol.RestartBackoff.Min << len(recent)
 			if delay > r.pol.RestartBackoff.Max || delay <= 0 {

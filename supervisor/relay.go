@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // state is where the supervised server stands, from the host's point of view.
@@ -39,12 +41,13 @@ const drainTimeout = 2 * time.Second
 // without losing the host's session. Run wraps exactly one; a daemon would
 // hold many. ("server" always means the MCP server child, never this type.)
 type relay struct {
-	name   string
-	pol    policy.Policy
-	log    *slog.Logger
-	events func(Event)
-	hostIn io.Reader
-	host   *hostWriter
+	name    string
+	pol     policy.Policy
+	setting field.Namer
+	log     *slog.Logger
+	events  func(Event)
+	hostIn  io.Reader
+	host    *hostWriter
 
 	hostGone     chan struct{} // the host closed its side (EOF or write error)
 	hostGoneOnce sync.Once
@@ -93,6 +96,7 @@ func newRelay(opts Options) *relay {
 	return &relay{
 		name:        opts.Name,
 		pol:         opts.Policy,
+		setting:     opts.Setting,
 		log:         opts.Log.With("server", opts.Name),
 		events:      opts.Events,
 		hostIn:      opts.HostIn,
@@ -128,14 +132,14 @@ func (r *relay) serve(ctx context.Context) (Outcome, error) {
 	r.mu.Lock()
 	if err != nil {
 		startErr = fmt.Errorf("the server could not be started: %w", err)
-		r.state, r.stopReason = stateStopped, startErr.Error()
+		r.state, r.stopReason = stateStopped, r.explain(startErr)
 	} else {
 		r.gen, r.state = g, stateRunning
 	}
 	r.mu.Unlock()
 	if startErr != nil {
-		r.log.Error("mcpsandbox: the server could not be started; requests are answered with the reason until the host disconnects", "reason", startErr)
-		r.emit(Event{Kind: EventStopped, Reason: startErr.Error()})
+		r.log.Error("mcpsandbox: the server could not be started; requests are answered with the reason until the host disconnects", "reason", r.explain(startErr))
+		r.emit(Event{Kind: EventStopped, Reason: r.explain(startErr)})
 	}
 	go r.readHost()
 
@@ -160,7 +164,7 @@ func (r *relay) serve(ctx context.Context) (Outcome, error) {
 			case reason := <-g.hang: // killed by the heartbeat
 				out, done = r.afterExit(ctx, g, reason, true)
 			default:
-				out, done = r.afterExit(ctx, g, ex.String(), ex.Failed())
+				out, done = r.afterExit(ctx, g, r.exitReason(ex), ex.Failed())
 			}
 		case reason := <-g.hang:
 			g.log.Warn("server stopped answering; killing it", "reason", reason)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // Options is one supervised server attached to one host connection.
@@ -16,6 +18,10 @@ type Options struct {
 	HostIn  io.Reader     // messages from the host
 	HostOut io.Writer     // messages to the host
 	Log     *slog.Logger  // default: slog.Default()
+	// Setting names a policy field (and field.Doctor) in messages to the
+	// host and the log, the way the user set it: `run` as its --flag, a
+	// policy file as its key. Default: the field's own name.
+	Setting field.Namer
 	// Events, when set, is called at each lifecycle change of the server
 	// (from the supervisor's goroutines; keep it quick), for callers that
 	// wait on them, as the tests do; logs carry the same facts.
@@ -60,8 +66,11 @@ type Outcome struct {
 // When Run returns because of ctx or the server, a goroutine may still be
 // blocked reading HostIn; it ends once HostIn is closed.
 func Run(ctx context.Context, opts Options) (Outcome, error) {
+	if opts.Setting == nil {
+		opts.Setting = field.Plain
+	}
 	if err := opts.Policy.Validate(); err != nil {
-		return Outcome{Reason: err.Error(), ExitCode: 2}, err
+		return Outcome{Reason: field.Message(err, opts.Setting), ExitCode: 2}, err
 	}
 	if opts.Log == nil {
 		opts.Log = slog.Default()

@@ -193,7 +193,7 @@ func (r *relay) serverGarbage(g *generation, line []byte, b *batch, problem stri
 // becomes an error for the host request; a request is answered to the
 // server with an error, since the host could never have read it.
 func (r *relay) serverOversize(g *generation, f *frame) {
-	g.log.Warn("server message over --max-message discarded", "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", truncate(f.head, 120))
+	g.log.Warn("server message over the message size limit discarded", "setting", r.setting("MaxMessage"), "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", truncate(f.head, 120))
 	raw, escaped, isRequest, _ := recoverID(f)
 	if raw == nil {
 		g.log.Warn("could not tell which request the oversized message answered; the request stays in flight until the server answers or dies")
@@ -201,14 +201,14 @@ func (r *relay) serverOversize(g *generation, f *frame) {
 	}
 	data := errorData{Reason: "message too large", Generation: g.n, Limit: r.pol.MaxMessage.String()}
 	if isRequest {
-		msg := errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's --max-message %s; the host never saw it", f.size, r.pol.MaxMessage), data)
+		msg := errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's %s %s; the host never saw it", f.size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
 		r.writeMu.Lock()
 		g.write(msg)
 		r.writeMu.Unlock()
 		return
 	}
 	r.failInflight(g, raw, escaped, CodeMessageTooLarge,
-		fmt.Sprintf("MCP server's response of %d bytes is over mcpsandbox's --max-message %s", f.size, r.pol.MaxMessage), data)
+		fmt.Sprintf("MCP server's response of %d bytes is over mcpsandbox's %s %s", f.size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
 }
 
 // failInflight answers a host request of generation g with an error.

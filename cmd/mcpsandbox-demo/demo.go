@@ -51,7 +51,7 @@ func demoCommand(args []string, std cmdline.Stdio) int {
 		Unconfined:    *unconfined,
 		Out:           std.Out,
 		Supervise: func(ctx context.Context, p policy.Policy, hostIn goio.Reader, hostOut goio.Writer) (demo.Ended, error) {
-			out, err := supervisor.Run(ctx, supervisor.Options{Name: "example", Policy: p, HostIn: hostIn, HostOut: hostOut, Log: log})
+			out, err := supervisor.Run(ctx, supervisor.Options{Name: "example", Policy: p, HostIn: hostIn, HostOut: hostOut, Log: log, Setting: settingName})
 			return demo.Ended{Reason: out.Reason, ExitCode: out.ExitCode}, err
 		},
 		ConfinementProblem: confinementProblem,

@@ -41,6 +41,7 @@ func runCommand(args []string, std stdio) int {
 		HostIn:  std.In,
 		HostOut: std.Out,
 		Log:     log,
+		Setting: flagOf,
 	})
 	if err != nil {
 		log.Error("mcpsandbox stopped", "err", err, "reason", out.Reason)
