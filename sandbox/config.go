@@ -7,56 +7,24 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 )
 
-// Fixed places inside every sandbox.
+// Fixed places inside every sandbox; the init stage's are init.h's.
 const (
-	sandboxHome     = "/sandbox" // the server's empty tmpfs HOME
-	sandboxHostname = "mcpsandbox"
+	sandboxHome     = initstage.Home
+	sandboxHostname = initstage.Hostname
 	sandboxPath     = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 	sandboxLang     = "C.UTF-8"
 	defaultTmpSize  = 64 << 20
 )
 
-// initConfig is everything the init stage needs, resolved by the supervisor
-// and sent over a pipe (never argv or env) in wire.go's encoding.
+// initConfig is what the supervisor resolves for one sandbox: the init
+// stage's configuration and the user name its /etc files are made from.
 type initConfig struct {
-	Args []string // argv; Args[0] as the user gave it
-	Exe  string   // the executable's real path, the same inside and outside
-	Env  []string // the complete environment of the server
-	Dir  string   // working directory inside
-
-	Binds   []bind // user binds, parents before children
-	ExeBind bool   // Exe lies outside the visible paths: bind it read-only
-
-	TmpSize int64
-	NetHost bool
-	NoFile  uint64
-
-	UID, GID uint32 // the server's ids as seen inside the sandbox
-	UserName string // its name in the synthesized /etc/passwd
-	UserNS   bool   // the sandbox has its own user namespace (unprivileged supervisor)
-
-	Seccomp []byte // compiled BPF, loaded right before exec; empty only in tests
-
-	// Sent apart (cgroupMessage) once the cgroup exists: the init stage
-	// builds the rest of the root meanwhile.
-	CgroupView []cgroupDir // the server's own cgroup, shown read-only at /sys/fs/cgroup
-	CgroupJoin []string    // cgroup v1 tasks files the forking process joins by writing "0"
-}
-
-// bind is one --ro or --rw path.
-type bind struct {
-	Path     string
-	Writable bool
-	IDMap    *idMap // show this owner as the server (root supervisor only)
-}
-
-func (b bind) flag() string {
-	if b.Writable {
-		return "--rw"
-	}
-	return "--ro"
+	initstage.Config
+	UserName string // the server's name in the synthesized /etc/passwd
 }
 
 // reservedPaths are built by the sandbox itself; binding over them would
@@ -65,20 +33,20 @@ var reservedPaths = []string{"/proc", "/dev"}
 
 // resolveBinds checks the user's paths and orders them parents first, so a
 // nested bind lands on top of its parent.
-func resolveBinds(ro, rw []string) ([]bind, error) {
-	seen := map[string]bind{}
+func resolveBinds(ro, rw []string) ([]initstage.Bind, error) {
+	seen := map[string]initstage.Bind{}
 	add := func(p string, writable bool) error {
-		b := bind{Path: p, Writable: writable}
+		b := initstage.Bind{Path: p, Writable: writable}
 		if !filepath.IsAbs(p) {
-			return fmt.Errorf("%s %s: the path must be absolute", b.flag(), p)
+			return fmt.Errorf("%s %s: the path must be absolute", b.Flag(), p)
 		}
 		clean := filepath.Clean(p)
 		if clean == "/" {
-			return fmt.Errorf("%s /: binding the whole host root defeats the sandbox; grant the directories the server needs", b.flag())
+			return fmt.Errorf("%s /: binding the whole host root defeats the sandbox; grant the directories the server needs", b.Flag())
 		}
 		for _, r := range reservedPaths {
 			if within(clean, r) {
-				return fmt.Errorf("%s %s: %s is built by the sandbox and cannot be bound", b.flag(), p, r)
+				return fmt.Errorf("%s %s: %s is built by the sandbox and cannot be bound", b.Flag(), p, r)
 			}
 		}
 		if prev, ok := seen[clean]; ok && prev.Writable != writable {
@@ -98,7 +66,7 @@ func resolveBinds(ro, rw []string) ([]bind, error) {
 			return nil, err
 		}
 	}
-	binds := make([]bind, 0, len(seen))
+	binds := make([]initstage.Bind, 0, len(seen))
 	for _, b := range seen {
 		binds = append(binds, b)
 	}
@@ -112,13 +80,9 @@ func resolveBinds(ro, rw []string) ([]bind, error) {
 	return binds, nil
 }
 
-// within reports whether path is dir or lies beneath it.
-func within(path, dir string) bool {
-	if dir == "/" {
-		return true
-	}
-	return path == dir || strings.HasPrefix(path, dir+"/")
-}
+// within reports whether path is dir or lies beneath it: the init stage's
+// rule (initstage.Within), so that both sides agree on what a grant holds.
+func within(path, dir string) bool { return initstage.Within(path, dir) }
 
 // resolveExecutable looks Args[0] up in the host's PATH and returns its real
 // path, which is where the sandbox shows it.
@@ -139,7 +103,7 @@ func resolveExecutable(arg0 string) (string, error) {
 
 // exeVisible reports whether the executable is already inside the sandbox
 // through /usr or a user bind.
-func exeVisible(exe string, binds []bind) bool {
+func exeVisible(exe string, binds []initstage.Bind) bool {
 	if within(exe, "/usr") {
 		return true
 	}
@@ -201,7 +165,7 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 	if nofile == 0 {
 		nofile = 1024
 	}
-	return &initConfig{
+	return &initConfig{Config: initstage.Config{
 		Args:    append([]string(nil), spec.Args...),
 		Exe:     exe,
 		Env:     env,
@@ -211,7 +175,7 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 		TmpSize: tmp,
 		NetHost: spec.NetHost,
 		NoFile:  nofile,
-	}, nil
+	}}, nil
 }
 
 // checkNoFile refuses a NOFILE limit a user namespace cannot grant.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 	"golang.org/x/sys/unix"
 )
 
@@ -28,7 +29,7 @@ func planBindOwners(cfg *initConfig, log *slog.Logger) {
 		var noIDMap error
 		if err == nil && mapOwners && st.Uid != 0 && st.Uid != cfg.UID {
 			if noIDMap = probeIDMap(fd); noIDMap == nil {
-				b.IDMap = &idMap{UID: st.Uid, GID: st.Gid}
+				b.IDMap = &initstage.IDMap{UID: st.Uid, GID: st.Gid}
 				warnRootGroup(*b, &st, log)
 			}
 		}
@@ -42,7 +43,7 @@ func planBindOwners(cfg *initConfig, log *slog.Logger) {
 // warnRootGroup says when a mapped --rw grant still cannot be written: the
 // kernel refuses writes through an idmapped mount to any inode whose owner
 // or group it cannot map, and gid 0 is never mapped.
-func warnRootGroup(b bind, st *unix.Stat_t, log *slog.Logger) {
+func warnRootGroup(b initstage.Bind, st *unix.Stat_t, log *slog.Logger) {
 	if b.Writable && st.Gid == 0 {
 		log.Warn("sandbox: --rw path's group is root, which is never mapped to the server: it can read the grant but not write in it; chgrp it to the owner's group",
 			"path", b.Path, "owner", fmt.Sprintf("%d:%d", st.Uid, st.Gid))
@@ -52,7 +53,7 @@ func warnRootGroup(b bind, st *unix.Stat_t, log *slog.Logger) {
 // warnInaccessible says when the server's uid will not be able to use a
 // grant (mode bits only; ACLs may still allow it), since the server would
 // only see EACCES. noIDMap is why the owner could not be mapped, if tried.
-func warnInaccessible(b bind, st *unix.Stat_t, cfg *initConfig, noIDMap error, log *slog.Logger) {
+func warnInaccessible(b initstage.Bind, st *unix.Stat_t, cfg *initConfig, noIDMap error, log *slog.Logger) {
 	need := uint32(0o4) // read
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		need |= 0o1 // search
@@ -77,7 +78,7 @@ func warnInaccessible(b bind, st *unix.Stat_t, cfg *initConfig, noIDMap error, l
 	}
 	switch {
 	case have&need == need && noIDMap != nil && b.Writable:
-		log.Info("sandbox: "+b.flag()+" path keeps its owner unmapped; files the server creates there will be owned by its uid", attrs...)
+		log.Info("sandbox: "+b.Flag()+" path keeps its owner unmapped; files the server creates there will be owned by its uid", attrs...)
 	case have&need == need:
 	case b.Writable:
 		log.Warn("sandbox: --rw path is not writable by the server's uid; chown it to a non-root user, chmod it, or use --user NAME", attrs...)

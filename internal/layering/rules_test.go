@@ -19,6 +19,11 @@ var rules = []rule{
 		why:   "the sandbox confines a process: it knows nothing of policy files, supervision or MCP, and is told what to do in its own terms",
 	},
 	{
+		pkgs:  []string{"sandbox/internal/initstage"},
+		notOn: []string{"sandbox", "sandbox/scope"},
+		why:   "the init stage is the bottom of the sandbox: package sandbox assembles the confinement around it, never the other way (only sandbox may import it, by Go's internal rule)",
+	},
+	{
 		pkgs:  []string{"supervisor"},
 		notOn: []string{mcpSDK},
 		why:   "the supervisor relays MCP as JSON-RPC lines it frames itself; the SDK is for the demo and the tests",

@@ -52,6 +52,8 @@ $user_phase && confined_relay='TestConfinedNPMFilesystem|TestServerEverything$|T
 
 phase "launch ways and doctor ($(id -un))" cmd/mcpsandbox \
   "$work/mcpsandbox.test" -test.run 'TestSystemd|TestNoSystemd' -test.v -test.count=1 -test.timeout 10m
+phase "sandbox: the init stage on its own ($(id -un))" sandbox/internal/initstage \
+  "$work/initstage.test" -test.v -test.count=1 -test.timeout 5m
 phase "sandbox: escape table, confinement, cgroups, seccomp ($(id -un))" sandbox \
   "${delegated[@]}" "$work/sandbox.test" -test.v -test.count=1 -test.skip 'TestSeccompDockerProfileTooLarge' -test.timeout 10m
 phase "supervisor: confined relay and npm servers ($(id -un))" supervisor \
