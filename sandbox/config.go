@@ -10,57 +10,22 @@ import (
 	"syscall"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
-	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 )
 
-// Fixed places inside every sandbox.
+// Fixed places inside every sandbox; the init stage's are init.h's.
 const (
-	sandboxHome     = "/sandbox" // the server's empty tmpfs HOME
-	sandboxHostname = "mcpsandbox"
+	sandboxHome     = initstage.Home
+	sandboxHostname = initstage.Hostname
 	sandboxPath     = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 	sandboxLang     = "C.UTF-8"
-	defaultTmpSize  = 64 << 20
 )
 
-// initConfig is everything the init stage needs, resolved by the supervisor
-// and sent over a pipe (never argv or env) in wire.go's encoding.
+// initConfig is what the supervisor resolves for one sandbox: the init
+// stage's configuration and the user name its /etc files are made from.
 type initConfig struct {
-	Args []string // argv; Args[0] as the user gave it
-	Exe  string   // the executable's real path, the same inside and outside
-	Env  []string // the complete environment of the server
-	Dir  string   // working directory inside
-
-	Binds   []bind // user binds, parents before children
-	ExeBind bool   // Exe lies outside the visible paths: bind it read-only
-
-	TmpSize int64
-	NetHost bool
-	NoFile  uint64
-
-	UID, GID uint32 // the server's ids as seen inside the sandbox
-	UserName string // its name in the synthesized /etc/passwd
-	UserNS   bool   // the sandbox has its own user namespace (unprivileged supervisor)
-
-	Seccomp []byte // compiled BPF, loaded right before exec; empty only in tests
-
-	// Sent apart (cgroupMessage) once the cgroup exists: the init stage
-	// builds the rest of the root meanwhile.
-	CgroupView []cgroups.ViewDir // the server's own cgroup, shown read-only at cgroups.Mount
-	CgroupJoin []string          // cgroup v1 tasks files the forking process joins by writing "0"
-}
-
-// bind is one --ro or --rw path.
-type bind struct {
-	Path     string
-	Writable bool
-	IDMap    *idMap // show this owner as the server (root supervisor only)
-}
-
-func (b bind) field() string {
-	if b.Writable {
-		return "ReadWrite"
-	}
-	return "ReadOnly"
+	initstage.Config
+	UserName string // the server's name in the synthesized /etc/passwd
 }
 
 // reservedPaths are built by the sandbox itself; binding over them would
@@ -69,20 +34,20 @@ var reservedPaths = []string{"/proc", "/dev"}
 
 // resolveBinds checks the user's paths and orders them parents first, so a
 // nested bind lands on top of its parent.
-func resolveBinds(ro, rw []string) ([]bind, error) {
-	seen := map[string]bind{}
+func resolveBinds(ro, rw []string) ([]initstage.Bind, error) {
+	seen := map[string]initstage.Bind{}
 	add := func(p string, writable bool) error {
-		b := bind{Path: p, Writable: writable}
+		b := initstage.Bind{Path: p, Writable: writable}
 		if !filepath.IsAbs(p) {
-			return &field.Error{Field: b.field(), Value: p, Problem: "the path must be absolute"}
+			return &field.Error{Field: b.Field(), Value: p, Problem: "the path must be absolute"}
 		}
 		clean := filepath.Clean(p)
 		if clean == "/" {
-			return &field.Error{Field: b.field(), Value: "/", Problem: "binding the whole host root defeats the sandbox", Fix: "grant the directories the server needs"}
+			return &field.Error{Field: b.Field(), Value: "/", Problem: "binding the whole host root defeats the sandbox", Fix: "grant the directories the server needs"}
 		}
 		for _, r := range reservedPaths {
 			if within(clean, r) {
-				return &field.Error{Field: b.field(), Value: p, Problem: r + " is built by the sandbox and cannot be bound"}
+				return &field.Error{Field: b.Field(), Value: p, Problem: r + " is built by the sandbox and cannot be bound"}
 			}
 		}
 		if prev, ok := seen[clean]; ok && prev.Writable != writable {
@@ -102,7 +67,7 @@ func resolveBinds(ro, rw []string) ([]bind, error) {
 			return nil, err
 		}
 	}
-	binds := make([]bind, 0, len(seen))
+	binds := make([]initstage.Bind, 0, len(seen))
 	for _, b := range seen {
 		binds = append(binds, b)
 	}
@@ -116,13 +81,9 @@ func resolveBinds(ro, rw []string) ([]bind, error) {
 	return binds, nil
 }
 
-// within reports whether path is dir or lies beneath it.
-func within(path, dir string) bool {
-	if dir == "/" {
-		return true
-	}
-	return path == dir || strings.HasPrefix(path, dir+"/")
-}
+// within reports whether path is dir or lies beneath it: the init stage's
+// rule (initstage.Within), so that both sides agree on what a grant holds.
+func within(path, dir string) bool { return initstage.Within(path, dir) }
 
 // resolveExecutable looks Args[0] up in the host's PATH and returns its real
 // path, which is where the sandbox shows it.
@@ -143,7 +104,7 @@ func resolveExecutable(arg0 string) (string, error) {
 
 // exeVisible reports whether the executable is already inside the sandbox
 // through /usr or a user bind.
-func exeVisible(exe string, binds []bind) bool {
+func exeVisible(exe string, binds []initstage.Bind) bool {
 	if within(exe, "/usr") {
 		return true
 	}
@@ -197,25 +158,25 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("working directory %q must be absolute", dir)
 	}
-	tmp := spec.TmpSize
-	if tmp <= 0 {
-		tmp = defaultTmpSize
+	// The defaults are the policy's; a zero here is a caller's mistake,
+	// not a request for a default.
+	if spec.TmpSize <= 0 {
+		return nil, &field.Error{Field: "TmpSize", Value: strconv.FormatInt(spec.TmpSize, 10), Problem: "must be positive"}
 	}
-	nofile := spec.NoFile
-	if nofile == 0 {
-		nofile = 1024
+	if spec.NoFile == 0 {
+		return nil, &field.Error{Field: "NoFile", Value: "0", Problem: "must be positive"}
 	}
-	return &initConfig{
+	return &initConfig{Config: initstage.Config{
 		Args:    append([]string(nil), spec.Args...),
 		Exe:     exe,
 		Env:     env,
 		Dir:     filepath.Clean(dir),
 		Binds:   binds,
 		ExeBind: !exeVisible(exe, binds),
-		TmpSize: tmp,
+		TmpSize: spec.TmpSize,
 		NetHost: spec.NetHost,
-		NoFile:  nofile,
-	}, nil
+		NoFile:  spec.NoFile,
+	}}, nil
 }
 
 // checkNoFile refuses a NOFILE limit a user namespace cannot grant.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 	"golang.org/x/sys/unix"
 )
@@ -21,12 +22,6 @@ import (
 // setupTimeout bounds how long building the sandbox may take before Start
 // gives up; it is far above the milliseconds setup really needs.
 const setupTimeout = 30 * time.Second
-
-// initCaps are what the init stage needs inside its user namespace (as
-// ambient capabilities, since it keeps the caller's uid there): mounts,
-// pivot_root, hostname and cgroup namespace (SYS_ADMIN), lo (NET_ADMIN),
-// emptying the bounding set (SETPCAP), and building the root (DAC_OVERRIDE).
-var initCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP, unix.CAP_DAC_OVERRIDE}
 
 func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	p := &confinedProcess{log: log, done: make(chan struct{}), setupDone: make(chan struct{})}
@@ -74,7 +69,10 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	planBindOwners(cfg, log)
 	// Encoded before any process starts: a configuration the init stage
 	// cannot take is refused here.
-	msg, err := configMessage(cfg)
+	if cfg.Etc, err = etcConfigFiles(cfg); err != nil {
+		return fail(fmt.Errorf("sandbox: %w", err))
+	}
+	msg, err := cfg.Encode()
 	if err != nil {
 		return fail(fmt.Errorf("sandbox: %w", err))
 	}
@@ -103,13 +101,13 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 // (the reaper, PID 1 inside) and, through it, the server.
 type confinedProcess struct {
 	stage          *stageHandle
-	preforked      bool // the init stage is zygote.c's, not a re-exec
+	preforked      bool // the init stage was pre-forked (initstage's zygote.c), not re-exec'd
 	log            *slog.Logger
 	stdin          io.WriteCloser
 	stdout, stderr *os.File
 	reports        *bufio.Reader
 	reportFile     *os.File
-	reportCh       chan report
+	reportCh       chan initstage.Report
 	setupDone      chan struct{} // closed once Start stops reading reports
 	setupOnce      sync.Once
 	cg             *cgroups.Group
@@ -130,7 +128,7 @@ type stageHandle struct {
 // start starts the init stage and sends it msg, cfg's configuration;
 // makeCgroup, when not nil, creates the cgroup while the init stage boots
 // and builds the root (cgroup v1).
-func (p *confinedProcess) start(cfg *initConfig, msg *message, makeCgroup func() error) error {
+func (p *confinedProcess) start(cfg *initConfig, msg *initstage.Message, makeCgroup func() error) error {
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -158,13 +156,13 @@ func (p *confinedProcess) start(cfg *initConfig, msg *message, makeCgroup func()
 	if err != nil {
 		return err
 	}
-	p.reportCh = make(chan report, 4)
+	p.reportCh = make(chan initstage.Report, 4)
 	go p.readReports()
 	go p.wait()
 
 	// The configuration first: the init stage builds the root while the
 	// cgroup is made, and waits for the cgroup part only to join it.
-	if err := msg.writeTo(cfgW); err != nil {
+	if err := msg.Send(cfgW); err != nil {
 		p.endSetup()
 		p.Kill()
 		<-p.done
@@ -185,46 +183,39 @@ func (p *confinedProcess) start(cfg *initConfig, msg *message, makeCgroup func()
 			return fmt.Errorf("sandbox: moving the server into its cgroup: %w", err)
 		}
 	}
-	cfg.CgroupView = p.cg.View()
+	cfg.CgroupView = nil
+	for _, d := range p.cg.View() {
+		cfg.CgroupView = append(cfg.CgroupView, initstage.CgroupDir(d))
+	}
 	// An init stage that refused the configuration is gone before it reads
 	// this: the broken pipe is ignored and its report says why.
-	cgroupMessage(cfg).writeTo(cfgW)
+	cfg.EncodeCgroup().Send(cfgW)
 	cfgW.Close()
 	return p.awaitStarted()
 }
 
 // launch starts the init stage with the given descriptors as its 0–4: the
-// pre-forked one (zygote.go) when it has the namespaces cfg needs, else a
-// fresh re-exec of this binary.
+// pre-forked one when it has the namespaces cfg needs, else a fresh re-exec
+// of this binary.
 func (p *confinedProcess) launch(cfg *initConfig, child *exec.Cmd, cfgR, repW *os.File) error {
-	if z := takeZygote(); z != nil {
-		cgroupFD := -1
-		if p.cg != nil {
-			cgroupFD = p.cg.IntoFD()
-		}
-		if z.fits(cfg, cgroupFD) {
-			a, err := z.adopt(cfg, [5]*os.File{child.Stdin.(*os.File), child.Stdout.(*os.File), child.Stderr.(*os.File), cfgR, repW})
+	files := initstage.Files{Stdin: child.Stdin.(*os.File), Stdout: child.Stdout.(*os.File), Stderr: child.Stderr.(*os.File), Config: cfgR, Report: repW}
+	cgroupFD := -1
+	if p.cg != nil {
+		cgroupFD = p.cg.IntoFD()
+	}
+	if z := initstage.TakeZygote(); z != nil {
+		if z.Fits(&cfg.Config, cgroupFD) {
+			a, err := z.Adopt(&cfg.Config, files)
 			if err == nil {
-				p.stage = &stageHandle{pid: a.pid, signal: a.signal, wait: a.wait}
+				p.stage = &stageHandle{pid: a.Pid, signal: a.Signal, wait: func() Exit { return exitFromWait(a.Wait()) }}
 				p.preforked = true
 				return nil
 			}
 			p.log.Debug("sandbox: not using the pre-forked init stage", "err", err)
 		}
-		z.discard()
+		z.Discard()
 	}
-	cmd := &exec.Cmd{
-		Path:        "/proc/self/exe",
-		Args:        []string{InitArg0},
-		Env:         []string{},
-		Stdin:       child.Stdin,
-		Stdout:      child.Stdout,
-		Stderr:      child.Stderr,
-		ExtraFiles:  []*os.File{cfgR, repW}, // configFD, reportFD
-		SysProcAttr: p.sysProcAttr(cfg),
-	}
-	var err error
-	onForkThread(func() { err = cmd.Start() })
+	cmd, err := initstage.Exec(&cfg.Config, files, cgroupFD)
 	if err != nil {
 		return startError(err, cfg)
 	}
@@ -235,28 +226,15 @@ func (p *confinedProcess) launch(cfg *initConfig, child *exec.Cmd, cfgR, repW *o
 	return nil
 }
 
-func (p *confinedProcess) sysProcAttr(cfg *initConfig) *syscall.SysProcAttr {
-	flags := uintptr(unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS)
-	if !cfg.NetHost {
-		flags |= unix.CLONE_NEWNET
+// exitFromWait turns the pre-forked init stage's end into an Exit.
+func exitFromWait(ws unix.WaitStatus, err error) Exit {
+	switch {
+	case err != nil:
+		return Exit{Code: -1, SetupErr: err}
+	case ws.Signaled():
+		return Exit{Code: -1, Signal: ws.Signal()}
 	}
-	// CLONE_NEWCGROUP is done by the init stage itself once it sits in its
-	// cgroup, so that the namespace's root is the server's cgroup.
-	attr := &syscall.SysProcAttr{Cloneflags: flags, Setsid: true, Pdeathsig: syscall.SIGKILL}
-	if cfg.UserNS {
-		attr.Cloneflags |= unix.CLONE_NEWUSER
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: int(cfg.UID), HostID: os.Getuid(), Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: int(cfg.GID), HostID: os.Getgid(), Size: 1}}
-		attr.GidMappingsEnableSetgroups = false
-		attr.AmbientCaps = initCaps
-	}
-	if p.cg != nil { // cgroup v2: created before the clone
-		if fd := p.cg.IntoFD(); fd >= 0 {
-			attr.UseCgroupFD = true
-			attr.CgroupFD = fd
-		}
-	}
-	return attr
+	return Exit{Code: ws.ExitStatus()}
 }
 
 // startError turns a failed clone into advice.
@@ -277,7 +255,7 @@ func startError(err error, cfg *initConfig) error {
 func (p *confinedProcess) readReports() {
 	defer close(p.reportCh)
 	for {
-		rep, err := readReport(p.reports)
+		rep, err := initstage.ReadReport(p.reports)
 		if err != nil {
 			return
 		}
@@ -290,7 +268,7 @@ func (p *confinedProcess) readReports() {
 func (p *confinedProcess) awaitStarted() error {
 	timer := time.NewTimer(setupTimeout)
 	defer timer.Stop()
-	var rep report
+	var rep initstage.Report
 	var ok bool
 	select {
 	case rep, ok = <-p.reportCh:

@@ -287,6 +287,9 @@ func TestConfinedSetupErrorsAreClear(t *testing.T) {
 			[]string{"--ro " + filepath.Join(dir, "planted"), "symlink", "pass the real path " + secret}},
 		{"relative path", func(s *Spec) { s.ReadOnly = []string{"data"} }, []string{"ReadOnly data", "absolute"}},
 		{"proc", func(s *Spec) { s.ReadWrite = []string{"/proc/self"} }, []string{"ReadWrite /proc/self", "cannot be bound"}},
+		// Defaults are the policy's: a zero is refused, not defaulted again.
+		{"zero tmp size", func(s *Spec) { s.TmpSize = 0 }, []string{"TmpSize 0", "must be positive"}},
+		{"zero nofile", func(s *Spec) { s.NoFile = 0 }, []string{"NoFile 0", "must be positive"}},
 		{"missing command", func(s *Spec) { s.Args = []string{"no-such-mcp-server"} }, []string{"no-such-mcp-server", "not found"}},
 		{"missing working directory", func(s *Spec) { s.Dir = "/srv/app" }, []string{"working directory /srv/app", "grant it with --ro or --rw"}},
 		// A message that is all control characters still arrives whole

@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// The /etc a sandbox gets: a few host files programs need (init_root.c
-// copies them), a few read-only directories, and the files below, which
-// depend on the configuration: a synthesized passwd and group naming the
-// sandbox user, and the network's.
+// The /etc a sandbox gets: a few host files programs need (initstage's
+// init_root.c copies them), a few read-only directories, and the files
+// below, which depend on the configuration: a synthesized passwd and group
+// naming the sandbox user, and the network's.
 var etcNetHost = []string{"resolv.conf", "hosts"} // the host's, only with --net host
 
 // etcConfigFiles are the /etc files that depend on the configuration: the

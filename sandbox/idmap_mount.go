@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 	"golang.org/x/sys/unix"
 )
 
@@ -25,12 +26,6 @@ import (
 // an idmapped mount to an inode whose uid or gid it cannot map, so files of
 // other users or groups inside the grant (a root-owned file, a dir of group
 // docker) stay readable by their "other" bits but cannot be written.
-
-// idMap is the owner a grant is mapped from.
-type idMap struct {
-	UID uint32 // the owner's uid on disk; never 0
-	GID uint32 // the owner's gid on disk; 0 is not mapped (see maps)
-}
 
 // setTreeIDMap makes every mount of a detached tree idmapped by userns.
 func setTreeIDMap(tree, userns int) error {
@@ -53,7 +48,7 @@ func probeUserns() (int, error) {
 	if probeNS.fd > 0 {
 		return probeNS.fd, nil
 	}
-	fd, err := newUserns("65534 65534 1\n", "65534 65534 1\n")
+	fd, err := initstage.NewUserns("65534 65534 1\n", "65534 65534 1\n")
 	if err != nil {
 		return -1, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 	"golang.org/x/sys/unix"
 )
 
@@ -28,7 +29,7 @@ func planBindOwners(cfg *initConfig, log *slog.Logger) {
 		var noIDMap error
 		if err == nil && mapOwners && st.Uid != 0 && st.Uid != cfg.UID {
 			if noIDMap = probeIDMap(fd); noIDMap == nil {
-				b.IDMap = &idMap{UID: st.Uid, GID: st.Gid}
+				b.IDMap = &initstage.IDMap{UID: st.Uid, GID: st.Gid}
 				warnRootGroup(*b, &st, log)
 			}
 		}
@@ -42,17 +43,17 @@ func planBindOwners(cfg *initConfig, log *slog.Logger) {
 // warnRootGroup says when a mapped --rw grant still cannot be written: the
 // kernel refuses writes through an idmapped mount to any inode whose owner
 // or group it cannot map, and gid 0 is never mapped.
-func warnRootGroup(b bind, st *unix.Stat_t, log *slog.Logger) {
+func warnRootGroup(b initstage.Bind, st *unix.Stat_t, log *slog.Logger) {
 	if b.Writable && st.Gid == 0 {
 		log.Warn("sandbox: a read-write grant's group is root, which is never mapped to the server: it can read the grant but not write in it; chgrp it to the owner's group",
-			"field", b.field(), "path", b.Path, "owner", fmt.Sprintf("%d:%d", st.Uid, st.Gid))
+			"field", b.Field(), "path", b.Path, "owner", fmt.Sprintf("%d:%d", st.Uid, st.Gid))
 	}
 }
 
 // warnInaccessible says when the server's uid will not be able to use a
 // grant (mode bits only; ACLs may still allow it), since the server would
 // only see EACCES. noIDMap is why the owner could not be mapped, if tried.
-func warnInaccessible(b bind, st *unix.Stat_t, cfg *initConfig, noIDMap error, log *slog.Logger) {
+func warnInaccessible(b initstage.Bind, st *unix.Stat_t, cfg *initConfig, noIDMap error, log *slog.Logger) {
 	need := uint32(0o4) // read
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		need |= 0o1 // search
@@ -69,7 +70,7 @@ func warnInaccessible(b bind, st *unix.Stat_t, cfg *initConfig, noIDMap error, l
 	default:
 		have = st.Mode & 0o7
 	}
-	attrs := []any{"field", b.field(), "path", b.Path, "uid", cfg.UID, "owner", fmt.Sprintf("%d:%d", st.Uid, st.Gid), "mode", fmt.Sprintf("%o", st.Mode&0o7777)}
+	attrs := []any{"field", b.Field(), "path", b.Path, "uid", cfg.UID, "owner", fmt.Sprintf("%d:%d", st.Uid, st.Gid), "mode", fmt.Sprintf("%o", st.Mode&0o7777)}
 	if noIDMap != nil {
 		attrs = append(attrs, "idmap", "not used: "+noIDMap.Error())
 	} else if st.Uid == 0 {

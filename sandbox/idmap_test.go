@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 	"golang.org/x/sys/unix"
 )
 
@@ -268,7 +269,7 @@ func TestIDMapNotForANamedUser(t *testing.T) {
 // Unprivileged, the caller's uid is the server's: no grant is remapped.
 func TestIDMapPlanLeavesUserNamespaceGrantsAlone(t *testing.T) {
 	dir := t.TempDir()
-	cfg := &initConfig{UID: 1, GID: 1, UserNS: true, Binds: []bind{{Path: dir, Writable: true}}}
+	cfg := &initConfig{Config: initstage.Config{UID: 1, GID: 1, UserNS: true, Binds: []initstage.Bind{{Path: dir, Writable: true}}}}
 	planBindOwners(cfg, slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)))
 	if cfg.Binds[0].IDMap != nil {
 		t.Errorf("a user-namespace sandbox got an idmap %+v", cfg.Binds[0].IDMap)

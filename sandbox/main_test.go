@@ -7,7 +7,8 @@ import (
 )
 
 // TestMain lets this test binary act as the probe server its sandboxes run
-// (any binary linking this package can be their init stage: zygote.c).
+// (any binary linking this package can be their init stage: initstage's
+// zygote.c).
 func TestMain(m *testing.M) {
 	if os.Getenv(sbxProbeEnv) != "" {
 		os.Exit(runSbxProbe())

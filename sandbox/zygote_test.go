@@ -9,10 +9,11 @@ import (
 	"testing"
 
 	"github.com/containerd/cgroups/v3"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 )
 
 // sbxZygoteRoleEnv makes the test binary, started as `<bin> run ...` so that
-// zygote.c pre-forks an init stage, start one confined shell and print what
+// initstage's zygote.c pre-forks an init stage, start one confined shell and print what
 // it saw as JSON.
 const sbxZygoteRoleEnv = "MCPSANDBOX_SBX_ZYGOTE"
 
@@ -40,7 +41,7 @@ echo "mounts=$(` + mountTableCmd + `)"`
 const mountTableCmd = `cut -d' ' -f4- /proc/self/mountinfo | tr '\n' '|'`
 
 func sbxZygoteRole() int {
-	res := zygoteRoleResult{Pending: zygotePending()}
+	res := zygoteRoleResult{Pending: initstage.ZygotePending()}
 	p, err := Start(sbxSpec("/bin/sh", "-c", zygoteProbeScript), slog.New(slog.DiscardHandler))
 	if err != nil {
 		res.Err = err.Error()

@@ -21,7 +21,7 @@ t0=$SECONDS
 work=$(mktemp -d /tmp/mcpsandbox-guest-tier.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
-for pkg in sandbox sandbox/seccomp sandbox/cgroups supervisor cmd/mcpsandbox bench; do
+for pkg in sandbox sandbox/seccomp sandbox/cgroups sandbox/internal/initstage supervisor cmd/mcpsandbox bench; do
   go test -c -o "$work/$(basename "$pkg").test" "./$pkg"
 done
 CGO_ENABLED=0 go build -o "$work/hostile" ./internal/hostile

@@ -39,6 +39,11 @@ var rules = []rule{
 		why:   "sandbox/cgroups is the sandbox's host plumbing: the sandbox uses it, never the other way round, and it knows nothing above it",
 	},
 	{
+		pkgs:  []string{"sandbox/internal/initstage"},
+		notOn: []string{"sandbox", "sandbox/scope"},
+		why:   "the init stage is the bottom of the sandbox: package sandbox assembles the confinement around it, never the other way (only sandbox may import it, by Go's internal rule)",
+	},
+	{
 		pkgs:  []string{"supervisor"},
 		notOn: []string{mcpSDK},
 		why:   "the supervisor relays MCP as JSON-RPC lines it frames itself; the SDK is for the demo and the tests",

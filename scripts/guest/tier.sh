@@ -54,6 +54,8 @@ phase "launch ways and doctor ($(id -un))" cmd/mcpsandbox \
   "$work/mcpsandbox.test" -test.run 'TestSystemd|TestNoSystemd' -test.v -test.count=1 -test.timeout 10m
 phase "sandbox/cgroups: v2 backend, home, kernel-enforced limits ($(id -un))" sandbox/cgroups \
   "${delegated[@]}" "$work/cgroups.test" -test.v -test.count=1 -test.timeout 10m
+phase "sandbox: the init stage on its own ($(id -un))" sandbox/internal/initstage \
+  "$work/initstage.test" -test.v -test.count=1 -test.timeout 5m
 phase "sandbox: escape table, confinement, cgroups, seccomp ($(id -un))" sandbox \
   "${delegated[@]}" "$work/sandbox.test" -test.v -test.count=1 -test.timeout 10m
 phase "sandbox/seccomp: profiles under probes ($(id -un))" sandbox/seccomp \

@@ -1,4 +1,4 @@
-package sandbox
+package initstage
 
 /*
 #include <stdint.h>
@@ -18,9 +18,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// zygote is the init stage zygote.c forked before the Go runtime started.
-// The first confined Start it fits adopts it; any other Start discards it.
-type zygote struct {
+// Zygote is the init stage zygote.c forked before the Go runtime started.
+// The first sandbox it fits adopts it; any other start discards it.
+type Zygote struct {
 	sock   int // to the intermediate and the init
 	mid    int // the intermediate, this process's child
 	userns bool
@@ -28,26 +28,28 @@ type zygote struct {
 
 var zygoteTaken sync.Once
 
-// takeZygote hands out the pre-forked init stage once; nil when there is none.
-func takeZygote() *zygote {
-	var z *zygote
+// TakeZygote hands out the pre-forked init stage once; nil when there is none.
+func TakeZygote() *Zygote {
+	var z *Zygote
 	zygoteTaken.Do(func() {
 		if C.mcpsandbox_zygote.sock >= 0 {
-			z = &zygote{sock: int(C.mcpsandbox_zygote.sock), mid: int(C.mcpsandbox_zygote.mid), userns: C.mcpsandbox_zygote.userns != 0}
+			z = &Zygote{sock: int(C.mcpsandbox_zygote.sock), mid: int(C.mcpsandbox_zygote.mid), userns: C.mcpsandbox_zygote.userns != 0}
 			C.mcpsandbox_zygote.sock = -1
 		}
 	})
 	return z
 }
 
-// fits reports whether the zygote has exactly the namespaces cfg asks for.
-func (z *zygote) fits(cfg *initConfig, cgroupFD int) bool {
+// Fits reports whether the zygote has exactly the namespaces cfg asks for;
+// cgroupFD >= 0 (cgroup v2) asks for a start inside that cgroup, which a
+// pre-forked process cannot have.
+func (z *Zygote) Fits(cfg *Config, cgroupFD int) bool {
 	return !cfg.NetHost && z.userns == cfg.UserNS && cgroupFD < 0
 }
 
-// discard ends the zygote: the init reads EOF and exits, the intermediate
+// Discard ends the zygote: the init reads EOF and exits, the intermediate
 // follows and is reaped here.
-func (z *zygote) discard() {
+func (z *Zygote) Discard() {
 	unix.Close(z.sock)
 	go func() {
 		var ws unix.WaitStatus
@@ -59,22 +61,21 @@ func (z *zygote) discard() {
 	}()
 }
 
-// adopted is a zygote that became a sandbox's init stage.
-type adopted struct {
-	pid   int
+// Adopted is a zygote that became a sandbox's init stage.
+type Adopted struct {
+	Pid   int
 	pidfd int
 	mid   int
 }
 
-// adopt waits for the intermediate's report, maps the ids of a user
-// namespace and hands the init its descriptors (stdin, stdout, stderr,
-// config, report: the exec'd init stage's 0–4). Until the descriptors are
-// sent nothing is committed: on error the caller discards the zygote and
-// starts an init stage the usual way.
-func (z *zygote) adopt(cfg *initConfig, fds [5]*os.File) (*adopted, error) {
+// Adopt waits for the intermediate's report, maps the ids of a user
+// namespace and hands the init its descriptors (the exec'd init stage's
+// 0–4). Until the descriptors are sent nothing is committed: on error the
+// caller discards the zygote and starts an init stage the usual way.
+func (z *Zygote) Adopt(cfg *Config, files Files) (*Adopted, error) {
 	// The intermediate reports within a millisecond of this process's start;
-	// a hung one must not hang Start.
-	tv := unix.NsecToTimeval(int64(setupTimeout))
+	// a hung one must not hang the sandbox's start.
+	tv := unix.NsecToTimeval(int64(AdoptTimeout))
 	unix.SetsockoptTimeval(z.sock, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 	var rep C.struct_zygote_report
 	buf := unsafe.Slice((*byte)(unsafe.Pointer(&rep)), unsafe.Sizeof(rep))
@@ -95,16 +96,16 @@ func (z *zygote) adopt(cfg *initConfig, fds [5]*os.File) (*adopted, error) {
 		}
 		return nil, fmt.Errorf("the pre-forked init stage failed: %v", syscall.Errno(rep.err))
 	}
-	a := &adopted{pid: int(rep.pid), pidfd: pidfd, mid: z.mid}
+	a := &Adopted{Pid: int(rep.pid), pidfd: pidfd, mid: z.mid}
 	if cfg.UserNS {
-		if err := writeIDMaps(a.pid, cfg); err != nil {
+		if err := writeIDMaps(a.Pid, cfg); err != nil {
 			unix.Close(pidfd)
 			return nil, err
 		}
 	}
-	rights := make([]int, len(fds))
-	for i, f := range fds {
-		rights[i] = int(f.Fd())
+	var rights []int
+	for _, f := range files.list() {
+		rights = append(rights, int(f.Fd()))
 	}
 	if err := unix.Sendmsg(z.sock, []byte{0}, unix.UnixRights(rights...), nil, unix.MSG_NOSIGNAL); err != nil {
 		unix.Close(pidfd)
@@ -116,7 +117,7 @@ func (z *zygote) adopt(cfg *initConfig, fds [5]*os.File) (*adopted, error) {
 
 // writeIDMaps maps the sandbox user's ids to the caller's, as
 // SysProcAttr.UidMappings does for the exec'd init stage.
-func writeIDMaps(pid int, cfg *initConfig) error {
+func writeIDMaps(pid int, cfg *Config) error {
 	dir := "/proc/" + strconv.Itoa(pid) + "/"
 	for _, m := range []struct{ file, data string }{
 		{"setgroups", "deny"},
@@ -130,7 +131,8 @@ func writeIDMaps(pid int, cfg *initConfig) error {
 	return nil
 }
 
-func (a *adopted) signal(sig os.Signal) error {
+// Signal sends sig to the init stage, through its pidfd.
+func (a *Adopted) Signal(sig os.Signal) error {
 	err := unix.PidfdSendSignal(a.pidfd, sig.(syscall.Signal), nil, 0)
 	if errors.Is(err, unix.ESRCH) {
 		return os.ErrProcessDone
@@ -138,21 +140,19 @@ func (a *adopted) signal(sig os.Signal) error {
 	return err
 }
 
-// wait waits for the intermediate, whose end mirrors the init's.
-func (a *adopted) wait() Exit {
+// Wait waits for the intermediate, whose end mirrors the init's.
+func (a *Adopted) Wait() (unix.WaitStatus, error) {
 	defer unix.Close(a.pidfd)
 	var ws unix.WaitStatus
 	for {
 		_, err := unix.Wait4(a.mid, &ws, 0, nil)
-		switch {
-		case err == unix.EINTR:
+		if err == unix.EINTR {
 			continue
-		case err != nil:
-			return Exit{Code: -1, SetupErr: fmt.Errorf("waiting for the init stage: %v", err)}
-		case ws.Signaled():
-			return Exit{Code: -1, Signal: ws.Signal()}
 		}
-		return Exit{Code: ws.ExitStatus()}
+		if err != nil {
+			return ws, fmt.Errorf("waiting for the init stage: %v", err)
+		}
+		return ws, nil
 	}
 }
 
@@ -167,6 +167,6 @@ func recvmsg(sock int, buf, oob []byte) (n, oobn int, err error) {
 	}
 }
 
-// zygotePending reports whether zygote.c forked an init stage at start that
-// no Start has taken yet.
-func zygotePending() bool { return C.mcpsandbox_zygote.sock >= 0 }
+// ZygotePending reports whether zygote.c forked an init stage at start that
+// no sandbox has taken yet.
+func ZygotePending() bool { return C.mcpsandbox_zygote.sock >= 0 }

@@ -1,5 +1,16 @@
 // Shared between zygote.c and zygote.go.
+#include <stdint.h>
 #include <sys/types.h>
+
+// The command line that makes the constructor pre-fork an init stage:
+// PREFORK_SUBCOMMAND as argv[1] and none of prefork_unfit_flags (zygote.c,
+// NULL-terminated) before "--". An entry "name" matches -name and --name
+// with or without a value, "name=value" matches that value given as
+// --name=value or --name value. The CLI's tests check this table against
+// its run flags (through PreforkTrigger): it is the only copy of their
+// names in C.
+#define PREFORK_SUBCOMMAND "run"
+extern const char *const prefork_unfit_flags[];
 
 // In the supervisor: the pre-forked init stage, if any (sock < 0: none).
 struct zygote {

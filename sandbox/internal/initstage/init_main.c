@@ -1,6 +1,6 @@
 // The init stage's course: descriptors, configuration, the sandbox (DESIGN
 // §2 order), the server, then reaping. It reports to the supervisor as JSON
-// lines on fd 4 (stage.go reads them): an error, or started, then exited.
+// lines on fd 4 (report.go reads them): an error, or started, then exited.
 
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -26,9 +26,6 @@
 
 #define CONFIG_FD 3
 #define REPORT_FD 4
-
-// How long a pre-forked init stage waits to be adopted (setupTimeout).
-#define ADOPT_TIMEOUT_SEC 30
 
 // The signals forwarded to the server. PID 1 of a namespace gets no
 // default actions, so without a handler they would be dropped.
@@ -261,7 +258,7 @@ static _Noreturn void reap(pid_t server, int sigfd) {
 			init_fail("reading signals: %s", err_text(errno));
 		if (si.ssi_signo != SIGCHLD) {
 			if (kill(server, (int)si.ssi_signo) < 0 && errno != ESRCH)
-				dprintf(2, "mcpsandbox-init: forwarding signal %u: %s\n", si.ssi_signo, err_text(errno));
+				dprintf(2, INIT_ARG0 ": forwarding signal %u: %s\n", si.ssi_signo, err_text(errno));
 			continue;
 		}
 		int status;
@@ -286,17 +283,15 @@ static _Noreturn void reap(pid_t server, int sigfd) {
 	}
 }
 
-// mcpsandbox_init_run is the init stage. zygote_sock >= 0: pre-forked by
-// zygote.c, descriptors still to come (adopt); with unmapped set, its user
-// namespace's ids are mapped only once it is adopted. Otherwise exec'd with
-// its descriptors in place.
+// mcpsandbox_init_run is the init stage (init.h). Pre-forked, it takes its
+// descriptors in adopt; exec'd, they are in place.
 _Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped) {
 	// Only ever PID 1 of a new pid namespace (and so of new mount
 	// namespace too, which launch and zygote.c always make together).
 	// Anything else, say a shell running this binary as mcpsandbox-init,
 	// must not remount its own root or cover its /tmp.
 	if (getpid() != 1) {
-		dprintf(2, "mcpsandbox-init: not PID 1 of a new pid namespace: this is mcpsandbox's sandbox init stage, started by `mcpsandbox run` only\n");
+		dprintf(2, INIT_ARG0 ": not PID 1 of a new pid namespace: this is mcpsandbox's sandbox init stage, started by `mcpsandbox run` only\n");
 		_exit(2);
 	}
 	// Until adopted, 0–2 are /dev/null and 3 the socket: hold 4 too, so

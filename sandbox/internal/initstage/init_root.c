@@ -384,19 +384,19 @@ static void discard(struct prepared_root *p) {
 	}
 }
 
-static bool within(const char *path, const char *dir) {
-	size_t n = strlen(dir);
-	return strncmp(path, dir, n) == 0 && (path[n] == 0 || path[n] == '/');
+// in_staging: path is STAGING_DIR or beneath it (path.c's rule).
+static bool in_staging(const char *path) {
+	return path_within(path, strlen(path), STAGING_DIR, sizeof STAGING_DIR - 1);
 }
 
 // reads_staging reports whether the configuration takes anything from the
 // host beneath STAGING_DIR, which a prepared root covers.
 static bool reads_staging(const struct init_config *c) {
 	for (size_t i = 0; i < c->nbinds; i++) {
-		if (within(c->binds[i].path, STAGING_DIR))
+		if (in_staging(c->binds[i].path))
 			return true;
 	}
-	return c->exe_bind && within(c->exe, STAGING_DIR);
+	return c->exe_bind && in_staging(c->exe);
 }
 
 static const char *flag(const struct bind *b) { return b->writable ? "--rw" : "--ro"; }
@@ -501,7 +501,7 @@ static void show_cgroup(const struct init_config *c) {
 	if (!trees)
 		init_fail("out of memory");
 	for (size_t i = 0; i < c->nview; i++) {
-		if (within(c->view[i].dir, STAGING_DIR))
+		if (in_staging(c->view[i].dir))
 			init_fail("building /sys: the server's cgroup %s lies beneath %s, which the sandbox's root covers while it is built", c->view[i].dir, STAGING_DIR);
 		if (system_tree(c->view[i].dir, ATTR_CGROUP, &trees[i]) < 0)
 			init_fail("building /sys: the server's cgroup %s: %s", c->view[i].dir, err_text(errno));

@@ -1,4 +1,4 @@
-package sandbox
+package initstage
 
 import (
 	"bufio"
@@ -7,20 +7,37 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 	"golang.org/x/sys/unix"
 )
 
+// testConfig is a configuration for running args as nobody, resolved as
+// package sandbox resolves a Spec without grants (no seccomp program).
+func testConfig(t *testing.T, args ...string) *Config {
+	t.Helper()
+	exe, err := exec.LookPath(args[0])
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Config{
+		Args: args, Exe: exe, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + Home}, Dir: Home,
+		ExeBind: !Within(exe, "/usr"), TmpSize: 8 << 20, NoFile: 256, UID: 65534, GID: 65534,
+	}
+}
+
 // startInitStage starts an init stage directly, with the namespaces and
-// attributes launch gives one for cfg, and the server's stdout to stdout.
+// attributes Exec gives one for cfg, and the server's stdout to stdout.
 // feed writes its configuration; the stage is killed after 30s. It returns
 // the stage and its reports.
-func startInitStage(t *testing.T, cfg *initConfig, stdout io.Writer, feed func(w *os.File)) (*exec.Cmd, *bufio.Reader) {
+func startInitStage(t *testing.T, cfg *Config, stdout io.Writer, feed func(w *os.File)) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("starting an init stage in new namespaces needs root")
@@ -36,11 +53,11 @@ func startInitStage(t *testing.T, cfg *initConfig, stdout io.Writer, feed func(w
 	t.Cleanup(func() { repR.Close() })
 	cmd := &exec.Cmd{
 		Path:        "/proc/self/exe",
-		Args:        []string{InitArg0},
+		Args:        []string{Arg0},
 		Env:         []string{},
 		Stdout:      stdout,
 		ExtraFiles:  []*os.File{cfgR, repW},
-		SysProcAttr: (&confinedProcess{}).sysProcAttr(cfg),
+		SysProcAttr: sysProcAttr(cfg, -1),
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -56,10 +73,10 @@ func startInitStage(t *testing.T, cfg *initConfig, stdout io.Writer, feed func(w
 
 // initStageReport starts an init stage, lets feed write to its
 // configuration pipe, and returns its first report, which must be an error.
-func initStageReport(t *testing.T, feed func(w *os.File)) report {
+func initStageReport(t *testing.T, feed func(w *os.File)) Report {
 	t.Helper()
-	cmd, reports := startInitStage(t, &initConfig{}, nil, feed)
-	rep, err := readReport(reports)
+	cmd, reports := startInitStage(t, &Config{}, nil, feed)
+	rep, err := ReadReport(reports)
 	if err != nil {
 		t.Fatalf("no report from the init stage: %v", err)
 	}
@@ -70,13 +87,8 @@ func initStageReport(t *testing.T, feed func(w *os.File)) report {
 }
 
 func TestInitStageRefusesABrokenConfiguration(t *testing.T) {
-	valid := func(t *testing.T) *message {
-		cfg, err := newInitConfig(sbxSpec("/bin/true"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.UID, cfg.GID, cfg.UserName = 65534, 65534, "nobody"
-		m, err := configMessage(cfg)
+	valid := func(t *testing.T) *Message {
+		m, err := testConfig(t, "/bin/true").Encode()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,15 +101,15 @@ func TestInitStageRefusesABrokenConfiguration(t *testing.T) {
 	}{
 		{"nothing sent", func(*testing.T, *os.File) {}, "reading the sandbox configuration: the supervisor closed the pipe"},
 		{"record longer than its message", func(t *testing.T, w *os.File) {
-			m := &message{}
+			m := &Message{}
 			m.str(cfgArg, "/bin/true")
 			m.buf[1] = 200 // the record claims more than the message holds
-			m.writeTo(w)
+			m.Send(w)
 		}, "reading the sandbox configuration: malformed record"},
 		{"unknown record", func(t *testing.T, w *os.File) {
 			m := valid(t)
 			m.add(99, []byte("x"))
-			m.writeTo(w)
+			m.Send(w)
 		}, "reading the sandbox configuration: malformed record"},
 		{"message cut short", func(t *testing.T, w *os.File) {
 			var b []byte
@@ -105,7 +117,7 @@ func TestInitStageRefusesABrokenConfiguration(t *testing.T) {
 			w.Write(append(b, "short"...))
 		}, "reading the sandbox configuration: the supervisor closed the pipe"},
 		{"no cgroup part", func(t *testing.T, w *os.File) {
-			valid(t).writeTo(w)
+			valid(t).Send(w)
 		}, "reading the sandbox's cgroup: the supervisor closed the pipe"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,7 +138,7 @@ func TestInitStageRefusesToRunOutsideASandbox(t *testing.T) {
 	}
 	cmd := &exec.Cmd{
 		Path:        "/proc/self/exe",
-		Args:        []string{InitArg0},
+		Args:        []string{Arg0},
 		SysProcAttr: &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWNS, Pdeathsig: syscall.SIGKILL},
 	}
 	var stderr strings.Builder
@@ -134,7 +146,7 @@ func TestInitStageRefusesToRunOutsideASandbox(t *testing.T) {
 	err := cmd.Run()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
-		t.Fatalf("%s outside a pid namespace: %v, want exit status 2; stderr %q", InitArg0, err, stderr.String())
+		t.Fatalf("%s outside a pid namespace: %v, want exit status 2; stderr %q", Arg0, err, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "not PID 1") {
 		t.Errorf("stderr %q does not say why", stderr.String())
@@ -143,20 +155,20 @@ func TestInitStageRefusesToRunOutsideASandbox(t *testing.T) {
 
 // runInitStage starts an init stage with cfg (cgroup joins and all) and
 // returns the server's output and how it ended.
-func runInitStage(t *testing.T, cfg *initConfig) (string, report) {
+func runInitStage(t *testing.T, cfg *Config) (string, Report) {
 	t.Helper()
-	msg, err := configMessage(cfg)
+	msg, err := cfg.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stdout strings.Builder
 	cmd, reports := startInitStage(t, cfg, &stdout, func(w *os.File) {
-		msg.writeTo(w)
-		cgroupMessage(cfg).writeTo(w)
+		msg.Send(w)
+		cfg.EncodeCgroup().Send(w)
 	})
-	var last report
+	var last Report
 	for {
-		rep, err := readReport(reports)
+		rep, err := ReadReport(reports)
 		if err != nil {
 			break
 		}
@@ -170,12 +182,12 @@ func runInitStage(t *testing.T, cfg *initConfig) (string, report) {
 // This host's cgroups are v1 apart from an unified hierarchy holding no
 // controllers of use, so the view is built here from that hierarchy's
 // root: what the init stage does with a v2 cgroup runs for real, the
-// limits in it do not (TestCgroupV2LimitFilesInScratchTree covers those).
+// limits in it do not (package sandbox's TestCgroupV2LimitFilesInScratchTree covers those).
 func TestInitStageShowsACgroupV2View(t *testing.T) {
 	unified := "/sys/fs/cgroup/unified"
 	var st unix.Statfs_t
 	if err := unix.Statfs(unified, &st); err != nil || st.Type != unix.CGROUP2_SUPER_MAGIC {
-		unified = cgroups.Mount
+		unified = "/sys/fs/cgroup"
 		if err := unix.Statfs(unified, &st); err != nil || st.Type != unix.CGROUP2_SUPER_MAGIC {
 			t.Skip("no cgroup2 hierarchy mounted")
 		}
@@ -183,12 +195,8 @@ func TestInitStageShowsACgroupV2View(t *testing.T) {
 	script := `ls /sys; ls /sys/fs; stat -f -c 'type %T' /sys/fs/cgroup
 test -f /sys/fs/cgroup/cgroup.procs && echo has-cgroup.procs
 (echo 0 > /sys/fs/cgroup/cgroup.procs) 2>&1 | grep -o 'Read-only file system'`
-	cfg, err := newInitConfig(sbxSpec("/bin/sh", "-c", script))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.UID, cfg.GID, cfg.UserName = 65534, 65534, "nobody"
-	cfg.CgroupView = []cgroups.ViewDir{{Dir: unified}}
+	cfg := testConfig(t, "/bin/sh", "-c", script)
+	cfg.CgroupView = []CgroupDir{{Dir: unified}}
 	out, rep := runInitStage(t, cfg)
 	if !rep.Exited || rep.Code != 0 {
 		t.Fatalf("the server ended with %+v; output %q", rep, out)
@@ -196,25 +204,5 @@ test -f /sys/fs/cgroup/cgroup.procs && echo has-cgroup.procs
 	want := "fs\ncgroup\ntype cgroup2fs\nhas-cgroup.procs\nRead-only file system\n"
 	if out != want {
 		t.Errorf("inside, /sys shows %q, want %q (only fs/cgroup, the v2 directory itself, read-only)", out, want)
-	}
-}
-
-// C strings end at NUL: a value with one inside would reach the server cut
-// short, so the configuration refuses it instead.
-func TestConfigMessageRefusesNULBytes(t *testing.T) {
-	for _, edit := range []func(*initConfig){
-		func(c *initConfig) { c.Args = append(c.Args, "a\x00b") },
-		func(c *initConfig) { c.Env = append(c.Env, "TOKEN=sec\x00ret") },
-		func(c *initConfig) { c.Dir = "/srv\x00/app" },
-		func(c *initConfig) { c.Binds = []bind{{Path: "/srv/data\x00/../../etc", Writable: true}} },
-	} {
-		cfg, err := newInitConfig(sbxSpec("/bin/true"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		edit(cfg)
-		if _, err := configMessage(cfg); err == nil || !strings.Contains(err.Error(), "NUL") {
-			t.Errorf("configMessage of %q %q %q: %v, want a NUL error", cfg.Args, cfg.Env, cfg.Dir, err)
-		}
 	}
 }

@@ -1,6 +1,12 @@
-// User namespaces for idmapped grants (idmap_mount.go plans them): one
-// mapping a grant's owner to the server's ids, held by a short-lived child
-// just long enough to open it.
+// User namespaces for idmapped grants (package sandbox's idmap_mount.go
+// plans them): one mapping a grant's owner to the server's ids, held by a
+// short-lived child just long enough to open it.
+//
+// Its twin is userns_holder.c, the supervisor's holder. This one runs in
+// the single-threaded init stage, with no Go runtime, so it may fork and
+// use libc and writes the maps itself; that one runs in the multi-threaded
+// Go supervisor, so its child makes raw system calls only and Go writes the
+// maps.
 
 #define _GNU_SOURCE
 #include <errno.h>

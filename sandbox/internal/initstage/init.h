@@ -3,10 +3,12 @@
 // constructor (zygote.c) and never starts the Go runtime, so a sandbox costs
 // no second Go start-up and no Go heap in its PID 1.
 //
-// Shared between the C files of the init stage and wire.go, which encodes
-// its configuration.
+// Shared between the C files of the init stage and the package's Go side,
+// which reads the constants below through cgo instead of copying them.
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/capability.h>
 
 // The configuration arrives on fd 3 as two messages, each a little-endian
 // uint32 length and then records: a uint8 tag, a uint32 length, the value.
@@ -31,17 +33,39 @@ enum {
 	CG_VIEW = 21,     // name NUL host dir [NUL link]...: a cgroup directory shown at /sys/fs/cgroup/name
 };
 
-// Fixed places inside every sandbox (config.go has the same).
-#define SANDBOX_HOME "/sandbox"
+// argv[0] of the exec'd init stage: the constructor runs the init stage
+// when it sees it.
+#define INIT_ARG0 "mcpsandbox-init"
+
+// Fixed places inside every sandbox.
+#define SANDBOX_HOME "/sandbox" // the server's empty tmpfs HOME
 #define SANDBOX_HOSTNAME "mcpsandbox"
 // Where the new root is built: it only changes this private mount
 // namespace, and everything taken from the host is copied (as detached
 // mount trees) before it is covered.
 #define STAGING_DIR "/tmp"
 
-#ifndef INIT_STAGE_GO // the rest is for the C files only
+// How long a pre-forked init stage and its adopter wait for each other.
+#define ADOPT_TIMEOUT_SEC 30
 
-#include <stdbool.h>
+// The capabilities the init stage keeps inside its user namespace (as
+// ambient capabilities, since it keeps the caller's uid there): mounts,
+// pivot_root, hostname and cgroup namespace (SYS_ADMIN), lo (NET_ADMIN),
+// emptying the bounding set (SETPCAP), and building the root (DAC_OVERRIDE).
+#define INIT_CAP_BIT(c) (1ULL << (c))
+#define INIT_CAPS (INIT_CAP_BIT(CAP_SYS_ADMIN) | INIT_CAP_BIT(CAP_NET_ADMIN) | \
+	INIT_CAP_BIT(CAP_SETPCAP) | INIT_CAP_BIT(CAP_DAC_OVERRIDE))
+
+// path.c: whether path is dir or lies beneath it, compared as bytes of the
+// given lengths (no NUL needed, so Go strings pass as they are). "/"
+// holds every path.
+bool path_within(const char *path, size_t path_len, const char *dir, size_t dir_len);
+
+// userns_holder.c, for the Go side (userns.go): a child holding a fresh
+// user namespace for the supervisor.
+long mcpsandbox_userns_holder(int pidfd);
+
+#ifndef INIT_STAGE_GO // the rest is for the C files only
 
 struct str_list {
 	char **v; // NULL-terminated
@@ -80,6 +104,11 @@ struct init_config {
 	void *seccomp;
 	uint32_t seccomp_len; // instructions
 };
+
+// init_main.c: the init stage itself. zygote_sock >= 0: pre-forked by
+// zygote.c, its descriptors still to come; unmapped: its user namespace's
+// ids are mapped only once it is adopted.
+_Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped);
 
 // init_main.c: strerror in Go's wording (lower case).
 const char *err_text(int err);

@@ -1,7 +1,7 @@
 // The ELF constructor of every binary that links package sandbox. It runs
 // before the Go runtime starts and does two jobs:
 //
-// An exec'd init stage (argv[0] mcpsandbox-init): it runs the init stage
+// An exec'd init stage (argv[0] INIT_ARG0): it runs the init stage
 // (init_main.c) and never returns, so the Go runtime never starts in it.
 //
 // `mcpsandbox run`: it forks the init stage of the first sandbox at once,
@@ -13,6 +13,14 @@
 //                        └── fork ── init (PID 1): mcpsandbox_init_run
 // The intermediate stays the init's parent and mirrors its end in its own
 // exit status, which the supervisor waits for.
+//
+// Why the command line, and not a trigger the Go side sets (as runc's
+// nsenter has its init pipe): the process to pre-fork for is the one a host
+// starts as `mcpsandbox run ...`, and this constructor runs in it before any
+// of its Go code, so nothing Go does can reach it in time; a variable hosts
+// would have to set in their configuration would leave most without the
+// zygote. So the constructor reads argv, but only through zygote.h's table,
+// which the CLI's tests hold against its flags.
 //
 // Single-threaded, before main: plain C and system calls only.
 
@@ -31,6 +39,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "init.h"
 #include "zygote.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -45,14 +54,36 @@
 
 struct zygote mcpsandbox_zygote = {.sock = -1};
 
-_Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped);
+const char *const prefork_unfit_flags[] = {
+	"unconfined", // no sandbox at all
+	"net=host",   // no network namespace: the zygote's has one
+	"h", "help",  // only the manual is printed
+	NULL,
+};
+
+// unfit reports whether argument a (its dashes stripped), followed by next
+// (NULL: none), is one of prefork_unfit_flags.
+static int unfit(const char *a, const char *next) {
+	for (const char *const *f = prefork_unfit_flags; *f; f++) {
+		const char *eq = strchr(*f, '=');
+		size_t n = eq ? (size_t)(eq - *f) : strlen(*f);
+		if (strncmp(a, *f, n) != 0 || (a[n] != 0 && a[n] != '='))
+			continue;
+		if (!eq)
+			return 1;
+		const char *value = a[n] == '=' ? a + n + 1 : next;
+		if (value && strcmp(value, eq + 1) == 0)
+			return 1;
+	}
+	return 0;
+}
 
 // wanted: `mcpsandbox run` that will start a confined sandbox with a network
 // namespace on cgroup v1 (v2 starts the init stage inside its cgroup with
 // CLONE_INTO_CGROUP, which a pre-forked process cannot have). A wrong guess
-// costs only a discarded zygote: zygote.go checks the real policy.
+// costs only a discarded zygote: zygote.go checks the real configuration.
 static int wanted(int argc, char **argv) {
-	if (argc < 3 || strcmp(argv[1], "run") != 0)
+	if (argc < 3 || strcmp(argv[1], PREFORK_SUBCOMMAND) != 0)
 		return 0;
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
@@ -61,11 +92,7 @@ static int wanted(int argc, char **argv) {
 		if (a[0] != '-')
 			continue;
 		a += a[1] == '-' ? 2 : 1;
-		if (strncmp(a, "unconfined", 10) == 0 && (a[10] == 0 || a[10] == '='))
-			return 0;
-		if (strcmp(a, "net=host") == 0 || (strcmp(a, "net") == 0 && i + 1 < argc && strcmp(argv[i + 1], "host") == 0))
-			return 0;
-		if (strcmp(a, "h") == 0 || strcmp(a, "help") == 0)
+		if (unfit(a, i + 1 < argc ? argv[i + 1] : NULL))
 			return 0;
 	}
 	struct statfs fs;
@@ -104,7 +131,7 @@ static void set_caps(uint64_t caps) {
 // by the server. The exec'd init stage has neither.
 static void scrub(int argc, char **argv, char **envp) {
 	static char empty[1];
-	static const char name[] = "mcpsandbox-init";
+	static const char name[] = INIT_ARG0;
 	for (char **e = envp; *e; e++) {
 		memset(*e, 0, strlen(*e));
 		*e = empty;
@@ -119,11 +146,6 @@ static void scrub(int argc, char **argv, char **envp) {
 	for (int i = 1; i < argc; i++)
 		argv[i] = empty;
 }
-
-// init_caps mirrors initCaps in confined.go: what the init stage needs in a
-// user namespace.
-#define CAP(c) (1ULL << (c))
-static const uint64_t init_caps = CAP(CAP_SYS_ADMIN) | CAP(CAP_NET_ADMIN) | CAP(CAP_SETPCAP) | CAP(CAP_DAC_OVERRIDE);
 
 // Never returns: the intermediate and the init both end here.
 static _Noreturn void intermediate(int sock, int userns, pid_t supervisor, int argc, char **argv, char **envp) {
@@ -157,11 +179,11 @@ static _Noreturn void intermediate(int sock, int userns, pid_t supervisor, int a
 	}
 	if (init == 0) {
 		// The init: PID 1 of the new pid namespace, as the exec'd init
-		// stage is (Setsid, Pdeathsig, initCaps in a user namespace).
+		// stage is (Setsid, Pdeathsig, INIT_CAPS in a user namespace).
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || setsid() < 0)
 			_exit(0);
 		if (userns)
-			set_caps(init_caps);
+			set_caps(INIT_CAPS);
 		scrub(argc, argv, envp);
 		mcpsandbox_init_run(sock, userns);
 	}
@@ -193,7 +215,7 @@ static _Noreturn void intermediate(int sock, int userns, pid_t supervisor, int a
 }
 
 __attribute__((constructor)) static void zygote_start(int argc, char **argv, char **envp) {
-	if (argc >= 1 && strcmp(argv[0], "mcpsandbox-init") == 0)
+	if (argc >= 1 && strcmp(argv[0], INIT_ARG0) == 0)
 		mcpsandbox_init_run(-1, 0);
 	if (!wanted(argc, argv))
 		return;

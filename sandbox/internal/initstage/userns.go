@@ -1,42 +1,8 @@
-package sandbox
+package initstage
 
 /*
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <signal.h>
-#include <stddef.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-// mcpsandbox_userns_holder clones a child into a new user namespace. The
-// child writes its pid, as this process's /proc names it, to pidfd, then
-// waits to be killed. The caller writes the maps through /proc/<pid> and
-// keeps the namespace by opening /proc/<pid>/ns/user. The child of a
-// multi-threaded process makes raw system calls only.
-static long mcpsandbox_userns_holder(int pidfd) {
-	sigset_t all, old;
-	sigfillset(&all);
-	// No signal may reach a Go handler in the child.
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	long pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
-	if (pid == 0) {
-		syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		char buf[24];
-		// Inside a new pid namespace getpid() is not the pid /proc shows;
-		// /proc/self is.
-		long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self", buf, sizeof buf);
-		if (n <= 0 || syscall(SYS_write, pidfd, buf, n) != n)
-			syscall(SYS_exit_group, 1);
-		for (;;)
-			syscall(SYS_ppoll, NULL, 0, NULL, NULL, 0);
-	}
-	int err = errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return pid < 0 ? -err : pid;
-}
+#define INIT_STAGE_GO
+#include "init.h"
 */
 import "C"
 
@@ -50,11 +16,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// newUserns returns a descriptor of a fresh user namespace with the given
+// NewUserns returns a descriptor of a fresh user namespace with the given
 // uid_map and gid_map (kernel format: "inside outside count" lines). It only
 // carries a mapping for an idmapped mount: no process stays in it.
-// Writing arbitrary maps needs CAP_SETUID/CAP_SETGID, i.e. root.
-func newUserns(uidMap, gidMap string) (int, error) {
+// Writing arbitrary maps needs CAP_SETUID/CAP_SETGID, i.e. root. The child
+// that holds it meanwhile is userns_holder.c's.
+func NewUserns(uidMap, gidMap string) (int, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return -1, err

@@ -1,0 +1,57 @@
+package initstage
+
+// Config is everything the init stage reads, resolved by the supervisor and
+// sent over a pipe (never argv or env) in wire.go's encoding.
+type Config struct {
+	Args []string // argv; Args[0] as the user gave it
+	Exe  string   // the executable's real path, the same inside and outside
+	Env  []string // the complete environment of the server
+	Dir  string   // working directory inside
+
+	Binds   []Bind // user binds, parents before children
+	ExeBind bool   // Exe lies outside the visible paths: bind it read-only
+
+	TmpSize int64
+	NetHost bool
+	NoFile  uint64
+
+	UID, GID uint32 // the server's ids as seen inside the sandbox
+	UserNS   bool   // the sandbox has its own user namespace (unprivileged supervisor)
+
+	Seccomp []byte            // compiled BPF, loaded right before exec; empty only in tests
+	Etc     map[string][]byte // /etc files made from the configuration (passwd, group, hosts)
+
+	// Sent apart (EncodeCgroup) once the cgroup exists: the init stage
+	// builds the rest of the root meanwhile.
+	CgroupView []CgroupDir // the server's own cgroup, shown read-only at /sys/fs/cgroup
+	CgroupJoin []string    // cgroup v1 tasks files the forking process joins by writing "0"
+}
+
+// Bind is one read-only or read-write grant.
+type Bind struct {
+	Path     string
+	Writable bool
+	IDMap    *IDMap // show this owner as the server (root supervisor only)
+}
+
+// Field is the setting that grants b, as messages name it (init_root.c
+// names it the same way).
+func (b Bind) Field() string {
+	if b.Writable {
+		return "ReadWrite"
+	}
+	return "ReadOnly"
+}
+
+// IDMap is the owner a grant is mapped from.
+type IDMap struct {
+	UID uint32 // the owner's uid on disk; never 0
+	GID uint32 // the owner's gid on disk; 0 is not mapped (see init_idmap.c)
+}
+
+// CgroupDir is one directory of the server's cgroup and its place inside.
+type CgroupDir struct {
+	Name  string   // beneath /sys/fs/cgroup ("memory", "cpu,cpuacct"); "" = /sys/fs/cgroup itself (cgroup2)
+	Links []string // names linked to Name, as hosts link cpu and cpuacct to cpu,cpuacct
+	Dir   string   // the server's cgroup directory on the host
+}
