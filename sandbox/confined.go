@@ -284,7 +284,7 @@ func (p *confinedProcess) awaitStarted() error {
 	case rep.Error != "":
 		p.Kill()
 		<-p.done
-		return errors.New("sandbox: " + rep.Error)
+		return fmt.Errorf("sandbox: %w", rep.SetupError())
 	case !rep.Started:
 		p.Kill()
 		return fmt.Errorf("sandbox: unexpected first report from the init stage: %+v", rep)
@@ -307,7 +307,7 @@ func (p *confinedProcess) wait() {
 		case rep.Exited:
 			ex = Exit{Code: rep.Code}
 		case rep.Error != "":
-			ex = Exit{Code: -1, SetupErr: errors.New(rep.Error)}
+			ex = Exit{Code: -1, SetupErr: rep.SetupError()}
 		}
 	}
 	if p.cg != nil && p.cg.OOMKilled() {

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 func TestConfinedIdentity(t *testing.T) {
@@ -285,11 +287,11 @@ func TestConfinedSetupErrorsAreClear(t *testing.T) {
 			[]string{"--rw /nonexistent/mcpsandbox", "no such file or directory", "create it or drop --rw"}},
 		{"planted symlink", func(s *Spec) { s.ReadOnly = []string{filepath.Join(dir, "planted")} },
 			[]string{"--ro " + filepath.Join(dir, "planted"), "symlink", "pass the real path " + secret}},
-		{"relative path", func(s *Spec) { s.ReadOnly = []string{"data"} }, []string{"ReadOnly data", "absolute"}},
-		{"proc", func(s *Spec) { s.ReadWrite = []string{"/proc/self"} }, []string{"ReadWrite /proc/self", "cannot be bound"}},
+		{"relative path", func(s *Spec) { s.ReadOnly = []string{"data"} }, []string{"--ro data", "absolute"}},
+		{"proc", func(s *Spec) { s.ReadWrite = []string{"/proc/self"} }, []string{"--rw /proc/self", "cannot be bound"}},
 		// Defaults are the policy's: a zero is refused, not defaulted again.
-		{"zero tmp size", func(s *Spec) { s.TmpSize = 0 }, []string{"TmpSize 0", "must be positive"}},
-		{"zero nofile", func(s *Spec) { s.NoFile = 0 }, []string{"NoFile 0", "must be positive"}},
+		{"zero tmp size", func(s *Spec) { s.TmpSize = 0 }, []string{"--tmp-size 0", "must be positive"}},
+		{"zero nofile", func(s *Spec) { s.NoFile = 0 }, []string{"--nofile 0", "must be positive"}},
 		{"missing command", func(s *Spec) { s.Args = []string{"no-such-mcp-server"} }, []string{"no-such-mcp-server", "not found"}},
 		{"missing working directory", func(s *Spec) { s.Dir = "/srv/app" }, []string{"working directory /srv/app", "grant it with --ro or --rw"}},
 		// A message that is all control characters still arrives whole
@@ -306,13 +308,28 @@ func TestConfinedSetupErrorsAreClear(t *testing.T) {
 				p.Close()
 				t.Fatal("Start succeeded")
 			}
+			// The sandbox names settings as fields; a caller such as run
+			// names them as its flags.
+			if strings.Contains(err.Error(), "--") {
+				t.Errorf("error %q names a flag; the sandbox names fields", err)
+			}
+			msg := field.Message(err, asFlags)
 			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not say %q", err, w)
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not say %q", msg, w)
 				}
 			}
 		})
 	}
+}
+
+// asFlags names the settings these tests break as run's flags do.
+func asFlags(f string) string {
+	flags := map[string]string{"ReadOnly": "--ro", "ReadWrite": "--rw", "TmpSize": "--tmp-size", "NoFile": "--nofile"}
+	if name, ok := flags[f]; ok {
+		return name
+	}
+	return f
 }
 
 func TestConfinedExitStatus(t *testing.T) {

@@ -188,7 +188,7 @@ static const char *step_name(int step) {
 static _Noreturn void spawn_error(const struct init_config *c, int step, int err) {
 	switch (step) {
 	case SPAWN_RLIMIT_NOFILE:
-		init_fail("--nofile %llu: %s (the kernel's fs.nr_open is the ceiling)", (unsigned long long)c->nofile, err_text(err));
+		init_fail("{NoFile} %llu: %s (the kernel's fs.nr_open is the ceiling)", (unsigned long long)c->nofile, err_text(err));
 	case SPAWN_SETGROUPS:
 	case SPAWN_SETGID:
 	case SPAWN_SETUID:
@@ -209,7 +209,7 @@ static _Noreturn void spawn_error(const struct init_config *c, int step, int err
 		if (err == EACCES)
 			init_fail("exec %s: permission denied: the sandbox user (uid %u) must be able to read and execute it", c->exe, c->uid);
 		if (err == ENOENT)
-			init_fail("exec %s: no such file: if it is a script, grant its interpreter's directory with --ro", c->exe);
+			init_fail("exec %s: no such file: if it is a script, grant its interpreter's directory with {ReadOnly}", c->exe);
 		init_fail("exec %s: %s", c->exe, err_text(err));
 	}
 	init_fail("preparing the server process: %s: %s", step_name(step), err_text(err));

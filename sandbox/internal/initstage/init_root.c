@@ -399,7 +399,9 @@ static bool reads_staging(const struct init_config *c) {
 	return c->exe_bind && in_staging(c->exe);
 }
 
-static const char *flag(const struct bind *b) { return b->writable ? "--rw" : "--ro"; }
+// The setting that granted b, as a {Field} reference: the supervisor
+// names it the way the user set it (run: --rw, --ro).
+static const char *flag(const struct bind *b) { return b->writable ? "{ReadWrite}" : "{ReadOnly}"; }
 
 // bind_error fails with advice on a --ro/--rw source that cannot be used.
 static _Noreturn void bind_error(const struct bind *b, int err) {
@@ -553,7 +555,7 @@ static void pivot(int root, const struct init_config *c) {
 		init_fail("entering the new root: %s", err_text(errno));
 	struct stat st;
 	if (stat(c->dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		init_fail("working directory %s does not exist inside the sandbox: grant it with --ro or --rw", c->dir);
+		init_fail("working directory %s does not exist inside the sandbox: grant it with {ReadOnly} or {ReadWrite}", c->dir);
 }
 
 // root_finish adds the configuration's parts to the prepared root, makes

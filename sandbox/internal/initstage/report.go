@@ -4,16 +4,22 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // Report is one line from the init stage (init_main.c) to the supervisor.
 type Report struct {
-	Error   string `json:"error,omitempty"`   // setup failed; the server never ran
+	Error   string `json:"error,omitempty"`   // setup failed; the server never ran (settings as {Field})
 	Started bool   `json:"started,omitempty"` // the server's exec succeeded
 	Exited  bool   `json:"exited,omitempty"`  // the server ended as Code/Signal say
 	Code    int    `json:"code,omitempty"`
 	Signal  int    `json:"signal,omitempty"`
 }
+
+// SetupError is a report's Error as an error whose {Field} references the
+// caller renders.
+func (r Report) SetupError() error { return &field.Error{Problem: r.Error} }
 
 // ReadReport reads the next report; io.EOF when the init stage is gone.
 func ReadReport(r *bufio.Reader) (Report, error) {
