@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 )
 
 // mcpsandbox is a started `mcpsandbox ARGS...` (this test binary as the CLI)
@@ -260,9 +261,7 @@ func TestRunServerThatCannotBeConfinedAnswersEachRequest(t *testing.T) {
 		t.Errorf("answer after the host left: %s", lines.Text())
 	}
 	err = cmd.Wait()
-	if answers["1"] != 1 || answers["2"] != 1 {
-		t.Errorf("answers per id: %v, want one each for 1 and 2", answers)
-	}
+	testenv.CheckOneAnswerEach(t, map[string]int{"1": 1, "2": 1}, answers)
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
 		t.Errorf("exit: %v, want status %d; stderr:\n%s", err, exitFailure, &stderr)

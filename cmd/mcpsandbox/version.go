@@ -5,12 +5,12 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
-
 	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 )
 
-// Set by the Makefile: -ldflags "-X main.version=... -X main.commit=...".
+// Stamped in by scripts/build.sh (which make build runs):
+// -ldflags "-X main.version=... -X main.commit=...".
 var (
 	version = ""
 	commit  = ""
