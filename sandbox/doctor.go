@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -44,6 +45,26 @@ func (r Report) OK() bool {
 		}
 	}
 	return true
+}
+
+// Problem names the required parts this host cannot enforce, each with its
+// fix (settings named by name); nil when it can enforce them all.
+func (r Report) Problem(name field.Namer) error {
+	var missing []string
+	for _, c := range r.Checks {
+		if !c.Required || c.OK {
+			continue
+		}
+		m := c.Part + ": " + c.Detail
+		if c.Fix != "" {
+			m += " (fix: " + field.Refs(c.Fix, name) + ")"
+		}
+		missing = append(missing, m)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(missing, "; "))
 }
 
 // Write prints the report for people, with the settings that fixes name

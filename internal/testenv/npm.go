@@ -27,9 +27,13 @@ func RepoRoot(t testing.TB) string {
 
 // NPMServer returns the entry point of a pinned npm reference server, e.g.
 // NPMServer(t, "server-everything"). The servers are installed by
-// scripts/test-setup.sh; a missing one fails the test with that fix.
+// scripts/test-setup.sh; a missing one fails the test with that fix. Under
+// -short the test is skipped: the quick loop needs no npm.
 func NPMServer(t testing.TB, name string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the npm reference servers are for the full suite (scripts/test.sh installs them)")
+	}
 	dir := os.Getenv("MCPSANDBOX_NPM_DIR")
 	if dir == "" {
 		dir = filepath.Join(RepoRoot(t), "testdata", "npm", "node_modules")
