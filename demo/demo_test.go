@@ -12,11 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
-
-	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // serveArg as the first argument makes the test binary the example server,
@@ -149,6 +149,7 @@ func TestDemoUnconfined(t *testing.T) {
 // Confined (the default), the server reports from inside: not root, its
 // own namespaces, seccomp filtering, and both attempts blocked.
 func TestDemoConfined(t *testing.T) {
+	requireConfinement(t)
 	rep, out := runDemo(t, realOptions(t, false, nil))
 	if !rep.Confined {
 		t.Fatalf("the demo could not confine the example server here: %s", rep.ConfinementError)
@@ -204,4 +205,11 @@ func TestDemoFallsBackLoudlyWithoutConfinement(t *testing.T) {
 			t.Errorf("the report does not say %q", want)
 		}
 	}
+}
+
+// requireConfinement skips a confined test under -short when this user
+// cannot confine here (see testenv.RequireConfinement).
+func requireConfinement(t *testing.T) {
+	t.Helper()
+	testenv.RequireConfinement(t, func() error { return sandbox.Doctor().Problem(field.Plain) })
 }

@@ -133,6 +133,7 @@ func cgroupfsExpectedV1() []string {
 // The server sees its own cgroup, read-only, at /sys/fs/cgroup, and nothing
 // else: not its parent, not a sibling server's cgroup, nothing of sysfs.
 func TestConfinedSeesItsOwnCgroupReadOnly(t *testing.T) {
+	requireConfinement(t)
 	// A sibling: another server's cgroup beside this one's.
 	sibling, err := Start(sbxSpec("/bin/cat"), sbxLogger(t))
 	if err != nil {
@@ -257,6 +258,7 @@ func TestConfinedSeesItsOwnCgroupReadOnly(t *testing.T) {
 // uv_get_constrained_memory): the limit must reach it, and the heap must
 // fit in it rather than be sized for the host.
 func TestConfinedNodeSeesItsMemoryLimit(t *testing.T) {
+	requireConfinement(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed")

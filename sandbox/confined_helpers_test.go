@@ -8,6 +8,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 )
 
 // sbxSpec is a default confinement as `run` would ask for it, with smaller
@@ -85,4 +88,11 @@ func sbxShell(t *testing.T, spec Spec, script string) string {
 		t.Fatalf("script %s: %v\nstdout:\n%s\nstderr:\n%s", script, ex, out, errOut)
 	}
 	return out
+}
+
+// requireConfinement skips a confined test under -short when this user
+// cannot confine here (see testenv.RequireConfinement).
+func requireConfinement(t *testing.T) {
+	t.Helper()
+	testenv.RequireConfinement(t, func() error { return Doctor().Problem(field.Plain) })
 }

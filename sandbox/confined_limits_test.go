@@ -11,6 +11,7 @@ import (
 )
 
 func TestConfinedStatsComeFromTheCgroup(t *testing.T) {
+	requireConfinement(t)
 	spec := sbxSpec("/bin/sh", "-c", "echo ready; read x")
 	p, err := Start(spec, sbxLogger(t))
 	if err != nil {
@@ -31,6 +32,7 @@ func TestConfinedStatsComeFromTheCgroup(t *testing.T) {
 }
 
 func TestConfinedOutOfMemoryIsReported(t *testing.T) {
+	requireConfinement(t)
 	// A sandbox bug must not let the hog take the machine down.
 	testenv.OuterLimit(t, 512<<20, 512)
 	spec := sbxSpec("/bin/sh", "-c", `x=0123456789abcdef; while :; do x="$x$x"; done`)
@@ -45,6 +47,7 @@ func TestConfinedOutOfMemoryIsReported(t *testing.T) {
 }
 
 func TestConfinedNodeRuns(t *testing.T) {
+	requireConfinement(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed")

@@ -20,6 +20,7 @@ import (
 )
 
 func TestConfinedIdentity(t *testing.T) {
+	requireConfinement(t)
 	f := sbxProbe(t, sbxSpec())
 	if f.UID == 0 || f.EUID == 0 || f.GID == 0 {
 		t.Errorf("server runs with uid %d euid %d gid %d; want never 0", f.UID, f.EUID, f.GID)
@@ -39,6 +40,7 @@ func TestConfinedIdentity(t *testing.T) {
 }
 
 func TestConfinedPrivileges(t *testing.T) {
+	requireConfinement(t)
 	f := sbxProbe(t, sbxSpec())
 	for _, k := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
 		if f.Status[k] != "0000000000000000" {
@@ -60,6 +62,7 @@ func TestConfinedPrivileges(t *testing.T) {
 }
 
 func TestConfinedDescriptorsAreNotInherited(t *testing.T) {
+	requireConfinement(t)
 	// A descriptor the supervisor forgot to mark close-on-exec.
 	fd, err := syscall.Open(t.TempDir(), syscall.O_RDONLY, 0)
 	if err != nil {
@@ -82,6 +85,7 @@ func TestConfinedDescriptorsAreNotInherited(t *testing.T) {
 }
 
 func TestConfinedEnvironment(t *testing.T) {
+	requireConfinement(t)
 	t.Setenv("MCPSANDBOX_TEST_SECRET", "hunter2")
 	spec := sbxSpec()
 	spec.Env = []string{"DECLARED=yes", "LANG=de_DE.UTF-8"}
@@ -108,6 +112,7 @@ func TestConfinedEnvironment(t *testing.T) {
 }
 
 func TestConfinedNetworkIsolated(t *testing.T) {
+	requireConfinement(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +142,7 @@ func TestConfinedNetworkIsolated(t *testing.T) {
 }
 
 func TestConfinedNetHostSharesNetwork(t *testing.T) {
+	requireConfinement(t)
 	spec := sbxSpec()
 	spec.NetHost = true
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -163,6 +169,7 @@ func TestConfinedNetHostSharesNetwork(t *testing.T) {
 }
 
 func TestConfinedOrphansAreReaped(t *testing.T) {
+	requireConfinement(t)
 	// The subshell exits at once, so `true` is orphaned to PID 1; once it
 	// ends, only PID 1 can reap it. The loop gives up if a zombie stays.
 	script := `(true & echo $! > /tmp/orphan)
@@ -178,6 +185,7 @@ echo reaped`
 }
 
 func TestConfinedSeesOnlyItsOwnProcesses(t *testing.T) {
+	requireConfinement(t)
 	f := sbxProbe(t, sbxSpec())
 	// Its own cgroup namespace: the server sees its cgroup as the root and
 	// learns nothing of the host's hierarchy.
@@ -193,6 +201,7 @@ func TestConfinedSeesOnlyItsOwnProcesses(t *testing.T) {
 }
 
 func TestConfinedFilesystem(t *testing.T) {
+	requireConfinement(t)
 	ro := t.TempDir()
 	rw := t.TempDir()
 	os.Chmod(rw, 0o777) // the dynamic uid is not the owner
@@ -260,6 +269,7 @@ func TestConfinedFilesystem(t *testing.T) {
 }
 
 func TestConfinedReadWriteIsTheHostDirectory(t *testing.T) {
+	requireConfinement(t)
 	rw := t.TempDir()
 	os.Chmod(rw, 0o777)
 	spec := sbxSpec()
@@ -272,6 +282,7 @@ func TestConfinedReadWriteIsTheHostDirectory(t *testing.T) {
 }
 
 func TestConfinedSetupErrorsAreClear(t *testing.T) {
+	requireConfinement(t)
 	dir := t.TempDir()
 	secret := t.TempDir()
 	// A symlink a server could have planted in its granted directory.
@@ -333,6 +344,7 @@ func asFlags(f string) string {
 }
 
 func TestConfinedExitStatus(t *testing.T) {
+	requireConfinement(t)
 	_, _, ex := sbxRun(t, func() Spec { s := sbxSpec("/bin/sh", "-c", "exit 7"); return s }())
 	if ex.Code != 7 || ex.Signal != 0 || ex.SetupErr != nil {
 		t.Errorf("exit 7 reported as %+v", ex)
@@ -344,6 +356,7 @@ func TestConfinedExitStatus(t *testing.T) {
 }
 
 func TestConfinedSignalsReachTheServer(t *testing.T) {
+	requireConfinement(t)
 	spec := sbxSpec("/bin/sh", "-c", `trap 'echo got-term; exit 42' TERM; echo ready; sleep 1000 & wait`)
 	p, err := Start(spec, sbxLogger(t))
 	if err != nil {
@@ -368,6 +381,7 @@ func TestConfinedSignalsReachTheServer(t *testing.T) {
 }
 
 func TestConfinedKillLeavesNothing(t *testing.T) {
+	requireConfinement(t)
 	// The server starts a daemon that leaves its session, then waits.
 	spec := sbxSpec("/bin/sh", "-c", `setsid sleep 1000 & sleep 1000 & echo started; wait`)
 	p, err := Start(spec, sbxLogger(t))
@@ -481,6 +495,7 @@ var _ = unix.Getpid
 // 27505 describes; this one only reparents): a sandbox started from a locked
 // goroutine that then ends must survive that thread.
 func TestConfinedSurvivesTheStartingThread(t *testing.T) {
+	requireConfinement(t)
 	type started struct {
 		p   Process
 		tid int

@@ -13,6 +13,7 @@ import (
 )
 
 func TestDoctorOnThisHost(t *testing.T) {
+	requireConfinement(t)
 	r := Doctor()
 	var out bytes.Buffer
 	if err := r.Write(&out, field.Plain); err != nil {

@@ -113,6 +113,7 @@ var escapeChecks = []escapeRow{
 }
 
 func TestEscape(t *testing.T) {
+	requireConfinement(t)
 	if os.Getenv(escapeChildEnv) != "" {
 		// This binary re-run by the root part as the unprivileged supervisor.
 		escapeTable(t, os.Getenv(escapeHostileEnv))
@@ -185,6 +186,7 @@ func TestEscapeProbesSeeThroughAWeakSandbox(t *testing.T) {
 // showing the host's /sys, with one cgroup hierarchy bound writable, must be
 // reported as sysfs in /sys, other cgroups visible and a writable cgroupfs.
 func TestEscapeProbesSeeTheHostsCgroups(t *testing.T) {
+	requireConfinement(t)
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		t.Fatalf("bubblewrap is needed to calibrate the hostile server (%v): run scripts/test-setup.sh", err)

@@ -61,6 +61,7 @@ func sbxZygoteRole() int {
 // the supervisor's command line or environment, and the server holds no
 // privilege and no descriptor of the supervisor's.
 func TestConfinedPreforkedInitStage(t *testing.T) {
+	requireConfinement(t)
 	if cgroups.Mode() == cgroups.Unified {
 		t.Skip("no init stage is pre-forked on cgroup v2: it must start inside its cgroup (CLONE_INTO_CGROUP)")
 	}

@@ -44,6 +44,7 @@ func TestExhaustionRestarts(t *testing.T) {
 		{tool: "fill_tmp", reason: "exited with status 3", logged: []string{"no space left on device", "exited with status 3", "restarted"}},
 	} {
 		t.Run(bomb.tool, func(t *testing.T) {
+			requireConfinement(t)
 			pol := policy.Default()
 			pol.Command = []string{hostile}
 			if bomb.memory > 0 {

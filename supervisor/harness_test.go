@@ -16,8 +16,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -44,6 +46,13 @@ func testPolicy(cmd []string) policy.Policy {
 	p.RestartBackoff = policy.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond}
 	p.Grace = 300 * time.Millisecond // some servers ignore stdin EOF (see shutdown tests)
 	return p
+}
+
+// requireConfinement skips a confined test under -short when this user
+// cannot confine here (see testenv.RequireConfinement).
+func requireConfinement(t testing.TB) {
+	t.Helper()
+	testenv.RequireConfinement(t, func() error { return sandbox.Doctor().Problem(field.Plain) })
 }
 
 // relay is supervisor.Run in-process, wired to the test as its host.
@@ -110,6 +119,9 @@ func (s *syncBuffer) String() string {
 
 func startRelay(t testing.TB, pol policy.Policy) *relay {
 	t.Helper()
+	if !pol.Unconfined {
+		requireConfinement(t)
+	}
 	hostInR, hostInW := io.Pipe()
 	hostOutR, hostOutW := io.Pipe()
 	r := &relay{

@@ -18,7 +18,7 @@ import (
 // running that no one supervises. The supervisor runs as a separate process
 // (this test binary in the supervisor role).
 func TestSIGKILLOfSupervisorLeavesNoServer(t *testing.T) {
-	t.Run("confined", func(t *testing.T) { testSIGKILL(t, "confined") })
+	t.Run("confined", func(t *testing.T) { requireConfinement(t); testSIGKILL(t, "confined") })
 	t.Run("unconfined", func(t *testing.T) { testSIGKILL(t, "unconfined") })
 }
 

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
 )
 
 // asCLI as the first argument makes the test binary behave as the
@@ -34,4 +37,11 @@ func TestMain(m *testing.M) {
 		os.Exit(hostRole())
 	}
 	os.Exit(m.Run())
+}
+
+// requireConfinement skips a confined test under -short when this user
+// cannot confine here (see testenv.RequireConfinement).
+func requireConfinement(t *testing.T) {
+	t.Helper()
+	testenv.RequireConfinement(t, func() error { return sandbox.Doctor().Problem(field.Plain) })
 }

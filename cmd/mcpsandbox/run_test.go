@@ -102,6 +102,7 @@ func (m *mcpsandbox) call(t *testing.T, tool string, args map[string]any) string
 // The default (confined) run relays a session; when the host leaves,
 // mcpsandbox exits 0 and its log, in --log-file, says why.
 func TestRunConfinedSessionEndsCleanlyWhenTheHostLeaves(t *testing.T) {
+	requireConfinement(t)
 	logFile := filepath.Join(t.TempDir(), "mcpsandbox.log")
 	m := startRun(t, "--log-file", logFile)
 	if got := m.call(t, "echo", map[string]any{"text": "through run"}); got != "through run" {
