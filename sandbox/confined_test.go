@@ -535,3 +535,40 @@ func TestConfinedSurvivesTheStartingThread(t *testing.T) {
 		t.Fatalf("after the starting thread ended the server answered %q (%v); exit %v", line, err, s.p.Exit())
 	}
 }
+
+// The root is built beneath /dev/shm before the configuration arrives; a
+// server whose binary lies there (or under /tmp) still runs, and sees a
+// /dev/shm and a /tmp of its own, not the host's.
+func TestConfinedServerBinaryWhereTheRootIsBuilt(t *testing.T) {
+	requireConfinement(t)
+	for _, dir := range []string{"/dev/shm", os.TempDir()} {
+		t.Run(dir, func(t *testing.T) {
+			d, err := os.MkdirTemp(dir, "mcpsandbox-exe-")
+			if err != nil {
+				t.Skipf("no %s here: %v", dir, err)
+			}
+			t.Cleanup(func() { os.RemoveAll(d) })
+			os.Chmod(d, 0o755)
+			marker := filepath.Join(dir, filepath.Base(d)+"-host-file")
+			if err := os.WriteFile(marker, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Remove(marker) })
+			sh, err := os.ReadFile("/bin/sh")
+			if err != nil {
+				t.Fatal(err)
+			}
+			exe := filepath.Join(d, "sh")
+			if err := os.WriteFile(exe, sh, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, ex := sbxRun(t, sbxSpec(exe, "-c", "echo ran; ls "+dir))
+			if ex.Code != 0 || !strings.HasPrefix(out, "ran\n") {
+				t.Fatalf("server at %s: exit %v, stdout %q, stderr %q", exe, ex, out, errOut)
+			}
+			if strings.Contains(out, filepath.Base(marker)) {
+				t.Errorf("the server sees the host's %s: %q", dir, out)
+			}
+		})
+	}
+}

@@ -40,10 +40,6 @@ enum {
 // Fixed places inside every sandbox.
 #define SANDBOX_HOME "/sandbox" // the server's empty tmpfs HOME
 #define SANDBOX_HOSTNAME "mcpsandbox"
-// Where the new root is built: it only changes this private mount
-// namespace, and everything taken from the host is copied (as detached
-// mount trees) before it is covered.
-#define STAGING_DIR "/tmp"
 
 // How long a pre-forked init stage and its adopter wait for each other.
 #define ADOPT_TIMEOUT_SEC 30

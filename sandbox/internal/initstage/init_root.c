@@ -52,6 +52,31 @@ static const char *const proc_read_only[] = {"sys", "bus", "fs", "irq", NULL};
 static char *step_err;
 static size_t step_err_len;
 
+// staging is where the new root is built. It only changes this private
+// mount namespace, and everything taken from the host beneath it is opened
+// before it is covered (reads_staging). /dev/shm comes first: nothing can be
+// granted beneath /dev, so a root prepared there before the configuration
+// arrives (the zygote's head start) fits every configuration but one whose
+// server binary lies in /dev/shm; beneath /tmp, where servers and their
+// grants often are, it would have to be built again. /tmp serves where
+// /dev/shm is no directory of its own.
+static const char *staging = "/tmp";
+
+static void choose_staging(void) {
+	struct stat st;
+	if (lstat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode))
+		staging = "/dev/shm";
+}
+
+// staged is path beneath staging, written to buf.
+static const char *staged(char *buf, size_t len, const char *path) {
+	snprintf(buf, len, "%s%s", staging, path);
+	return buf;
+}
+
+// A place beneath staging that the init stage builds itself.
+#define STAGED_MAX 64
+
 __attribute__((format(printf, 1, 2))) static int fail_at(const char *fmt, ...) {
 	va_list ap;
 	va_start(ap, fmt);
@@ -212,14 +237,14 @@ static int populate_system(int root) {
 // populate_etc writes the host's part of /etc; etc_config adds the
 // configuration's (passwd, group, hosts).
 static int populate_etc(int root) {
-	if (mkdir(STAGING_DIR "/etc", 0755) < 0)
-		return fail_at("%s", err_text(errno));
 	char src[PATH_MAX], dst[PATH_MAX], target[PATH_MAX];
+	if (mkdir(staged(dst, sizeof dst, "/etc"), 0755) < 0)
+		return fail_at("%s", err_text(errno));
 	for (const char *const *n = etc_copied; *n; n++) {
 		char *data;
 		size_t len;
 		snprintf(src, sizeof src, "/etc/%s", *n);
-		snprintf(dst, sizeof dst, STAGING_DIR "/etc/%s", *n);
+		snprintf(dst, sizeof dst, "%s/etc/%s", staging, *n);
 		if (read_file(src, &data, &len) < 0) {
 			if (errno == ENOENT)
 				continue;
@@ -232,7 +257,7 @@ static int populate_etc(int root) {
 	}
 	for (const char *const *n = etc_linked; *n; n++) {
 		snprintf(src, sizeof src, "/etc/%s", *n);
-		snprintf(dst, sizeof dst, STAGING_DIR "/etc/%s", *n);
+		snprintf(dst, sizeof dst, "%s/etc/%s", staging, *n);
 		ssize_t len = readlink(src, target, sizeof target - 1);
 		if (len >= 0) {
 			target[len] = 0;
@@ -250,7 +275,7 @@ static int populate_etc(int root) {
 		}
 	}
 	static const char hostname[] = SANDBOX_HOSTNAME "\n";
-	if (fs_write_file(STAGING_DIR "/etc/hostname", hostname, sizeof hostname - 1) < 0)
+	if (fs_write_file(staged(dst, sizeof dst, "/etc/hostname"), hostname, sizeof hostname - 1) < 0)
 		return fail_at("%s", err_text(errno));
 	for (const char *const *n = etc_dirs; *n; n++) {
 		snprintf(src, sizeof src, "/etc/%s", *n);
@@ -272,7 +297,8 @@ static int populate_etc(int root) {
 // links, and the mount point of shm (see mount_scratch).
 static int populate_dev(int root) {
 	(void)root; // /dev is a tmpfs of its own
-	const char *dev = STAGING_DIR "/dev";
+	char dev[STAGED_MAX];
+	staged(dev, sizeof dev, "/dev");
 	if (mkdir(dev, 0755) < 0 || do_mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,nr_inodes=64,mode=0755") < 0)
 		return fail_at("%s", err_text(errno));
 	int devfd = open(dev, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -311,7 +337,9 @@ static int populate_dev(int root) {
 // or change.
 static int populate_proc(int root) {
 	(void)root; // /proc is a file system of its own
-	const char *proc = STAGING_DIR "/proc";
+	char proc[STAGED_MAX], null[STAGED_MAX];
+	staged(proc, sizeof proc, "/proc");
+	staged(null, sizeof null, "/dev/null");
 	if (mkdir(proc, 0555) < 0)
 		return fail_at("%s", err_text(errno));
 	if (do_mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
@@ -322,7 +350,7 @@ static int populate_proc(int root) {
 	char p[PATH_MAX];
 	for (const char *const *n = proc_masked_files; *n; n++) {
 		snprintf(p, sizeof p, "%s/%s", proc, *n);
-		if (fs_bind_over(STAGING_DIR "/dev/null", p, ATTR_PROC) < 0 && errno != ENOENT)
+		if (fs_bind_over(null, p, ATTR_PROC) < 0 && errno != ENOENT)
 			return fail_at("masking /proc/%s: %s", *n, err_text(errno));
 	}
 	for (const char *const *n = proc_masked_dirs; *n; n++) {
@@ -341,7 +369,7 @@ static int populate_proc(int root) {
 }
 
 // root_prepare builds the configuration-independent part of the new root
-// at STAGING_DIR: only host system paths, nothing a server could have
+// at staging: only host system paths, nothing a server could have
 // touched. It runs while the supervisor still works out the configuration.
 void root_prepare(struct prepared_root *p) {
 	p->root = -1;
@@ -353,13 +381,14 @@ void root_prepare(struct prepared_root *p) {
 		fail_at("making mounts private: %s", err_text(errno));
 		return;
 	}
-	if (do_mount("tmpfs", STAGING_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,nr_inodes=4096,mode=0755") < 0) {
+	choose_staging();
+	if (do_mount("tmpfs", staging, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,nr_inodes=4096,mode=0755") < 0) {
 		fail_at("mounting the root tmpfs: %s", err_text(errno));
 		return;
 	}
-	// The host's /etc and /dev are read before the root covers anything of
-	// them: the staging dir is /tmp, which holds neither.
-	if ((p->root = open(STAGING_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	// The host's /etc and /dev are read while the root is built: staging
+	// (/dev/shm or /tmp) covers neither, and none of /dev's nodes.
+	if ((p->root = open(staging, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		fail_at("opening the new root: %s", err_text(errno));
 		return;
 	}
@@ -380,17 +409,17 @@ static void discard(struct prepared_root *p) {
 	if (p->root >= 0) {
 		close(p->root);
 		p->root = -1;
-		syscall(SYS_umount2, STAGING_DIR, MNT_DETACH);
+		syscall(SYS_umount2, staging, MNT_DETACH);
 	}
 }
 
-// in_staging: path is STAGING_DIR or beneath it (path.c's rule).
+// in_staging: path is staging or beneath it (path.c's rule).
 static bool in_staging(const char *path) {
-	return path_within(path, strlen(path), STAGING_DIR, sizeof STAGING_DIR - 1);
+	return path_within(path, strlen(path), staging, strlen(staging));
 }
 
 // reads_staging reports whether the configuration takes anything from the
-// host beneath STAGING_DIR, which a prepared root covers.
+// host beneath staging, which a prepared root covers.
 static bool reads_staging(const struct init_config *c) {
 	for (size_t i = 0; i < c->nbinds; i++) {
 		if (in_staging(c->binds[i].path))
@@ -479,24 +508,27 @@ static void close_sources(const struct init_config *c, struct config_sources *s)
 // mount_scratch mounts the size-limited /dev/shm and /tmp and the empty
 // HOME, owned by the server.
 static void mount_scratch(const struct init_config *c) {
-	char opts[128];
+	char opts[128], shm[STAGED_MAX], tmp[STAGED_MAX], home[STAGED_MAX];
+	staged(shm, sizeof shm, "/dev/shm");
+	staged(tmp, sizeof tmp, "/tmp");
+	staged(home, sizeof home, SANDBOX_HOME);
 	snprintf(opts, sizeof opts, "size=%llu,mode=1777", (unsigned long long)c->tmp_size);
-	if (do_mount("tmpfs", STAGING_DIR "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+	if (do_mount("tmpfs", shm, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
 		init_fail("building /dev/shm, /tmp and HOME: /dev/shm: %s", err_text(errno));
-	if (mkdir(STAGING_DIR "/tmp", 0755) < 0)
+	if (mkdir(tmp, 0755) < 0)
 		init_fail("building /dev/shm, /tmp and HOME: %s", err_text(errno));
-	if (do_mount("tmpfs", STAGING_DIR "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+	if (do_mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
 		init_fail("building /dev/shm, /tmp and HOME: /tmp: %s", err_text(errno));
-	if (mkdir(STAGING_DIR SANDBOX_HOME, 0755) < 0)
+	if (mkdir(home, 0755) < 0)
 		init_fail("building /dev/shm, /tmp and HOME: %s", err_text(errno));
 	snprintf(opts, sizeof opts, "size=%llu,mode=0700,uid=%u,gid=%u", (unsigned long long)c->tmp_size, c->uid, c->gid);
-	if (do_mount("tmpfs", STAGING_DIR SANDBOX_HOME, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+	if (do_mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
 		init_fail("building /dev/shm, /tmp and HOME: %s: %s", SANDBOX_HOME, err_text(errno));
 }
 
 // show_cgroup builds /sys: a read-only tmpfs holding only fs/cgroup, with
 // the server's cgroup directories in it. They come last, once the cgroup
-// exists; a cgroup beneath STAGING_DIR (never a real cgroupfs) is refused,
+// exists; a cgroup beneath staging (never a real cgroupfs) is refused,
 // since the root covers it.
 static void show_cgroup(const struct init_config *c) {
 	struct tree *trees = calloc(c->nview + 1, sizeof *trees);
@@ -504,11 +536,12 @@ static void show_cgroup(const struct init_config *c) {
 		init_fail("out of memory");
 	for (size_t i = 0; i < c->nview; i++) {
 		if (in_staging(c->view[i].dir))
-			init_fail("building /sys: the server's cgroup %s lies beneath %s, which the sandbox's root covers while it is built", c->view[i].dir, STAGING_DIR);
+			init_fail("building /sys: the server's cgroup %s lies beneath %s, which the sandbox's root covers while it is built", c->view[i].dir, staging);
 		if (system_tree(c->view[i].dir, ATTR_CGROUP, &trees[i]) < 0)
 			init_fail("building /sys: the server's cgroup %s: %s", c->view[i].dir, err_text(errno));
 	}
-	const char *sys = STAGING_DIR "/sys";
+	char sys[STAGED_MAX];
+	staged(sys, sizeof sys, "/sys");
 	if (mkdir(sys, 0755) < 0 || do_mount("tmpfs", sys, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,nr_inodes=32,mode=0755") < 0)
 		init_fail("building /sys: %s", err_text(errno));
 	int sysfd = open(sys, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -561,7 +594,7 @@ static void pivot(int root, const struct init_config *c) {
 // root_finish adds the configuration's parts to the prepared root, makes
 // it read-only and pivots into it; enter_cgroup, called once all but the
 // cgroup view is built, completes c with its cgroup. A configuration that
-// reads beneath STAGING_DIR gets its sources opened before the root is
+// reads beneath staging gets its sources opened before the root is
 // prepared again, as the covered paths require. Fails through init_fail.
 void root_finish(struct init_config *c, struct prepared_root *p, void (*enter_cgroup)(struct init_config *)) {
 	struct config_sources src;
@@ -580,7 +613,7 @@ void root_finish(struct init_config *c, struct prepared_root *p, void (*enter_cg
 		init_fail("%s", p->err);
 	for (size_t i = 0; i < c->netc; i++) {
 		char path[PATH_MAX];
-		snprintf(path, sizeof path, STAGING_DIR "/etc/%s", c->etc[i].name);
+		snprintf(path, sizeof path, "%s/etc/%s", staging, c->etc[i].name);
 		if (strchr(c->etc[i].name, '/') || fs_write_file(path, c->etc[i].data, c->etc[i].len) < 0)
 			init_fail("building /etc: %s: %s", c->etc[i].name, err_text(errno));
 	}
