@@ -30,7 +30,7 @@ enum {
 	CFG_SECCOMP = 13, // BPF program (sock_filter array)
 	CFG_ETC = 14,     // name NUL content: an /etc file of the configuration (passwd, group, hosts)
 	CG_JOIN = 20,     // cgroup v1 tasks file the forking thread joins (repeated)
-	CG_VIEW = 21,     // name NUL host dir [NUL link]...: a cgroup directory shown at /sys/fs/cgroup/name
+	CG_VIEW = 21,     // name NUL host dir [NUL link]...: a cgroup directory shown at CGROUP_MOUNT/name
 };
 
 // argv[0] of the exec'd init stage: the constructor runs the init stage
@@ -40,6 +40,8 @@ enum {
 // Fixed places inside every sandbox.
 #define SANDBOX_HOME "/sandbox" // the server's empty tmpfs HOME
 #define SANDBOX_HOSTNAME "mcpsandbox"
+// Where cgroup filesystems are mounted, on the host and inside.
+#define CGROUP_MOUNT "/sys/fs/cgroup"
 
 // How long a pre-forked init stage and its adopter wait for each other.
 #define ADOPT_TIMEOUT_SEC 30
@@ -80,7 +82,7 @@ struct etc_file {
 };
 
 struct cgroup_dir {
-	char *name; // beneath /sys/fs/cgroup; "" = /sys/fs/cgroup itself (cgroup2)
+	char *name; // beneath CGROUP_MOUNT; "" = CGROUP_MOUNT itself (cgroup2)
 	char *dir;  // on the host
 	struct str_list links;
 };

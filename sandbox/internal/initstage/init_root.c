@@ -550,7 +550,7 @@ static void show_cgroup(const struct init_config *c) {
 		init_fail("building /sys: %s", err_text(errno));
 	for (size_t i = 0; i < c->nview; i++) {
 		const struct cgroup_dir *d = &c->view[i];
-		if (d->name[0] == 0) { // cgroup2: the whole of /sys/fs/cgroup
+		if (d->name[0] == 0) { // cgroup2: the whole of CGROUP_MOUNT
 			if (fs_attach(trees[i].fd, cgfd) < 0)
 				init_fail("building /sys: the server's cgroup %s: %s", d->dir, err_text(errno));
 		} else {

@@ -17,6 +17,9 @@ const (
 	Arg0     = C.INIT_ARG0        // argv[0] of the exec'd init stage
 	Home     = C.SANDBOX_HOME     // the server's empty tmpfs HOME
 	Hostname = C.SANDBOX_HOSTNAME // the sandbox's hostname
+	// CgroupMount is where cgroup filesystems are mounted, on the host and
+	// inside (sandbox/cgroups' Mount): the constructor needs it before Go.
+	CgroupMount = C.CGROUP_MOUNT
 
 	// AdoptTimeout bounds how long a pre-forked init stage and its adopter
 	// wait for each other.

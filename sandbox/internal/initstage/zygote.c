@@ -96,7 +96,7 @@ static int wanted(int argc, char **argv) {
 			return 0;
 	}
 	struct statfs fs;
-	return statfs("/sys/fs/cgroup", &fs) == 0 && fs.f_type != CGROUP2_SUPER_MAGIC;
+	return statfs(CGROUP_MOUNT, &fs) == 0 && fs.f_type != CGROUP2_SUPER_MAGIC;
 }
 
 static void report(int sock, pid_t pid, int err, int pidfd) {
