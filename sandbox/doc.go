@@ -8,7 +8,7 @@
 // cgroup and the idmapped grants, then starting the init stage and reading
 // its reports (confined.go). The init stage itself is C, in
 // internal/initstage with its wire encoding and the constants C and Go
-// share: the supervisor re-executes its own binary (argv[0] InitArg0)
+// share: the supervisor re-executes its own binary (argv[0] initstage.Arg0, mcpsandbox-init)
 // inside the new namespaces, or adopts one pre-forked at start-up, and
 // initstage's ELF constructor runs it before any Go runtime starts. It
 // builds the root file system and forks the server, which takes its

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/containerd/cgroups/v3"
+
 	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 )
 
@@ -97,8 +98,8 @@ func TestConfinedPreforkedInitStage(t *testing.T) {
 			got[k] = v
 		}
 	}
-	if got["cmdline"] != InitArg0 {
-		t.Errorf("PID 1's command line is %q, want %q alone", got["cmdline"], InitArg0)
+	if got["cmdline"] != initstage.Arg0 {
+		t.Errorf("PID 1's command line is %q, want %q alone", got["cmdline"], initstage.Arg0)
 	}
 	for _, marker := range []string{argMarker, envMarker, sbxZygoteRoleEnv} {
 		if strings.Contains(got["cmdline"]+got["environ"], marker) {
