@@ -15,11 +15,22 @@
 // bytes. Batches (protocol 2025-03-26) pass through with every id tracked.
 //
 // Lines on the server's stdout that are not JSON-RPC never reach the host
-// (one would end a Go SDK host's session); they are logged. If such a line
-// still names a host request in flight, that request is answered with
-// CodeInvalidResponse. The server's stderr is logged line by line ("server
-// stderr", with the server name and generation) and its last 64 KiB are kept
-// for crash reports.
+// (one would end a Go SDK host's session); they are logged. Nor do messages
+// some host could not parse: nested over 100 deep, or with invalid UTF-8 or
+// unpaired surrogate escapes in a string. If such a line still names a host
+// request in flight (its id read before the fault, or closing the line),
+// that request is answered with CodeInvalidResponse. The id of an oversized
+// message is looked for while it streams past, wherever it sits. The
+// server's stderr is logged line by line ("server stderr", with the server
+// name and generation; blank lines left out, each cut at 512 bytes) and its
+// last 64 KiB are kept for crash reports.
+//
+// Log records a server causes are rate-limited per server (1000 per 30 s,
+// then counted and reported as suppressed) and every value taken from it is
+// cut at 256 bytes with its length noted: a flood makes a bounded log.
+// Server→host requests awaiting the host are bounded at 1024 (ids at 256
+// bytes); the excess is answered to the server with
+// CodeServerRequestRefused, so a crash cancels at most 1024.
 //
 // # Ids
 //
@@ -88,6 +99,9 @@
 //	                            the message says which
 //	-32003 CodeMessageTooLarge  the request, or its response, was over --max-message
 //	-32004 CodeQueueFull        too many messages held while the server restarts
-//	-32005 CodeInvalidResponse  the server's response was not valid JSON-RPC
+//	-32005 CodeInvalidResponse  the server's response was not valid JSON-RPC, or not JSON
+//	                            every host parses (too deep, not UTF-8)
+//	-32006 CodeServerRequestRefused  (to the server) its request to the host is not
+//	                            tracked: 1024 pending already, or its id is over 256 bytes
 //	-32700 / -32600             the host sent a line that is not JSON / not a JSON-RPC request
 package supervisor

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"unicode/utf8"
 )
 
 // The envelope scanner reads just enough of a JSON-RPC message to route it:
@@ -93,11 +94,24 @@ type scanner struct {
 	b     []byte
 	i     int
 	stack []byte
+	// strict holds what the server sends to what every host can parse:
+	// nesting at most strictDepth, strings valid UTF-8 (RFC 8259 §8.1)
+	// without unpaired surrogate escapes. Host messages are checked as
+	// encoding/json does.
+	strict bool
+	outer  int // containers open around the value being scanned (strict)
 }
 
 // maxDepth bounds nesting, as encoding/json does, so the scanner cannot be
 // made to grow its stack without limit.
 const maxDepth = 10000
+
+// strictDepth bounds the nesting of a server message, counting its
+// top-level object: well under what hosts' parsers accept (Rust's
+// serde_json stops at 128, Python's json near 1000 by recursion, Go's
+// encoding/json at 10000), and far above real MCP messages, whose deepest
+// parts are JSON Schemas a few dozen levels deep.
+const strictDepth = 100
 
 // scanLine scans one line into out (whose slices are reused). It returns an
 // error when the line is not a JSON value; a valid JSON value that is not
@@ -116,6 +130,7 @@ func (s *scanner) scanLine(line []byte, out *batch) error {
 	switch s.b[s.i] {
 	case '{':
 		out.msgs = append(out.msgs, envelope{})
+		s.outer = 1
 		if err := s.object(&out.msgs[0]); err != nil {
 			return err
 		}
@@ -132,6 +147,7 @@ func (s *scanner) scanLine(line []byte, out *batch) error {
 			start := s.i
 			out.msgs = append(out.msgs, envelope{})
 			e := &out.msgs[len(out.msgs)-1]
+			s.outer = 2
 			if s.peek() == '{' {
 				if err := s.object(e); err != nil {
 					return err
@@ -154,6 +170,7 @@ func (s *scanner) scanLine(line []byte, out *batch) error {
 			}
 		}
 	default:
+		s.outer = 0
 		if err := s.value(); err != nil {
 			return err
 		}
@@ -362,6 +379,10 @@ func memberValue(obj []byte, name string) []byte {
 func (s *scanner) value() error {
 	base := len(s.stack)
 	defer func() { s.stack = s.stack[:base] }()
+	limit := maxDepth
+	if s.strict {
+		limit = strictDepth - s.outer
+	}
 	for {
 		// Expect a value.
 		s.ws()
@@ -370,7 +391,7 @@ func (s *scanner) value() error {
 		}
 		switch c := s.b[s.i]; {
 		case c == '{' || c == '[':
-			if len(s.stack)-base >= maxDepth {
+			if len(s.stack)-base >= limit {
 				return s.errAt("nesting too deep")
 			}
 			s.i++
@@ -514,12 +535,18 @@ func skipDigits(b []byte, i int) int {
 
 // str scans a string starting at its opening quote and leaves s.i after the
 // closing one. Control characters are rejected as encoding/json does;
-// invalid UTF-8 is left alone (decoders replace it).
+// invalid UTF-8 and unpaired surrogate escapes are rejected when strict
+// (some decoders replace them, others fail the whole message), and left
+// alone otherwise.
 func (s *scanner) str() (escaped bool, err error) {
 	b := s.b
 	i := s.i + 1
 	for {
-		i = skipPlain(b, i)
+		if s.strict {
+			i = skipPlainASCII(b, i)
+		} else {
+			i = skipPlain(b, i)
+		}
 		if i >= len(b) {
 			s.i = i
 			return escaped, errTruncated
@@ -548,11 +575,29 @@ func (s *scanner) str() (escaped bool, err error) {
 						return escaped, s.errAt("invalid \\u escape")
 					}
 				}
+				if s.strict && isSurrogate(b[i+2:i+6]) {
+					if !pairedSurrogate(b[i:]) {
+						s.i = i
+						return escaped, s.errAt("unpaired surrogate escape")
+					}
+					i += 6 // the low half, checked already
+				}
 				i += 6
 			default:
 				s.i = i
 				return escaped, s.errAt("invalid escape")
 			}
+		case c >= 0x80:
+			// A run of non-ASCII bytes holds whole runes: validate it at once.
+			j := i + 1
+			for j < len(b) && b[j] >= 0x80 {
+				j++
+			}
+			if !utf8.Valid(b[i:j]) {
+				s.i = i
+				return escaped, s.errAt("invalid UTF-8 in string")
+			}
+			i = j
 		default:
 			s.i = i
 			return escaped, s.errAt("control character in string")
@@ -589,6 +634,69 @@ func skipPlain(b []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// skipPlainASCII is skipPlain that also stops at bytes of 0x80 and above,
+// for strict scans to validate UTF-8 there; ASCII text keeps the fast path.
+func skipPlainASCII(b []byte, i int) int {
+	const (
+		lo    = 0x0101010101010101
+		hi    = 0x8080808080808080
+		quote = 0x2222222222222222
+		bslsh = 0x5c5c5c5c5c5c5c5c
+		space = 0x2020202020202020
+	)
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q := x ^ quote
+		k := x ^ bslsh
+		if ((q-lo)&^q|(k-lo)&^k|(x-space)&^x|x)&hi != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+			return i
+		}
+	}
+	return i
+}
+
+// isSurrogate reports whether four hex digits name a UTF-16 surrogate.
+func isSurrogate(h []byte) bool {
+	v := hex4(h)
+	return v >= 0xd800 && v < 0xe000
+}
+
+// pairedSurrogate reports whether esc starts with a high surrogate escape
+// followed by a low one.
+func pairedSurrogate(esc []byte) bool {
+	if len(esc) < 12 || esc[6] != '\\' || esc[7] != 'u' {
+		return false
+	}
+	for _, h := range esc[8:12] {
+		if !isHex(h) {
+			return false
+		}
+	}
+	hi, lo := hex4(esc[2:6]), hex4(esc[8:12])
+	return hi < 0xdc00 && lo >= 0xdc00 && lo < 0xe000
+}
+
+// hex4 decodes four hex digits (already checked).
+func hex4(h []byte) int {
+	v := 0
+	for _, c := range h {
+		switch {
+		case c <= '9':
+			v = v<<4 | int(c-'0')
+		case c >= 'a':
+			v = v<<4 | int(c-'a'+10)
+		default:
+			v = v<<4 | int(c-'A'+10)
+		}
+	}
+	return v
 }
 
 // unquoteContents decodes the contents of a JSON string (without quotes).

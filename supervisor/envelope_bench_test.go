@@ -17,9 +17,10 @@ func BenchmarkScan16MiBResult(b *testing.B) {
 	benchScan(b, `{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"`+strings.Repeat("x", 16<<20-100)+`"}]}}`)
 }
 
-func benchScan(b *testing.B, msg string) {
+func benchScan(b *testing.B, msg string) { benchScanWith(b, scanner{}, msg) }
+
+func benchScanWith(b *testing.B, sc scanner, msg string) {
 	line := []byte(msg + "\n")
-	var sc scanner
 	var bt batch
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
@@ -28,4 +29,13 @@ func benchScan(b *testing.B, msg string) {
 			b.Fatal(err, bt.msgs[0].problem)
 		}
 	}
+}
+
+// The strict scan, used on every server message, beside the loose one.
+func BenchmarkScanStrict1KiB(b *testing.B) {
+	benchScanWith(b, scanner{strict: true}, `{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"`+strings.Repeat("a", 1024)+`"}]}}`)
+}
+
+func BenchmarkScanStrict16MiBResult(b *testing.B) {
+	benchScanWith(b, scanner{strict: true}, `{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"`+strings.Repeat("x", 16<<20-100)+`"}]}}`)
 }

@@ -26,6 +26,11 @@ const (
 	// CodeInvalidResponse answers a request whose response from the server
 	// was not valid JSON-RPC (it went to the log instead).
 	CodeInvalidResponse = -32005
+	// CodeServerRequestRefused answers, to the server, a request of its to
+	// the host that mcpsandbox will not track: 1024 of its requests are
+	// already waiting for the host's answer, or its id is longer than 256
+	// bytes. The host never sees it.
+	CodeServerRequestRefused = -32006
 )
 
 // Standard JSON-RPC codes mcpsandbox answers malformed host input with.

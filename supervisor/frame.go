@@ -31,6 +31,11 @@ type frame struct {
 	size     int64  // length of the discarded line
 	head     []byte // its first bytes
 	tail     []byte // its last bytes, newline excluded
+	// found is its top-level id, wherever it sat, when the reader looks
+	// for ids (see idFinder); foundRequest/foundResponse say whether it
+	// had a method, or a result or error.
+	found                       []byte
+	foundRequest, foundResponse bool
 }
 
 // lineReader reads bounded lines from r, reusing one buffer.
@@ -42,6 +47,8 @@ type lineReader struct {
 	scanned    int // buf[start:scanned] holds no newline
 	err        error
 	tailBuf    []byte
+	findIDs    bool // follow oversized lines to find their id
+	finder     idFinder
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -61,6 +68,8 @@ func (lr *lineReader) next(f *frame) error {
 				f.oversize, f.size = true, int64(len(line))
 				f.head = append([]byte(nil), line[:min(oversizeHead, len(line))]...)
 				f.tail = append([]byte(nil), line[len(line)-min(oversizeTail, len(line)):]...)
+				lr.find(f, line, true)
+				lr.finish(f)
 			} else {
 				f.line = lr.buf[lr.start:stop]
 			}
@@ -134,16 +143,20 @@ func (lr *lineReader) discard(f *frame) error {
 	f.head = append([]byte(nil), lr.buf[lr.start:lr.start+min(oversizeHead, lr.end-lr.start)]...)
 	lr.tailBuf = lr.tailBuf[:0]
 	chunk := lr.buf[lr.start:lr.end]
+	first := true
 	for {
 		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
 			f.size += int64(i)
 			lr.keepTail(chunk[:i])
+			lr.find(f, chunk[:i], first)
 			lr.start = lr.end - (len(chunk) - i - 1)
 			lr.scanned = lr.start
 			break
 		}
 		f.size += int64(len(chunk))
 		lr.keepTail(chunk)
+		lr.find(f, chunk, first)
+		first = false
 		lr.start, lr.end, lr.scanned = 0, 0, 0
 		if lr.err != nil {
 			break
@@ -151,8 +164,29 @@ func (lr *lineReader) discard(f *frame) error {
 		lr.fill()
 		chunk = lr.buf[:lr.end]
 	}
+	lr.finish(f)
 	f.tail = append([]byte(nil), lr.tailBuf...)
 	return nil
+}
+
+// find feeds part of an oversized line to the id finder (from its start
+// when first); finish hands the finder's verdict to f.
+func (lr *lineReader) find(f *frame, p []byte, first bool) {
+	if !lr.findIDs {
+		return
+	}
+	if first {
+		lr.finder.reset()
+	}
+	lr.finder.feed(p)
+}
+
+func (lr *lineReader) finish(f *frame) {
+	if !lr.findIDs {
+		return
+	}
+	f.found = bytes.Clone(lr.finder.found())
+	f.foundRequest, f.foundResponse = lr.finder.hasMethod, lr.finder.hasResult
 }
 
 func (lr *lineReader) keepTail(p []byte) {

@@ -11,7 +11,8 @@ import (
 
 // FuzzEnvelope checks the envelope scanner against encoding/json: the same
 // verdict on validity, the same id, method, result and error, and an id
-// splice that keeps the message valid. Seeds: testdata/fuzz/FuzzEnvelope.
+// splice that keeps the message valid; the strict scan accepts only what
+// the loose one does, and only UTF-8. Seeds: testdata/fuzz/FuzzEnvelope.
 //
 //	go test ./supervisor -run '^$' -fuzz FuzzEnvelope
 func FuzzEnvelope(f *testing.F) {
@@ -25,6 +26,11 @@ func FuzzEnvelope(f *testing.F) {
 			if valid := json.Valid(line); valid != (err == nil) {
 				t.Fatalf("scanner says %v, encoding/json says valid=%v", err, valid)
 			}
+		}
+		strict := scanner{strict: true}
+		var sb batch
+		if serr := strict.scanLine(line, &sb); serr == nil && (err != nil || !utf8.Valid(line)) {
+			t.Fatalf("strict scan accepts what the loose one rejects (%v) or invalid UTF-8", err)
 		}
 		if err != nil {
 			return

@@ -71,7 +71,7 @@ func (r *relay) startGeneration() (*generation, error) {
 		stderrDone: make(chan struct{}),
 	}
 	go r.readServer(g)
-	go pumpStderr(proc.Stderr(), &g.stderr, log, g.stderrDone)
+	go pumpStderr(proc.Stderr(), &g.stderr, &r.logLimit, log, g.stderrDone)
 	go func() {
 		// Stop writing the moment it exits: host requests from then on are
 		// held for the next process instead of being lost in a dead pipe.

@@ -49,6 +49,7 @@ func methodKindOf(e *envelope) methodKind {
 func (r *relay) readHost() {
 	defer r.closeHost()
 	lr := newLineReader(r.hostIn, int(r.pol.MaxMessage))
+	lr.findIDs = true
 	var (
 		f  frame
 		b  batch
@@ -133,7 +134,7 @@ func (r *relay) hostElemLocked(msg []byte, e *envelope, live bool) (out, answer 
 		r.log.Warn("host sent an invalid request; answered with an error", "problem", e.problem)
 		return nil, errorResponse(id, codeInvalidRequest, "Invalid Request: "+e.problem, nil), ""
 	}
-	r.log.Warn("host sent an invalid message; dropped", "problem", e.problem, "line", truncate(msg, 200))
+	r.log.Warn("host sent an invalid message; dropped", "problem", e.problem, "line", logValue(msg))
 	return nil, nil, ""
 }
 
@@ -168,7 +169,7 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 		key, req.remapped = string(nid), true
 	}
 	if _, dup := r.inflight[key]; dup {
-		r.log.Warn("host reused the id of a request still in flight", "id", req.hostID)
+		r.log.Warn("host reused the id of a request still in flight", "id", logValue([]byte(req.hostID)))
 	}
 	if live {
 		req.gen = r.gen.n
@@ -230,7 +231,7 @@ func (r *relay) hostResponseLocked(msg []byte, e *envelope) []byte {
 	key := idKey(raw, e.idEscaped)
 	p, ok := r.pending[key]
 	if !ok {
-		r.log.Debug("host answered a request that is not pending; dropped", "id", string(raw))
+		r.log.Debug("host answered a request that is not pending; dropped", "id", logValue(raw))
 		return nil
 	}
 	delete(r.pending, key)
@@ -238,7 +239,7 @@ func (r *relay) hostResponseLocked(msg []byte, e *envelope) []byte {
 		delete(r.pendingOrig, p.origKey)
 	}
 	if r.gen == nil || p.gen != r.gen.n || r.gen.dead.Load() {
-		r.log.Debug("host answered a request of a server process that is gone; dropped", "id", string(raw), "generation", p.gen)
+		r.log.Debug("host answered a request of a server process that is gone; dropped", "id", logValue(raw), "generation", p.gen)
 		return nil
 	}
 	return splice(msg, e.idStart, e.idEnd, []byte(p.origID))
@@ -272,7 +273,7 @@ func (r *relay) stoppedAnswerLocked(id []byte) []byte {
 
 // hostUnparsable answers a line that is not JSON at all.
 func (r *relay) hostUnparsable(line []byte, b *batch, err error) {
-	r.log.Warn("host sent a line that is not JSON; answered with a parse error", "error", err, "line", truncate(line, 200))
+	r.log.Warn("host sent a line that is not JSON; answered with a parse error", "error", err, "line", logValue(line))
 	var id []byte
 	if !b.isArray && len(b.msgs) == 1 && (b.msgs[0].idKind == idString || b.msgs[0].idKind == idNumber) {
 		id = b.msgs[0].id(line)
@@ -283,7 +284,7 @@ func (r *relay) hostUnparsable(line []byte, b *batch, err error) {
 // hostOversize answers a host message over --max-message with an error
 // (to the host for a request, to the server for an answer it awaits).
 func (r *relay) hostOversize(f *frame) {
-	r.log.Warn("host message over the message size limit discarded", "setting", r.setting("MaxMessage"), "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", truncate(f.head, 120))
+	r.log.Warn("host message over the message size limit discarded", "setting", r.setting("MaxMessage"), "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", logValue(f.head))
 	raw, escaped, isRequest, isResponse := recoverID(f)
 	if raw == nil {
 		return
@@ -308,7 +309,7 @@ func (r *relay) hostOversize(f *frame) {
 }
 
 // recoverID finds the top-level id of a discarded message in its head, or
-// else in its tail, and what kind of message it was, as far as can be told.
+// else where the reader found it streaming past, or else in its tail, and what kind of message it was, as far as can be told.
 func recoverID(f *frame) (raw []byte, escaped, isRequest, isResponse bool) {
 	var sc scanner
 	var b batch
@@ -320,6 +321,9 @@ func recoverID(f *frame) (raw []byte, escaped, isRequest, isResponse bool) {
 		if e.idKind == idString || e.idKind == idNumber {
 			return e.id(f.head), e.idEscaped, isRequest, isResponse
 		}
+	}
+	if f.found != nil {
+		return f.found, bytes.IndexByte(f.found, '\\') >= 0, isRequest || f.foundRequest, isResponse || f.foundResponse
 	}
 	if raw = tailID(f.tail); raw != nil {
 		return raw, bytes.IndexByte(raw, '\\') >= 0, isRequest, isResponse

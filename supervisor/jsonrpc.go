@@ -135,15 +135,6 @@ func isBlank(line []byte) bool {
 	return len(bytes.TrimSpace(line)) == 0
 }
 
-// truncate shortens a line for the log.
-func truncate(line []byte, n int) string {
-	line = bytes.TrimRight(line, "\r\n")
-	if len(line) <= n {
-		return string(line)
-	}
-	return string(line[:n]) + "…"
-}
-
 // tailID recovers the id of an oversized message from its last bytes, for
 // servers that put the id last (the TypeScript SDK writes
 // {"result":…,"jsonrpc":"2.0","id":N}). It accepts only `"id":VALUE}` at

@@ -91,6 +91,7 @@ func (r *relay) retire(g *generation, reason string) {
 	g.retired.Store(true)
 	g.proc.Close()
 	uptime := time.Since(g.started).Round(time.Millisecond)
+	r.logLimit.flush(g.log)
 	tail := g.stderr.lastLines(crashTail)
 	g.log.Warn("server process ended", "reason", reason, "uptime", uptime, "pid", g.proc.Pid(), "stderr_tail", strings.Join(tail, "\n"))
 	r.emit(Event{Kind: EventExited, Generation: g.n, Pid: g.proc.Pid(), Reason: reason})
@@ -276,6 +277,7 @@ func (r *relay) stopProcess(g *generation) {
 	g.drain()
 	g.retired.Store(true)
 	g.proc.Close()
+	r.logLimit.flush(g.log)
 	g.log.Info("server process stopped", "exit", g.proc.Exit().String())
 }
 

@@ -23,6 +23,20 @@ const (
 	stateClosing                 // mcpsandbox is shutting down
 )
 
+// maxPending bounds the server→host requests awaiting the host's answer:
+// a server once sent 500k sampling/createMessage requests, which took the
+// supervisor from 16 to 200 MiB, and its crash then queued 500k
+// cancellations. Hosts answer such requests one at a time (a person
+// approves each sampling), so 1024 is far beyond real use; the excess is
+// answered to the server with CodeServerRequestRefused. At a crash, the
+// cancellations sent to the host are bounded by it too.
+const maxPending = 1024
+
+// maxServerIDLen bounds the id of a server→host request, which is kept
+// while the request is pending (twice: the id and its key); with maxPending
+// that bounds what pending requests hold. Real ids are numbers or UUIDs.
+const maxServerIDLen = 256
+
 // maxQueued bounds how many host messages are held while the server
 // restarts; their bytes are bounded by --max-message.
 const maxQueued = 1024
@@ -72,6 +86,8 @@ type relay struct {
 	waiters     map[string]chan []byte
 	restarts    []time.Time
 	nRestarts   int
+
+	logLimit logLimiter // server-caused log records, all generations
 }
 
 // hostRequest is a host request awaiting its response.

@@ -20,15 +20,18 @@ type serverActs struct {
 	probeCode      int
 	waiter         chan []byte
 	waiterMsg      []byte
+	refusal        []byte // an error answer to write to the server
+	refusedWhy     string
 }
 
 func (r *relay) readServer(g *generation) {
 	defer close(g.stdoutDone)
 	lr := newLineReader(g.proc.Stdout(), int(r.pol.MaxMessage))
+	lr.findIDs = true
 	var (
 		f  frame
 		b  batch
-		sc scanner
+		sc = scanner{strict: true} // what reaches the host must parse there
 	)
 	for lr.next(&f) == nil {
 		switch {
@@ -94,16 +97,22 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *s
 			r.relayResponseLocked(g, msg, e, acts)
 			return nil
 		}
-		g.log.Warn("server answered an id that is not in flight; dropped", "id", string(raw))
+		if r.logLimit.allow(g.log) {
+			g.log.Warn("server answered an id that is not in flight; dropped", "id", logValue(raw))
+		}
 		return nil
 
 	case kindRequest:
 		if g.retired.Load() {
 			return nil
 		}
+		orig := e.id(msg)
+		if why := r.refuseLocked(orig); why != "" {
+			acts.refusal, acts.refusedWhy = errorResponse(orig, CodeServerRequestRefused, "mcpsandbox refused the request: "+why, errorData{Reason: why, Generation: g.n}), why
+			return nil
+		}
 		r.seq++
 		nid := quoteID(relayPrefix + "g" + strconv.Itoa(g.n) + ":" + strconv.FormatUint(r.seq, 10))
-		orig := e.id(msg)
 		p := serverRequest{gen: g.n, origID: string(orig), origKey: idKey(orig, e.idEscaped)}
 		r.pending[string(nid)] = p
 		r.pendingOrig[p.origKey] = string(nid)
@@ -152,7 +161,7 @@ func (r *relay) relayResponseLocked(g *generation, msg []byte, e *envelope, acts
 		return
 	}
 	if e.hasError {
-		g.log.Warn("server refused a request mcpsandbox replayed", "id", id, "error", truncate(e.errorValue, 300))
+		g.log.Warn("server refused a request mcpsandbox replayed", "id", logValue([]byte(id)), "error", logValue(e.errorValue))
 	}
 }
 
@@ -164,6 +173,14 @@ func (r *relay) serverFollowUp(g *generation, acts *serverActs) {
 		if c := g.probe(); c != nil {
 			c.Answer(acts.probeID, acts.probeIsError, acts.probeCode)
 		}
+	}
+	if acts.refusal != nil {
+		if r.logLimit.allow(g.log) {
+			g.log.Warn("server request to the host refused; answered to the server with an error", "reason", acts.refusedWhy, "code", CodeServerRequestRefused)
+		}
+		r.writeMu.Lock()
+		g.write(acts.refusal)
+		r.writeMu.Unlock()
 	}
 	if acts.waiter != nil {
 		select {
@@ -177,14 +194,26 @@ func (r *relay) serverFollowUp(g *generation, acts *serverActs) {
 // request in flight (a malformed response), that request is answered with
 // CodeInvalidResponse rather than left waiting.
 func (r *relay) serverGarbage(g *generation, line []byte, b *batch, problem string) {
-	g.log.Warn("server wrote a line to stdout that is not JSON-RPC; dropped (stdout is reserved for MCP messages, logs belong on stderr)",
-		"problem", problem, "line", truncate(line, 200))
+	if r.logLimit.allow(g.log) {
+		g.log.Warn("server wrote a line to stdout that is not JSON-RPC; dropped (stdout is reserved for MCP messages, logs belong on stderr)",
+			"problem", problem, "bytes", len(bytes.TrimRight(line, "\r\n")), "line", logValue(line))
+	}
 	if b.isArray || len(b.msgs) != 1 {
 		return
 	}
 	e := &b.msgs[0]
-	if (e.idKind == idString || e.idKind == idNumber) && e.method == nil {
-		r.failInflight(g, e.id(line), e.idEscaped, CodeInvalidResponse,
+	raw, escaped := e.id(line), e.idEscaped
+	if e.idKind != idString && e.idKind != idNumber {
+		// The scan stopped before the id: it may still close the line, as
+		// the TypeScript SDK writes it.
+		raw, escaped = nil, false
+		if t := bytes.TrimRight(line, "\r\n"); bytes.HasPrefix(bytes.TrimLeft(t, " \t"), []byte("{")) {
+			raw = tailID(t[len(t)-min(len(t), oversizeTail):])
+			escaped = bytes.IndexByte(raw, '\\') >= 0
+		}
+	}
+	if raw != nil && e.method == nil {
+		r.failInflight(g, raw, escaped, CodeInvalidResponse,
 			"MCP server sent an invalid response (not JSON-RPC: "+problem+"); see mcpsandbox's log", errorData{Reason: problem, Generation: g.n})
 	}
 }
@@ -193,10 +222,15 @@ func (r *relay) serverGarbage(g *generation, line []byte, b *batch, problem stri
 // becomes an error for the host request; a request is answered to the
 // server with an error, since the host could never have read it.
 func (r *relay) serverOversize(g *generation, f *frame) {
-	g.log.Warn("server message over the message size limit discarded", "setting", r.setting("MaxMessage"), "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", truncate(f.head, 120))
+	logged := r.logLimit.allow(g.log)
+	if logged {
+		g.log.Warn("server message over the message size limit discarded", "setting", r.setting("MaxMessage"), "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", logValue(f.head))
+	}
 	raw, escaped, isRequest, _ := recoverID(f)
 	if raw == nil {
-		g.log.Warn("could not tell which request the oversized message answered; the request stays in flight until the server answers or dies")
+		if logged {
+			g.log.Warn("could not tell which request the oversized message answered; the request stays in flight until the server answers or dies")
+		}
 		return
 	}
 	data := errorData{Reason: "message too large", Generation: g.n, Limit: r.pol.MaxMessage.String()}
@@ -244,7 +278,9 @@ func (r *relay) serverBatch(g *generation, line []byte, b *batch) {
 		}
 		e := &eb.msgs[0]
 		if e.kind == kindInvalid {
-			g.log.Warn("server batch element is not JSON-RPC; dropped", "problem", e.problem, "element", truncate(elem, 200))
+			if r.logLimit.allow(g.log) {
+				g.log.Warn("server batch element is not JSON-RPC; dropped", "problem", e.problem, "element", logValue(elem))
+			}
 			changed = true
 			continue
 		}
@@ -269,4 +305,16 @@ func (r *relay) serverBatch(g *generation, line []byte, b *batch) {
 	default:
 		r.host.write(append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']', '\n'))
 	}
+}
+
+// refuseLocked says why a server→host request with id raw is not relayed
+// ("" when it is): too many pending, or an id too long to keep.
+func (r *relay) refuseLocked(raw []byte) string {
+	switch {
+	case len(raw) > maxServerIDLen:
+		return fmt.Sprintf("its id is %d bytes long, over mcpsandbox's bound of %d", len(raw), maxServerIDLen)
+	case len(r.pending) >= maxPending:
+		return fmt.Sprintf("%d requests of the server to the host are already waiting for an answer, mcpsandbox's bound", maxPending)
+	}
+	return ""
 }

@@ -156,7 +156,7 @@ func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(msg, &resp); err != nil || (resp.Result == nil && resp.Error == nil) {
-		return nil, fmt.Errorf("the restarted server answered the replayed initialize with %s", truncate(msg, 200))
+		return nil, fmt.Errorf("the restarted server answered the replayed initialize with %s", logValue(msg))
 	}
 	if resp.Error != nil {
 		return nil, fmt.Errorf("the restarted server refused the replayed initialize: %d %s", resp.Error.Code, resp.Error.Message)

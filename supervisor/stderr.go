@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -13,7 +14,7 @@ import (
 
 const (
 	stderrKeep    = 64 << 10
-	stderrMaxLine = 16 << 10 // longer lines are logged truncated
+	stderrMaxLine = 16 << 10 // longer lines are discarded past their head
 	crashTail     = 20       // stderr lines quoted in a crash report
 )
 
@@ -65,17 +66,26 @@ func (r *stderrRing) lastLines(n int) []string {
 }
 
 // pumpStderr logs r line by line into the ring and the log until EOF.
-func pumpStderr(r io.Reader, ring *stderrRing, log *slog.Logger, done chan<- struct{}) {
+// Blank lines are neither: they carry nothing, and a flood of them once
+// made most of a 403 MB log. The ring gets every other line, whatever the
+// rate limit lets through to the log.
+func pumpStderr(r io.Reader, ring *stderrRing, limit *logLimiter, log *slog.Logger, done chan<- struct{}) {
 	defer close(done)
 	lr := newLineReader(r, stderrMaxLine)
 	var f frame
 	for lr.next(&f) == nil {
-		line := f.line
-		if f.oversize {
-			line = append(f.head, "… (truncated)\n"...)
+		var text string
+		switch {
+		case f.oversize:
+			text = logValueN(f.head[:min(len(f.head), stderrLogMax)], stderrLogMax) + "… (" + strconv.FormatInt(f.size, 10) + " bytes)"
+		case isBlank(f.line):
+			continue
+		default:
+			text = logValueN(f.line, stderrLogMax)
 		}
-		line = withNewline(line)
-		ring.add(line)
-		log.Info("server stderr", "line", string(bytes.TrimRight(line, "\r\n")))
+		ring.add([]byte(text + "\n"))
+		if limit.allow(log) {
+			log.Info("server stderr", "line", text)
+		}
 	}
 }

@@ -2,8 +2,9 @@
 
 // Command hostile is a test-only MCP server that attacks the sandbox it runs
 // in: its `escape` tool tries every escape class of DESIGN.md §2 and reports
-// which ones the confinement stopped, and its bomb tools exhaust memory, pids
-// and /tmp. It is a package of its own because the sandbox and supervisor
+// which ones the confinement stopped, its bomb tools exhaust memory, pids
+// and /tmp, and its flood tool attacks the relay and its log with raw lines
+// (floods.go). It is a package of its own because the sandbox and supervisor
 // tests build it into a standalone static binary and run it confined; it is
 // never shipped and must never run outside a sandbox and an outer cgroup.
 //
@@ -56,6 +57,8 @@ func main() {
 
 func serve() error {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "0.1.0"}, nil)
+	tap := &stdinTap{r: os.Stdin}
 	addTools(s)
-	return s.Run(context.Background(), &mcp.StdioTransport{})
+	addFloodTools(s, tap)
+	return s.Run(context.Background(), &mcp.IOTransport{Reader: tap, Writer: os.Stdout})
 }
