@@ -57,6 +57,8 @@ type Policy struct {
 	Net        string   // --net none|host
 	User       string   // --user NAME
 	NoFile     uint64   // --nofile
+	FileSize   ByteSize // --file-size (0 = unlimited)
+	NoExecTmp  bool     // --noexec-tmp
 	Env        []string // --env NAME or NAME=VALUE (repeatable)
 	Seccomp    string   // --seccomp default|FILE
 	SeccompLog bool     // --seccomp-log
@@ -121,6 +123,8 @@ func (p *Policy) Validate() error {
 		return bad("Net", strconv.Quote(p.Net), "is no network mode", "use none or host")
 	case p.TmpSize <= 0:
 		return bad("TmpSize", p.TmpSize.String(), "must be positive", "e.g. 64MiB")
+	case p.FileSize < 0:
+		return bad("FileSize", p.FileSize.String(), "must not be negative", "0 means no limit")
 	case p.Memory < 0:
 		return bad("Memory", p.Memory.String(), "must not be negative", "0 means no limit")
 	case p.Pids < 0:

@@ -166,6 +166,9 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 	if spec.NoFile == 0 {
 		return nil, &field.Error{Field: "NoFile", Value: "0", Problem: "must be positive"}
 	}
+	if spec.FileSize < 0 {
+		return nil, &field.Error{Field: "FileSize", Value: strconv.FormatInt(spec.FileSize, 10), Problem: "must not be negative", Fix: "0 means no limit"}
+	}
 	return &initConfig{Config: initstage.Config{
 		Args:    append([]string(nil), spec.Args...),
 		Exe:     exe,
@@ -176,6 +179,9 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 		TmpSize: spec.TmpSize,
 		NetHost: spec.NetHost,
 		NoFile:  spec.NoFile,
+
+		FileSize:  uint64(spec.FileSize),
+		NoExecTmp: spec.NoExecTmp,
 	}}, nil
 }
 

@@ -303,9 +303,9 @@ func (p *confinedProcess) wait() {
 	for rep := range p.reportCh {
 		switch {
 		case rep.Exited && rep.Signal != 0:
-			ex = Exit{Code: -1, Signal: syscall.Signal(rep.Signal)}
+			ex = Exit{Code: -1, Signal: syscall.Signal(rep.Signal), DiskFull: rep.Full}
 		case rep.Exited:
-			ex = Exit{Code: rep.Code}
+			ex = Exit{Code: rep.Code, DiskFull: rep.Full}
 		case rep.Error != "":
 			ex = Exit{Code: -1, SetupErr: rep.SetupError()}
 		}

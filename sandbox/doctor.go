@@ -121,7 +121,7 @@ func Doctor() Report {
 	if r.Root {
 		r.Checks = append(r.Checks, checkDynamicIDs())
 	}
-	r.Checks = append(r.Checks, checkSeccomp())
+	r.Checks = append(r.Checks, checkSeccomp(), checkUserBudgets(r.Root))
 	r.Cgroups = cgroups.Info()
 	r.Checks = append(r.Checks, checkCgroups(r.Cgroups))
 	r.Checks = append(r.Checks, checkCgroupHome()...)

@@ -66,3 +66,25 @@ func TestDoctorNamesWhatAnUnprivilegedUserLacks(t *testing.T) {
 		}
 	}
 }
+
+// The budgets a server shares with its user are a warning, not a failure
+// (TestConfined: it runs again unprivileged):
+// as root none are shared.
+func TestConfinedDoctorTellsTheSharedUserBudgets(t *testing.T) {
+	r := Doctor()
+	var out bytes.Buffer
+	r.Write(&out, field.Plain)
+	text := out.String()
+	want := "ok    per-user budgets"
+	if !r.Root {
+		want = "warn  per-user budgets"
+		for _, w := range []string{"pipe-user-pages-soft", "ETOOMANYREFS", "run mcpsandbox as root"} {
+			if !strings.Contains(text, w) {
+				t.Errorf("the per-user budgets line does not say %q:\n%s", w, text)
+			}
+		}
+	}
+	if !strings.Contains(text, want) {
+		t.Errorf("report does not say %q:\n%s", want, text)
+	}
+}

@@ -61,6 +61,7 @@ var escapeChecks = []escapeRow{
 	{"net_namespace", nil},
 	{"socket_inet", nil},
 	{"socket_other_families", nil},
+	{"socketpair_other_families", nil},
 	{"ptrace_host", (*escapeCanaries).checkHostProcessUntouched},
 	{"signal_host", (*escapeCanaries).checkHostProcessUntouched},
 	{"process_vm_host", nil},
@@ -107,6 +108,9 @@ var escapeChecks = []escapeRow{
 	{"kallsyms_addresses", nil},
 	{"kernel_log", nil},
 	{"ipc_host", nil},
+	{"proc_host_info", nil},
+	{"aio_budget", nil},
+	{"inotify_share", nil}, // the host user's own share: TestConfinedUserBudgets
 	{"clock_set", nil},
 	{"hostname_set", (*escapeCanaries).checkHostnameUnchanged},
 	{"rlimit_raise", nil},
@@ -154,7 +158,7 @@ func TestEscapeProbesSeeThroughAWeakSandbox(t *testing.T) {
 	open := []string{
 		"seccomp_active", "keyctl", "io_uring", "userfaultfd", "tiocsti_seccomp",
 		"seccomp_arch_bypass", "ptrace_seccomp", "socket_inet", "personality_aslr", "leaked_fds", "env_secrets",
-		"setuid_planting",
+		"setuid_planting", "aio_budget", "socketpair_other_families", "proc_host_info",
 	}
 	// Debian's kernels add perf_event_paranoid 3: no perf for unprivileged
 	// users at all, so there the kernel closes that gap itself.

@@ -10,6 +10,9 @@ import (
 // (any binary linking this package can be their init stage: initstage's
 // zygote.c).
 func TestMain(m *testing.M) {
+	if kind := os.Getenv(sbxHoldEnv); kind != "" {
+		os.Exit(runSbxHold(kind))
+	}
 	if os.Getenv(sbxProbeEnv) != "" {
 		os.Exit(runSbxProbe())
 	}

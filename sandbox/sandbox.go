@@ -23,6 +23,8 @@ type Spec struct {
 	NetHost    bool     // share the host network instead of a lo-only netns
 	User       string   // run as this host user instead of a dynamic uid
 	NoFile     uint64   // RLIMIT_NOFILE
+	FileSize   int64    // RLIMIT_FSIZE in bytes (0 = none)
+	NoExecTmp  bool     // mount /tmp and HOME noexec (/dev/shm always is)
 	Seccomp    string   // "default" or a Docker/OCI seccomp JSON file
 	SeccompLog bool     // log would-be denials instead of refusing
 	Memory     int64    // cgroup memory limit in bytes (0 = none)
@@ -55,6 +57,7 @@ type Exit struct {
 	Signal    syscall.Signal // the killing signal, 0 when it exited
 	OOMKilled bool           // the cgroup's memory limit killed it
 	PidsLimit bool           // a fork failed on the cgroup's pids limit while it ran
+	DiskFull  string         // a writable place (/tmp, HOME, a grant) was full when it failed
 	SetupErr  error          // confinement could not be set up; it never ran
 }
 
@@ -66,6 +69,9 @@ func (e Exit) String() string {
 	if e.PidsLimit && e.SetupErr == nil {
 		s += " after reaching its pids limit (a fork failed on the cgroup's pids.max)"
 	}
+	if e.DiskFull != "" && e.SetupErr == nil {
+		s += " while " + e.DiskFull + " was full (no space left on its file system)"
+	}
 	return s
 }
 
@@ -75,6 +81,8 @@ func (e Exit) cause() string {
 		return "sandbox setup failed: " + e.SetupErr.Error()
 	case e.OOMKilled:
 		return "killed: out of memory (cgroup memory limit)"
+	case e.Signal == syscall.SIGXFSZ:
+		return "killed: a file reached the file size limit (RLIMIT_FSIZE, signal SIGXFSZ)"
 	case e.Signal != 0:
 		return fmt.Sprintf("killed by signal %s", e.Signal)
 	}

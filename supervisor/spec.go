@@ -31,6 +31,8 @@ func specFromPolicy(name string, p policy.Policy) sandbox.Spec {
 		NetHost:    p.Net == policy.NetHost,
 		User:       p.User,
 		NoFile:     p.NoFile,
+		FileSize:   int64(p.FileSize),
+		NoExecTmp:  p.NoExecTmp,
 		Seccomp:    p.Seccomp,
 		SeccompLog: p.SeccompLog,
 		Memory:     int64(p.Memory),

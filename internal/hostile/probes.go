@@ -19,6 +19,7 @@ var probes = []probe{
 	{"net_namespace", probeNetNamespace},
 	{"socket_inet", probeSocketInet},
 	{"socket_other_families", probeSocketOtherFamilies},
+	{"socketpair_other_families", probeSocketpairFamilies},
 
 	// Other processes.
 	{"ptrace_host", probePtraceHost},
@@ -78,6 +79,11 @@ var probes = []probe{
 	{"kallsyms_addresses", probeKallsyms},
 	{"kernel_log", probeKernelLog},
 	{"ipc_host", probeIPCHost},
+	{"proc_host_info", probeProcHostInfo},
+
+	// Kernel budgets shared with the host.
+	{"aio_budget", probeAIOBudget},
+	{"inotify_share", probeInotifyShare},
 
 	// Host-wide settings.
 	{"clock_set", probeClockSet},

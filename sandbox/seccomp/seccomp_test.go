@@ -23,8 +23,11 @@ var defaultProfileWant = joined(seccompModeWant, map[string]string{
 	"socket_unix_highbits": "ok", "socket_netlink_route": "ok", "socketpair": "ok",
 	// reached the kernel, which refused the invalid arguments
 	"rseq": "EINVAL", "execveat": "EBADF", "fchmodat2": "ENOENT", "mkdir": "ENOENT",
-	// clone3 looks unimplemented, so libc and Go fall back to clone
-	"clone3": "ENOSYS",
+	// clone3 looks unimplemented, so libc and Go fall back to clone; kernel
+	// AIO too (its events are a machine-wide budget)
+	"clone3": "ENOSYS", "io_setup": "ENOSYS", "io_submit": "ENOSYS",
+	// socketpair follows socket's family rule
+	"socketpair_inet": "EPERM", "socketpair_netlink_audit": "EPERM", "socketpair_vsock": "EPERM",
 	// refused by the filter
 	"socket_inet": "EPERM", "socket_inet6": "EPERM", "socket_inet_highbits": "EPERM",
 	"socket_netlink_audit": "EPERM", "socket_packet": "EPERM", "socket_vsock": "EPERM",
@@ -127,7 +130,8 @@ func TestSeccompNetHostAllowsInetSockets(t *testing.T) {
 	prog := compileOrFail(t, "default", true, false)
 	want := map[string]string{
 		"socket_inet": "ok", "socket_inet6": "ok", "socket_inet_highbits": "ok",
-		"socket_unix": "ok", "socket_netlink_route": "ok",
+		"socket_unix": "ok", "socket_netlink_route": "ok", "socketpair": "ok",
+		"socketpair_inet": "ENOTSUP", "socketpair_netlink_audit": "EPERM",
 		"socket_netlink_audit": "EPERM", "socket_packet": "EPERM", "socket_vsock": "EPERM",
 		"ptrace": "EPERM", "clone_newnet": "EPERM",
 	}
@@ -144,7 +148,9 @@ func TestSeccompLogDenialsLetsCallsThrough(t *testing.T) {
 	control := probeCalls(t, nil, names)
 	logged := probeCalls(t, compileOrFail(t, "default", false, true), names)
 	want := maps.Clone(control)
-	want["clone3"], want["mode_openat2"] = "ENOSYS", "ENOSYS"
+	for _, name := range []string{"clone3", "mode_openat2", "io_setup", "io_submit"} {
+		want[name] = "ENOSYS"
+	}
 	checkResults(t, logged, want)
 	if logged["ptrace"] == "EPERM" || logged["socket_inet"] != "ok" || logged["mode_chmod_setuid"] != "ok" {
 		t.Errorf("log mode still refuses: ptrace %s, socket_inet %s, chmod 4755 %s", logged["ptrace"], logged["socket_inet"], logged["mode_chmod_setuid"])
@@ -270,7 +276,7 @@ func TestSeccompDeniedNeverAllowed(t *testing.T) {
 			t.Errorf("%s is both denied and allowed", name)
 		}
 	}
-	conditional := []string{"socket", "clone", "clone3", "personality", "openat2"}
+	conditional := append([]string{"socket", "socketpair", "clone", "personality", "openat2"}, unimplementedCalls...)
 	for _, r := range modeRules {
 		conditional = append(conditional, r.name)
 	}

@@ -11,9 +11,11 @@ type Config struct {
 	Binds   []Bind // user binds, parents before children
 	ExeBind bool   // Exe lies outside the visible paths: bind it read-only
 
-	TmpSize int64
-	NetHost bool
-	NoFile  uint64
+	TmpSize   int64
+	NetHost   bool
+	NoFile    uint64
+	FileSize  uint64 // RLIMIT_FSIZE in bytes; 0: no limit
+	NoExecTmp bool   // mount /tmp and HOME noexec
 
 	UID, GID uint32 // the server's ids as seen inside the sandbox
 	UserNS   bool   // the sandbox has its own user namespace (unprivileged supervisor)

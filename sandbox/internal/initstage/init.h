@@ -29,6 +29,8 @@ enum {
 	CFG_USERNS = 12,  // the sandbox has its own user namespace
 	CFG_SECCOMP = 13, // BPF program (sock_filter array)
 	CFG_ETC = 14,     // name NUL content: an /etc file of the configuration (passwd, group, hosts)
+	CFG_FSIZE = 15,   // uint64 RLIMIT_FSIZE in bytes; absent: no limit
+	CFG_NOEXEC_TMP = 16, // /tmp and HOME noexec too (/dev/shm always is)
 	CG_JOIN = 20,     // cgroup v1 tasks file the forking thread joins (repeated)
 	CG_VIEW = 21,     // name NUL host dir [NUL link]...: a cgroup directory shown at CGROUP_MOUNT/name
 };
@@ -46,13 +48,30 @@ enum {
 // How long a pre-forked init stage and its adopter wait for each other.
 #define ADOPT_TIMEOUT_SEC 30
 
+// Per-user kernel budgets a server is charged for. Where the server keeps
+// the caller's uid (a user namespace), the caller's other programs draw on
+// the same budgets, so each is capped for the sandbox well below the
+// kernel's per-user defaults: the rest stays the caller's. Ordinary servers
+// need far less (node and python: one inotify instance per watcher, a
+// handful of queued signals, no POSIX message queues).
+// Inotify counts are ucounts, capped at every user namespace on the way up:
+// the sandbox's own namespace gets these (default: unlimited, so only the
+// host user's 128 instances applied). The rlimits bound the sandbox's
+// share of the user's queued signals and message queue bytes (both
+// counted per user namespace, then charged upwards).
+#define SANDBOX_MAX_INOTIFY_INSTANCES 16 // of the host user's 128
+#define SANDBOX_MAX_INOTIFY_WATCHES 8192 // the kernel's smallest per-user default
+#define SANDBOX_RLIMIT_SIGPENDING 1024
+#define SANDBOX_RLIMIT_MSGQUEUE 102400 // one default queue (10 x 8KiB); the user has 800KiB
+
 // The capabilities the init stage keeps inside its user namespace (as
 // ambient capabilities, since it keeps the caller's uid there): mounts,
 // pivot_root, hostname and cgroup namespace (SYS_ADMIN), lo (NET_ADMIN),
-// emptying the bounding set (SETPCAP), and building the root (DAC_OVERRIDE).
+// emptying the bounding set (SETPCAP), building the root (DAC_OVERRIDE),
+// and the namespace's own per-user limits in /proc/sys/user (SYS_RESOURCE).
 #define INIT_CAP_BIT(c) (1ULL << (c))
 #define INIT_CAPS (INIT_CAP_BIT(CAP_SYS_ADMIN) | INIT_CAP_BIT(CAP_NET_ADMIN) | \
-	INIT_CAP_BIT(CAP_SETPCAP) | INIT_CAP_BIT(CAP_DAC_OVERRIDE))
+	INIT_CAP_BIT(CAP_SETPCAP) | INIT_CAP_BIT(CAP_DAC_OVERRIDE) | INIT_CAP_BIT(CAP_SYS_RESOURCE))
 
 // path.c: whether path is dir or lies beneath it, compared as bytes of the
 // given lengths (no NUL needed, so Go strings pass as they are). "/"
@@ -96,8 +115,8 @@ struct init_config {
 	size_t netc;
 	struct cgroup_dir *view;
 	size_t nview;
-	bool exe_bind, net_host, userns;
-	uint64_t tmp_size, nofile;
+	bool exe_bind, net_host, userns, noexec_tmp;
+	uint64_t tmp_size, nofile, fsize; // fsize 0: no limit
 	uint32_t uid, gid;
 	void *seccomp;
 	uint32_t seccomp_len; // instructions

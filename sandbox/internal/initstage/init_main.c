@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,15 +45,10 @@ const char *err_text(int err) {
 // report_raw sends one report line; a supervisor that is gone gets none.
 static void report_raw(const char *json) { write_all(REPORT_FD, json, strlen(json)); }
 
-_Noreturn void init_fail(const char *fmt, ...) {
-	// A control character takes six bytes escaped (\u00XX): room for all.
-	char msg[2048], json[6 * sizeof msg + 32];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	char *o = json + sprintf(json, "{\"error\":\"");
-	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+// json_str writes s as the inside of a JSON string at o, which has room
+// for six bytes per byte of s (\u00XX), and returns the end.
+static char *json_str(char *o, const char *s) {
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '"' || *p == '\\') {
 			*o++ = '\\';
 			*o++ = (char)*p;
@@ -62,6 +58,16 @@ _Noreturn void init_fail(const char *fmt, ...) {
 			*o++ = (char)*p;
 		}
 	}
+	return o;
+}
+
+_Noreturn void init_fail(const char *fmt, ...) {
+	char msg[2048], json[6 * sizeof msg + 32];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	char *o = json_str(json + sprintf(json, "{\"error\":\""), msg);
 	strcpy(o, "\"}\n");
 	report_raw(json);
 	_exit(1);
@@ -120,6 +126,44 @@ static bool adopt(int sock) {
 	return true;
 }
 
+// cap_user_budgets gives the sandbox's own user namespace the inotify
+// limits of init.h; its ucounts are checked at every level, so the host
+// user keeps the rest. Before the server exists, while /proc is the host's
+// mount (the sysctls are the writer's namespace's, whatever the mount).
+static void cap_user_budgets(void) {
+	static const struct {
+		const char *file;
+		int value;
+	} limits[] = {
+		{"/proc/sys/user/max_inotify_instances", SANDBOX_MAX_INOTIFY_INSTANCES},
+		{"/proc/sys/user/max_inotify_watches", SANDBOX_MAX_INOTIFY_WATCHES},
+	};
+	for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+		char v[24];
+		int n = snprintf(v, sizeof v, "%d\n", limits[i].value);
+		int fd = open(limits[i].file, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write_all(fd, v, (size_t)n) < 0)
+			init_fail("capping the sandbox's share of the user's inotify budget: %s: %s: the kernel needs CONFIG_INOTIFY_USER and user namespace sysctls (4.9+)", limits[i].file, err_text(errno));
+		close(fd);
+	}
+}
+
+// full_fs names the first writable place of the sandbox whose file system
+// has no block or inode left for the server, or NULL: told along with the
+// server's end, since a full disk often is what ended it.
+static const char *full_fs(const struct init_config *c) {
+	static const char *const scratch[] = {"/tmp", SANDBOX_HOME, "/dev/shm"};
+	for (size_t i = 0; i < sizeof scratch / sizeof scratch[0] + c->nbinds; i++) {
+		const char *p = i < 3 ? scratch[i] : c->binds[i - 3].path;
+		if (i >= 3 && !c->binds[i - 3].writable)
+			continue;
+		struct statvfs st;
+		if (statvfs(p, &st) == 0 && (st.f_bavail == 0 || (st.f_files > 0 && st.f_favail == 0)))
+			return p;
+	}
+	return NULL;
+}
+
 static int loopback_up(void) {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -170,6 +214,8 @@ static const char *step_name(int step) {
 		return "setsid";
 	case SPAWN_RLIMIT_CORE:
 		return "RLIMIT_CORE";
+	case SPAWN_RLIMITS:
+		return "RLIMIT_FSIZE, RLIMIT_SIGPENDING and RLIMIT_MSGQUEUE";
 	case SPAWN_CAPBSET:
 		return "emptying the capability bounding set";
 	case SPAWN_AMBIENT:
@@ -223,7 +269,7 @@ static pid_t start_server(const struct init_config *c) {
 		init_fail("starting the server: %s", err_text(errno));
 	struct spawn_args a = {
 		.path = c->exe, .argv = c->args.v, .envp = c->env.v, .dir = c->dir,
-		.userns = c->userns, .uid = c->uid, .gid = c->gid, .nofile = c->nofile,
+		.userns = c->userns, .uid = c->uid, .gid = c->gid, .nofile = c->nofile, .fsize = c->fsize,
 		.seccomp = c->seccomp, .seccomp_len = c->seccomp_len, .reaper = getpid(),
 	};
 	char *no_env[] = {NULL};
@@ -248,7 +294,7 @@ static pid_t start_server(const struct init_config *c) {
 // reap stays PID 1: it forwards signals to the server, reaps orphans, and
 // reports the server's end, then exits with its status (which ends every
 // other process inside).
-static _Noreturn void reap(pid_t server, int sigfd) {
+static _Noreturn void reap(const struct init_config *c, pid_t server, int sigfd) {
 	for (;;) {
 		struct signalfd_siginfo si;
 		ssize_t n = read(sigfd, &si, sizeof si);
@@ -266,15 +312,15 @@ static _Noreturn void reap(pid_t server, int sigfd) {
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			if (pid != server)
 				continue;
-			char json[96];
-			if (WIFSIGNALED(status)) {
-				snprintf(json, sizeof json, "{\"exited\":true,\"code\":-1,\"signal\":%d}\n", WTERMSIG(status));
-				report_raw(json);
-				_exit(128 + WTERMSIG(status));
-			}
-			snprintf(json, sizeof json, "{\"exited\":true,\"code\":%d}\n", WEXITSTATUS(status));
+			char json[6 * 4096 + 96];
+			char *o = json + sprintf(json, "{\"exited\":true,\"code\":%d,\"signal\":%d",
+				WIFSIGNALED(status) ? -1 : WEXITSTATUS(status), WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+			const char *full = status != 0 ? full_fs(c) : NULL;
+			if (full && strlen(full) < 4096)
+				o = json_str(o + sprintf(o, ",\"full\":\""), full), *o++ = '"';
+			strcpy(o, "}\n");
 			report_raw(json);
-			_exit(WEXITSTATUS(status));
+			_exit(WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status));
 		}
 		if (pid < 0 && errno == ECHILD) {
 			report_raw("{\"exited\":true,\"code\":127}\n");
@@ -327,6 +373,8 @@ _Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped) {
 		init_fail("reading the sandbox configuration: %s%s%s", what, errno ? ": " : "", errno ? err_text(errno) : "");
 	if (!c.exe || !c.dir || c.args.n == 0)
 		init_fail("reading the sandbox configuration: no command");
+	if (c.userns)
+		cap_user_budgets();
 	if (!c.net_host && loopback_up() < 0)
 		init_fail("network namespace: bringing up lo: %s", err_text(errno));
 	if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
@@ -337,5 +385,5 @@ _Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped) {
 
 	pid_t server = start_server(&c);
 	report_raw("{\"started\":true}\n");
-	reap(server, sigfd);
+	reap(&c, server, sigfd);
 }

@@ -43,8 +43,10 @@ static const char *const etc_linked[] = {"localtime", "os-release", NULL};
 static const char *const etc_dirs[] = {"ssl", "pki", "ca-certificates", "alternatives", "ld.so.conf.d", NULL};
 // /proc: files masked with /dev/null, directories with an empty tmpfs, and
 // directories made read-only.
-static const char *const proc_masked_files[] = {"kcore", "keys", "timer_list", "timer_stats", "sched_debug",
-	"sysrq-trigger", "latency_stats", "kallsyms", "kpagecount", "kpageflags", "kpagecgroup", NULL};
+// locks and key-users are not namespaced: the host's file locks (with
+// their holders' pids and inodes) and the host's uids.
+static const char *const proc_masked_files[] = {"kcore", "keys", "key-users", "locks", "timer_list", "timer_stats",
+	"sched_debug", "sysrq-trigger", "latency_stats", "kallsyms", "kpagecount", "kpageflags", "kpagecgroup", NULL};
 static const char *const proc_masked_dirs[] = {"acpi", "asound", "scsi", "driver", NULL};
 static const char *const proc_read_only[] = {"sys", "bus", "fs", "irq", NULL};
 
@@ -506,9 +508,11 @@ static void close_sources(const struct init_config *c, struct config_sources *s)
 }
 
 // mount_scratch mounts the size-limited /dev/shm and /tmp and the empty
-// HOME, owned by the server.
+// HOME, owned by the server; /dev/shm never runs programs, /tmp and HOME
+// only when the policy allows it.
 static void mount_scratch(const struct init_config *c) {
 	char opts[128], shm[STAGED_MAX], tmp[STAGED_MAX], home[STAGED_MAX];
+	unsigned long noexec = c->noexec_tmp ? MS_NOEXEC : 0;
 	staged(shm, sizeof shm, "/dev/shm");
 	staged(tmp, sizeof tmp, "/tmp");
 	staged(home, sizeof home, SANDBOX_HOME);
@@ -517,12 +521,12 @@ static void mount_scratch(const struct init_config *c) {
 		init_fail("building /dev/shm, /tmp and HOME: /dev/shm: %s", err_text(errno));
 	if (mkdir(tmp, 0755) < 0)
 		init_fail("building /dev/shm, /tmp and HOME: %s", err_text(errno));
-	if (do_mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+	if (do_mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV | noexec, opts) < 0)
 		init_fail("building /dev/shm, /tmp and HOME: /tmp: %s", err_text(errno));
 	if (mkdir(home, 0755) < 0)
 		init_fail("building /dev/shm, /tmp and HOME: %s", err_text(errno));
 	snprintf(opts, sizeof opts, "size=%llu,mode=0700,uid=%u,gid=%u", (unsigned long long)c->tmp_size, c->uid, c->gid);
-	if (do_mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+	if (do_mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV | noexec, opts) < 0)
 		init_fail("building /dev/shm, /tmp and HOME: %s: %s", SANDBOX_HOME, err_text(errno));
 }
 

@@ -117,11 +117,15 @@ static int record(struct init_config *c, uint8_t tag, const unsigned char *v, ui
 	case CFG_USERNS:
 		c->userns = true;
 		return 0;
+	case CFG_NOEXEC_TMP:
+		c->noexec_tmp = true;
+		return 0;
 	case CFG_TMP_SIZE:
 	case CFG_NOFILE:
+	case CFG_FSIZE:
 		if (n != 8)
 			return -1;
-		*(tag == CFG_TMP_SIZE ? &c->tmp_size : &c->nofile) = le64(v);
+		*(tag == CFG_TMP_SIZE ? &c->tmp_size : tag == CFG_NOFILE ? &c->nofile : &c->fsize) = le64(v);
 		return 0;
 	case CFG_UID:
 	case CFG_GID:

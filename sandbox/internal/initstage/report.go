@@ -15,6 +15,7 @@ type Report struct {
 	Exited  bool   `json:"exited,omitempty"`  // the server ended as Code/Signal say
 	Code    int    `json:"code,omitempty"`
 	Signal  int    `json:"signal,omitempty"`
+	Full    string `json:"full,omitempty"` // a writable place whose file system was full when a failed server ended
 }
 
 // SetupError is a report's Error as an error whose {Field} references the

@@ -36,7 +36,7 @@ func TestWithin(t *testing.T) {
 // The capabilities init.h's INIT_CAPS keeps reach SysProcAttr as a list.
 func TestInitCapsDecodeTheHeadersSet(t *testing.T) {
 	got := initCaps()
-	want := []uintptr{unix.CAP_DAC_OVERRIDE, unix.CAP_SETPCAP, unix.CAP_NET_ADMIN, unix.CAP_SYS_ADMIN}
+	want := []uintptr{unix.CAP_DAC_OVERRIDE, unix.CAP_SETPCAP, unix.CAP_NET_ADMIN, unix.CAP_SYS_ADMIN, unix.CAP_SYS_RESOURCE}
 	if !slices.Equal(got, want) {
 		t.Errorf("initCaps() = %v, want %v", got, want)
 	}

@@ -24,6 +24,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+#include "init.h"
 #include "spawn.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -59,6 +60,14 @@ static void child(const struct spawn_args *a, int errfd) {
 	struct rlimit nofile = {a->nofile, a->nofile};
 	if (syscall(SYS_setrlimit, RLIMIT_NOFILE, &nofile) < 0)
 		fail(errfd, SPAWN_RLIMIT_NOFILE, errno);
+	// Lowering needs no privilege; see init.h for the budgets.
+	struct rlimit fsize = {a->fsize, a->fsize};
+	struct rlimit sigpending = {SANDBOX_RLIMIT_SIGPENDING, SANDBOX_RLIMIT_SIGPENDING};
+	struct rlimit msgqueue = {SANDBOX_RLIMIT_MSGQUEUE, SANDBOX_RLIMIT_MSGQUEUE};
+	if ((a->fsize && syscall(SYS_setrlimit, RLIMIT_FSIZE, &fsize) < 0) ||
+	    syscall(SYS_setrlimit, RLIMIT_SIGPENDING, &sigpending) < 0 ||
+	    syscall(SYS_setrlimit, RLIMIT_MSGQUEUE, &msgqueue) < 0)
+		fail(errfd, SPAWN_RLIMITS, errno);
 
 	// The bounding set first, while CAP_SETPCAP is still held.
 	for (int cap = 0; cap < 64; cap++) {

@@ -10,6 +10,7 @@ struct spawn_args {
 	int userns;        // 1: ids already are the server's (user namespace)
 	uint32_t uid, gid;
 	uint64_t nofile;   // RLIMIT_NOFILE, soft and hard
+	uint64_t fsize;    // RLIMIT_FSIZE, soft and hard; 0: unlimited
 	const void *seccomp; // sock_filter array, or NULL
 	uint32_t seccomp_len; // instructions
 	pid_t reaper;      // expected parent pid (1)
@@ -20,6 +21,7 @@ enum {
 	SPAWN_SETSID = 1,
 	SPAWN_RLIMIT_CORE,
 	SPAWN_RLIMIT_NOFILE,
+	SPAWN_RLIMITS, // FSIZE, SIGPENDING, MSGQUEUE
 	SPAWN_CAPBSET,
 	SPAWN_SETGROUPS,
 	SPAWN_SETGID,

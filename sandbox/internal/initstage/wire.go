@@ -31,6 +31,8 @@ const (
 	cfgUserNS  = C.CFG_USERNS
 	cfgSeccomp = C.CFG_SECCOMP
 	cfgEtc     = C.CFG_ETC
+	cfgFSize   = C.CFG_FSIZE
+	cfgNoExec  = C.CFG_NOEXEC_TMP
 	cgJoin     = C.CG_JOIN
 	cgView     = C.CG_VIEW
 )
@@ -104,6 +106,10 @@ func (c *Config) Encode() (*Message, error) {
 	m.u32(cfgUID, c.UID)
 	m.u32(cfgGID, c.GID)
 	m.flag(cfgUserNS, c.UserNS)
+	if c.FileSize > 0 {
+		m.u64(cfgFSize, c.FileSize)
+	}
+	m.flag(cfgNoExec, c.NoExecTmp)
 	if len(c.Seccomp) > 0 {
 		if len(c.Seccomp)%8 != 0 || len(c.Seccomp)/8 > 4096 {
 			return nil, fmt.Errorf("seccomp: BPF program of %d bytes is not 1..4096 instructions of 8 bytes", len(c.Seccomp))
