@@ -45,6 +45,8 @@ var probes = []probe{
 	{"setuid_binaries", probeSetuidBinaries},
 	{"setuid_planting", probeSetuidPlanting},
 	{"open_by_handle_at", probeOpenByHandleAt},
+	{"setid_shared_mapping", probeSetIDSharedMapping},
+	{"locks_on_grants", probeLocksOnGrants},
 
 	// Mounts and namespaces.
 	{"mount", probeMount},
