@@ -147,6 +147,9 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSetIDInGrants(binds); err != nil {
+		return nil, err
+	}
 	env, err := serverEnv(spec.Env)
 	if err != nil {
 		return nil, err

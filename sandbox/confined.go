@@ -59,7 +59,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if cfg.Seccomp, err = seccomp.Program(spec.Seccomp, spec.NetHost, spec.SeccompLog); err != nil {
 		return fail(fmt.Errorf("sandbox: seccomp cannot be enforced: %w", err))
 	}
-	if p.user, err = chooseUser(spec); err != nil {
+	if p.user, err = chooseUser(spec, cfg); err != nil {
 		return fail(err)
 	}
 	cfg.UID, cfg.GID, cfg.UserName, cfg.UserNS = p.user.uid, p.user.gid, p.user.name, p.user.userns
@@ -367,8 +367,8 @@ func (p *confinedProcess) Kill() error {
 
 func (p *confinedProcess) started() bool { return p.stage != nil }
 
-// Close kills what is left, waits for it, then frees the cgroup, the uid and
-// the pipes.
+// Close kills what is left, waits for it, then frees the cgroup and the
+// pipes.
 func (p *confinedProcess) Close() error {
 	var err error
 	p.closeOnce.Do(func() {
@@ -379,7 +379,6 @@ func (p *confinedProcess) Close() error {
 		if p.cg != nil {
 			err = p.cg.Delete()
 		}
-		p.user.release()
 		for _, f := range []*os.File{p.stdout, p.stderr, p.reportFile} {
 			if f != nil {
 				f.Close()

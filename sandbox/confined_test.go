@@ -436,19 +436,21 @@ func sbxProcessesIn(t *testing.T, ns string) []string {
 	return pids
 }
 
+// Running servers that differ get distinct uids even with one name (every
+// `node dist/index.js` is "node"); instances of one server share its uid.
 func TestConfinedConcurrentServersGetDistinctUsers(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("dynamic uids are for a root supervisor; unprivileged runs use the caller's uid")
 	}
-	uids := map[string]bool{}
 	var procs []Process
 	defer func() {
 		for _, p := range procs {
 			p.Close()
 		}
 	}()
-	for i := 0; i < 3; i++ {
-		p, err := Start(sbxSpec("/bin/sh", "-c", "id -u; read x"), sbxLogger(t))
+	var uids []string
+	for _, script := range []string{"id -u; read x # 0", "id -u; read x # 1", "id -u; read x # 2", "id -u; read x # 0"} {
+		p, err := Start(sbxSpec("/bin/sh", "-c", script), sbxLogger(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -457,10 +459,13 @@ func TestConfinedConcurrentServersGetDistinctUsers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		uids[strings.TrimSpace(line)] = true
+		uids = append(uids, strings.TrimSpace(line))
 	}
-	if len(uids) != 3 {
-		t.Errorf("three running servers of the same name got uids %v, want three distinct", uids)
+	if uids[0] == uids[1] || uids[1] == uids[2] || uids[0] == uids[2] {
+		t.Errorf("three running servers of the same name but different scripts got uids %v, want three distinct", uids[:3])
+	}
+	if uids[3] != uids[0] {
+		t.Errorf("a second instance of the first server got uid %s, want its %s", uids[3], uids[0])
 	}
 }
 

@@ -118,9 +118,7 @@ func Doctor() Report {
 	r := Report{Kernel: kernelRelease(), Root: os.Geteuid() == 0}
 	r.Checks = append(r.Checks, checkKernelAPIs()...)
 	r.Checks = append(r.Checks, checkNamespaces(r.Root), checkUserNamespaces(r.Root))
-	if r.Root {
-		r.Checks = append(r.Checks, checkDynamicIDs())
-	}
+	r.Checks = append(r.Checks, checkServerIdentity(r.Root), checkGrantLocks())
 	r.Checks = append(r.Checks, checkSeccomp(), checkUserBudgets(r.Root))
 	r.Cgroups = cgroups.Info()
 	r.Checks = append(r.Checks, checkCgroups(r.Cgroups))
@@ -279,19 +277,6 @@ func appArmorFix() string {
 func readSysctl(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	return strings.TrimSpace(string(b)), err
-}
-
-// checkDynamicIDs checks that a root supervisor can lease a server uid.
-func checkDynamicIDs() Check {
-	c := Check{Part: "dynamic uids", Required: true}
-	lease, err := leaseDynamicID("doctor")
-	if err != nil {
-		c.Detail, c.Fix = err.Error(), "make "+dynamicIDLockDir+" creatable by root, or give every server {User}"
-		return c
-	}
-	lease.release()
-	c.OK, c.Detail = true, fmt.Sprintf("%d uids from %d, locks in %s", DynamicIDCount, DynamicIDFirst, dynamicIDLockDir)
-	return c
 }
 
 func checkSeccomp() Check {

@@ -60,7 +60,7 @@ func TestDoctorNamesWhatAnUnprivilegedUserLacks(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("doctor without a delegated cgroup: %v, want exit status 1", err)
 	}
-	for _, want := range []string{"running as an unprivileged user", "FAIL  cgroups", "fix:", "CANNOT be enforced", "ok    user namespace", "not tried"} {
+	for _, want := range []string{"running as an unprivileged user", "FAIL  cgroups", "fix:", "CANNOT be enforced", "ok    user namespace", "not tried", "warn  server identity", "warn  locks on grants"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report does not say %q", want)
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
@@ -80,6 +81,9 @@ var escapeChecks = []escapeRow{
 	{"setuid_binaries", nil},
 	{"setuid_planting", (*escapeCanaries).checkNoSetIDFiles},
 	{"open_by_handle_at", nil},
+	{"setid_shared_mapping", (*escapeCanaries).checkSetIDGrantRefused},
+	{"locks_on_grants", (*escapeCanaries).checkLocksReleased},
+	{"lease_grant_file", nil},
 	{"mount", nil},
 	{"user_namespaces", nil},
 	{"other_namespaces", nil},
@@ -158,7 +162,7 @@ func TestEscapeProbesSeeThroughAWeakSandbox(t *testing.T) {
 	open := []string{
 		"seccomp_active", "keyctl", "io_uring", "userfaultfd", "tiocsti_seccomp",
 		"seccomp_arch_bypass", "ptrace_seccomp", "socket_inet", "personality_aslr", "leaked_fds", "env_secrets",
-		"setuid_planting", "aio_budget", "socketpair_other_families", "proc_host_info",
+		"setuid_planting", "setid_shared_mapping", "lease_grant_file", "aio_budget", "socketpair_other_families", "proc_host_info",
 	}
 	// Debian's kernels add perf_event_paranoid 3: no perf for unprivileged
 	// users at all, so there the kernel closes that gap itself.
@@ -255,8 +259,11 @@ func escapeTable(t *testing.T, hostile string) {
 		// A user's directory, as `--rw ~/notes` would grant: a root
 		// supervisor idmaps it, so the server acts as that user in it.
 		escapeOwnByUser(t, c.rwDir)
+		// The --ro grant too: idmapped, the server owns its files there.
+		escapeOwnByUser(t, c.roDir)
+		escapeOwnByUser(t, filepath.Join(c.roDir, "granted-ro.txt"))
 	}
-	spec := escapeSpec(hostile, []string{c.roDir}, []string{c.rwDir})
+	spec := escapeSpec(hostile, []string{c.roDir, c.setIDDir}, []string{c.rwDir})
 	report := escapeRun(t, spec, c.args)
 
 	for _, row := range escapeChecks {
@@ -291,7 +298,7 @@ func escapeSecondStart(t *testing.T, c *escapeCanaries, hostile string) {
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the first server could not plant %s (lstat: %v), so the second start tests nothing", link, err)
 	}
-	spec := escapeSpec(hostile, []string{c.roDir, link}, []string{c.rwDir})
+	spec := escapeSpec(hostile, []string{c.roDir, c.setIDDir, link}, []string{c.rwDir})
 	p, err := Start(spec, escapeLogger(t))
 	if err != nil {
 		if !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), "symlink") {
@@ -397,6 +404,7 @@ func escapeRandom(t *testing.T) string {
 // at, set up the way a user's machine would have it.
 type escapeCanaries struct {
 	hostile, secretFile, rwDir, roDir, writeCanary string
+	setIDDir, setIDFile                            string // in rwDir, granted read-only on top
 	tcp, unixPath, abstract                        net.Listener
 	host                                           *exec.Cmd
 	hostname                                       string
@@ -421,6 +429,18 @@ func newEscapeCanaries(t *testing.T, hostile string) *escapeCanaries {
 	escapeMust(t, os.WriteFile(filepath.Join(c.roDir, "granted-ro.txt"), []byte("read me\n"), 0o644))
 	c.rwDir = testenv.SharedDir(t, "mcpsandbox-escape-rw-")
 	escapeMust(t, os.Chmod(c.rwDir, 0o777)) // the server's uid is not the test's
+	// A user's set-ID file in the --rw grant, made safe by a --ro grant on
+	// its directory; writable by all, so that a weaker sandbox lets the probe
+	// at it, and not executable.
+	c.setIDDir = filepath.Join(c.rwDir, escapeSetIDDirName)
+	c.setIDFile = filepath.Join(c.setIDDir, "prog")
+	escapeMust(t, os.Mkdir(c.setIDDir, 0o755))
+	escapeMust(t, os.WriteFile(c.setIDFile, []byte("#!/bin/false\n"), 0o666))
+	escapeMust(t, os.Chmod(c.setIDFile, os.ModeSetuid|0o666))
+	if os.Geteuid() == 0 {
+		escapeOwnByUser(t, c.setIDFile)
+		escapeMust(t, os.Chmod(c.setIDFile, os.ModeSetuid|0o666)) // chown clears it
+	}
 
 	var err error
 	c.tcp, err = net.Listen("tcp", "127.0.0.1:0")
@@ -477,6 +497,7 @@ func newEscapeCanaries(t *testing.T, hostile string) *escapeCanaries {
 		"env_canary":      envName,
 		"shm_key":         shmKey,
 		"dev_shm_file":    devShm,
+		"setid_file":      c.setIDFile,
 	}
 	return c
 }
@@ -520,11 +541,18 @@ func (c *escapeCanaries) checkNoSetIDFiles(t *testing.T) {
 	t.Logf("%d files in %s, owned by %s on the host, none set-ID", len(ents), dir, escapeOwner(t, filepath.Join(dir, ents[0].Name())))
 }
 
+// escapeSetIDDirName holds the test's own set-ID canary in the --rw dir.
+const escapeSetIDDirName = "setid-canary"
+
 // escapeSetIDFiles lists what under dir is set-user-ID or set-group-ID,
-// directories aside (a setgid directory only passes its group on).
+// directories and the test's own canary aside (a setgid directory only
+// passes its group on).
 func escapeSetIDFiles(t *testing.T, dir string) []string {
 	var planted []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == escapeSetIDDirName {
+			return filepath.SkipDir
+		}
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -539,6 +567,38 @@ func escapeSetIDFiles(t *testing.T, dir string) []string {
 	})
 	escapeMust(t, err)
 	return planted
+}
+
+// checkSetIDGrantRefused: without the --ro grant on top, the set-ID canary
+// in the --rw grant keeps the server from starting at all.
+func (c *escapeCanaries) checkSetIDGrantRefused(t *testing.T) {
+	p, err := Start(escapeSpec(c.hostile, []string{c.roDir}, []string{c.rwDir}), escapeLogger(t))
+	if err == nil {
+		p.Close()
+		t.Fatalf("a server started with the set-ID %s writable in its --rw grant", c.setIDFile)
+	}
+	var fe *field.Error
+	if !errors.As(err, &fe) || fe.Field != "ReadWrite" || !strings.Contains(err.Error(), c.setIDFile) {
+		t.Fatalf("refused, but not as a ReadWrite error naming %s: %v", c.setIDFile, err)
+	}
+	if fi, err := os.Stat(c.setIDFile); err != nil || fi.Mode()&os.ModeSetuid == 0 {
+		t.Errorf("the canary lost its bit (%v, %v): the check above saw nothing", fi.Mode(), err)
+	}
+}
+
+// checkLocksReleased: whatever the server locked in its --ro grant is free
+// again once it has ended.
+func (c *escapeCanaries) checkLocksReleased(t *testing.T) {
+	f, err := os.OpenFile(filepath.Join(c.roDir, "granted-ro.txt"), os.O_RDWR, 0)
+	escapeMust(t, err)
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Errorf("flock after the server ended: %v", err)
+	}
+	wr := unix.Flock_t{Type: unix.F_WRLCK}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_SETLK, &wr); err != nil {
+		t.Errorf("fcntl F_WRLCK after the server ended: %v", err)
+	}
 }
 
 func escapeOwner(t *testing.T, p string) string {

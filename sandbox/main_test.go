@@ -29,5 +29,17 @@ func TestMain(m *testing.M) {
 		// Wait until the parent test has moved us into our cgroups.
 		bufio.NewReader(os.Stdin).ReadString('\n')
 	}
+	// The tests' servers are recorded in a registry of their own, not
+	// among this host's (user.go).
+	if os.Geteuid() == 0 {
+		dir, err := os.MkdirTemp("", "mcpsandbox-test-ids-")
+		if err != nil {
+			panic(err)
+		}
+		idRegistry = dir + "/ids"
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}
 	os.Exit(m.Run())
 }

@@ -46,6 +46,9 @@ var probes = []probe{
 	{"setuid_binaries", probeSetuidBinaries},
 	{"setuid_planting", probeSetuidPlanting},
 	{"open_by_handle_at", probeOpenByHandleAt},
+	{"setid_shared_mapping", probeSetIDSharedMapping},
+	{"locks_on_grants", probeLocksOnGrants},
+	{"lease_grant_file", probeLeaseGrantFile},
 
 	// Mounts and namespaces.
 	{"mount", probeMount},

@@ -28,6 +28,7 @@ type Args struct {
 	EnvCanary      string `json:"env_canary,omitempty"`      // variable set in the supervisor's environment
 	ShmKey         int    `json:"shm_key,omitempty"`         // host System V shared memory key
 	DevShmFile     string `json:"dev_shm_file,omitempty"`    // host file in /dev/shm
+	SetIDFile      string `json:"setid_file,omitempty"`      // a set-ID file beneath ReadWriteDir, covered by a --ro grant
 }
 
 // Result is one escape class: Blocked is false as soon as one attempt got

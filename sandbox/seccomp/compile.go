@@ -22,7 +22,7 @@ func Compile(profile string, netHost, logDenials bool) ([]byte, error) {
 		return nil, err
 	}
 	var b *builder
-	pro := prologue{arch: arch, enosysAbove: -1, ioctlNr: -1}
+	pro := prologue{arch: arch, enosysAbove: -1, ioctlNr: -1, fcntlNr: -1}
 	if profile == "default" {
 		if b, err = newBuilder(actEPERM, logDenials); err != nil {
 			return nil, err
@@ -35,6 +35,8 @@ func Compile(profile string, netHost, logDenials bool) ([]byte, error) {
 		// all others, so the TIOCSTI/TIOCLINUX check is hand-written.
 		ioctl, _, _ := b.resolve("ioctl")
 		pro.ioctlNr = int(ioctl)
+		fcntl, _, _ := b.resolve("fcntl")
+		pro.fcntlNr = int(fcntl)
 		pro.ioctlDeny = b.retDenied(unix.EPERM)
 		pro.enosysAbove = b.maxKnown
 	} else {

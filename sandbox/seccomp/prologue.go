@@ -13,6 +13,9 @@ import (
 //     of cmd (the kernel's unsigned int), so garbage or sign extension in the
 //     upper half neither evades the check nor breaks other ioctls. libseccomp
 //     drops conditional rules for a syscall that also has an unconditional one.
+//   - fcntl(fd, F_SETLEASE, ...) is refused the same way: a lease needs only
+//     ownership, which an idmapped grant gives the server, and stalls every
+//     host open of the file for up to lease-break-time.
 //   - syscalls numbered above every call the profile names get ENOSYS, so a
 //     newer libc or runtime falls back instead of failing on EPERM (what runc
 //     does for the same reason).
@@ -25,7 +28,8 @@ import (
 type prologue struct {
 	arch        archFacts
 	ioctlNr     int    // -1: no ioctl check
-	ioctlDeny   uint32 // SECCOMP_RET_* for the refused ioctls
+	ioctlDeny   uint32 // SECCOMP_RET_* for the refused ioctls and fcntls
+	fcntlNr     int    // -1: no fcntl check
 	enosysAbove int    // -1: no ENOSYS answer
 }
 
@@ -49,10 +53,20 @@ func (p prologue) assemble() []byte {
 	a.jumpIf(unix.BPF_JEQ, p.arch.auditArch, "", "end")
 	a.load(seccompDataNr)
 	if p.ioctlNr >= 0 {
-		a.jumpIf(unix.BPF_JEQ, uint32(p.ioctlNr), "", afterIoctl)
+		notIoctl := afterIoctl
+		if p.fcntlNr >= 0 {
+			notIoctl = "fcntl"
+		}
+		a.jumpIf(unix.BPF_JEQ, uint32(p.ioctlNr), "", notIoctl)
 		a.load(p.arch.argLow32(1))
 		a.jumpIf(unix.BPF_JEQ, unix.TIOCSTI, "deny", "")
 		a.jumpIf(unix.BPF_JEQ, unix.TIOCLINUX, "deny", "end")
+	}
+	if p.fcntlNr >= 0 {
+		a.label("fcntl")
+		a.jumpIf(unix.BPF_JEQ, uint32(p.fcntlNr), "", afterIoctl)
+		a.load(p.arch.argLow32(1))
+		a.jumpIf(unix.BPF_JEQ, unix.F_SETLEASE, "deny", "end")
 	}
 	if p.enosysAbove >= 0 {
 		a.label("nr")

@@ -1,0 +1,96 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+)
+
+// A root supervisor gives each server a uid of its own, and that uid is the
+// server's identity on the host: it owns the files the server leaves in
+// grants that are not idmapped (and in any state it keeps). So the uid is
+// derived from what the server is and what it can reach, never from a label
+// such as the command's basename, which every `npx …` or `node
+// dist/index.js` server shares:
+//
+//   - the resolved executable and the whole argv,
+//   - the working directory,
+//   - the grants (ReadOnly and ReadWrite, in any order),
+//   - the network (NetHost),
+//   - the environment as the server sees it (names and values),
+//   - the seccomp profile as named ("default" or the file's path) and
+//     whether it only logs.
+//
+// Two servers that differ in any of these get different uids; the same
+// server started again (a restart, a reboot) gets the same one. What only
+// bounds how much it may use does not count: TmpSize, NoFile, Memory, Pids
+// and CPU, so that raising a memory limit does not cost a server its own
+// files; nor does the Name label. Nor does the content of a seccomp file,
+// so that editing a profile (or a new default profile in an upgrade) keeps
+// the uid. The registry (idregistry.go) makes the uid a key has been given
+// its own forever.
+
+// identityVersion is part of every key, so that a change of what counts is a
+// deliberate change of every key.
+const identityVersion = "mcpsandbox-identity/1"
+
+// identity is the canonical description of a server that its key hashes.
+type identity struct {
+	Version    string
+	Exe        string
+	Args       []string
+	Dir        string
+	ReadOnly   []string
+	ReadWrite  []string
+	NetHost    bool
+	Env        []string
+	Seccomp    string
+	SeccompLog bool
+}
+
+// serverKey is the identity's SHA-256; what the registry records.
+type serverKey [sha256.Size]byte
+
+func (k serverKey) String() string { return hex.EncodeToString(k[:]) }
+
+// preferred is where the key's search for a free id starts.
+func (k serverKey) preferred() uint32 {
+	return binary.BigEndian.Uint32(k[:4]) % DynamicIDCount
+}
+
+// identityKey derives the key of the server cfg describes (resolved, so that
+// equivalent specs agree) with spec's seccomp settings.
+func identityKey(cfg *initConfig, spec Spec) serverKey {
+	id := identity{
+		Version:    identityVersion,
+		Exe:        cfg.Exe,
+		Args:       cfg.Args,
+		Dir:        cfg.Dir,
+		ReadOnly:   []string{},
+		ReadWrite:  []string{},
+		NetHost:    cfg.NetHost,
+		Env:        slices.Sorted(slices.Values(cfg.Env)),
+		Seccomp:    spec.Seccomp,
+		SeccompLog: spec.SeccompLog,
+	}
+	for _, b := range cfg.Binds { // sorted by resolveBinds
+		if b.Writable {
+			id.ReadWrite = append(id.ReadWrite, b.Path)
+		} else {
+			id.ReadOnly = append(id.ReadOnly, b.Path)
+		}
+	}
+	if id.Seccomp != "default" && id.Seccomp != "" {
+		if abs, err := filepath.Abs(id.Seccomp); err == nil {
+			id.Seccomp = abs
+		}
+	}
+	b, err := json.Marshal(id)
+	if err != nil {
+		panic("sandbox: encoding a server identity: " + err.Error()) // strings and bools only
+	}
+	return sha256.Sum256(b)
+}
