@@ -65,12 +65,62 @@ var sbxBudgets = map[string]struct {
 			return err
 		},
 	},
+	// Unix descriptors in flight (sent over a socket, not yet received):
+	// charged to the user and compared with the sender's RLIMIT_NOFILE, so
+	// while the server holds as many as its NoFile, a program of the same
+	// user with a lower limit cannot pass one. The host side lowers its own
+	// soft limit below the server's for the attempt.
+	"unixfds": {
+		take: func(int) error { return sbxSendFds(&sbxHeldPair, 64) },
+		host: func() error {
+			var lim, low unix.Rlimit
+			if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+				return err
+			}
+			low = lim
+			low.Cur = sbxHostNoFile
+			if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &low); err != nil {
+				return err
+			}
+			defer unix.Setrlimit(unix.RLIMIT_NOFILE, &lim)
+			var pair [2]int
+			err := sbxSendFds(&pair, 1)
+			unix.Close(pair[0])
+			unix.Close(pair[1])
+			return err
+		},
+	},
 	// Message queues' bytes (RLIMIT_MSGQUEUE); the sandbox's IPC namespace
 	// is its own, the budget is the user's.
 	"mqueue": {
 		take: func(i int) error { return sbxMqOpen(fmt.Sprintf("held-%d", i), false) },
 		host: func() error { return sbxMqOpen(fmt.Sprintf("mcpsandbox-test-%d", os.Getpid()), true) },
 	},
+}
+
+// sbxHeldPair is the server's socket pair whose far end never reads.
+var sbxHeldPair [2]int
+
+// sbxHostNoFile is the host side's soft RLIMIT_NOFILE for its attempt:
+// below the server's NoFile in the test, above what the test process has
+// open.
+const sbxHostNoFile = 200
+
+// sbxSendFds sends n copies of one descriptor over *pair (made on first
+// use), which nobody receives: n more descriptors in flight.
+func sbxSendFds(pair *[2]int, n int) error {
+	if pair[0] == 0 && pair[1] == 0 {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		*pair = fds
+	}
+	fds := make([]int, n)
+	for i := range fds {
+		fds[i] = pair[0]
+	}
+	return unix.Sendmsg(pair[1], []byte{0}, unix.UnixRights(fds...), nil, unix.MSG_DONTWAIT)
 }
 
 func sbxBigPipe() ([2]int, error) {
@@ -169,6 +219,22 @@ func TestConfinedPipePagesAreTheUsersInAUserNamespace(t *testing.T) {
 		t.Errorf("in a user namespace the server no longer exhausts the user's pipe pages (host F_SETPIPE_SZ: %v): the documented limit is gone", err)
 	default:
 		t.Logf("host F_SETPIPE_SZ while the server holds its pipes: %v", err)
+	}
+}
+
+func TestConfinedUnixFdsInFlightAreTheUsersInAUserNamespace(t *testing.T) {
+	requireConfinement(t)
+	testenv.OuterLimit(t, 1<<30, 256)
+	spec := sbxSpec(os.Args[0])
+	spec.NoFile = 2 * sbxHostNoFile
+	err := sbxHoldAndTry(t, "unixfds", spec)
+	switch {
+	case os.Geteuid() == 0 && err != nil:
+		t.Errorf("with a uid of its own, the server's descriptors in flight were charged to root: %v", err)
+	case os.Geteuid() != 0 && !errors.Is(err, unix.ETOOMANYREFS):
+		t.Errorf("in a user namespace the server's descriptors in flight no longer count against the user (host sendmsg: %v): the documented limit is gone", err)
+	default:
+		t.Logf("host sendmsg of one descriptor while the server holds its own in flight: %v", err)
 	}
 }
 
