@@ -577,3 +577,36 @@ func TestConfinedServerBinaryWhereTheRootIsBuilt(t *testing.T) {
 		})
 	}
 }
+
+// A documented limit (README, "What /proc shows"): bind mounts keep their
+// source's name, so the server's mountinfo names the host's device behind
+// /usr. If this starts to fail, the sandbox hides it now: update README.
+func TestConfinedMountinfoNamesTheHostDevice(t *testing.T) {
+	requireConfinement(t)
+	var host string
+	mi, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(mi), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 9 && (f[4] == "/usr" || (f[4] == "/" && host == "")) {
+			if i := slices.Index(f, "-"); i > 0 && i+2 < len(f) {
+				host = f[i+2]
+			}
+		}
+	}
+	if !strings.HasPrefix(host, "/dev/") {
+		t.Skipf("the host's /usr is on %q, no block device to name", host)
+	}
+	inside := sbxShell(t, sbxSpec(), "cat /proc/self/mountinfo")
+	var usr string
+	for _, line := range strings.Split(inside, "\n") {
+		if f := strings.Fields(line); len(f) > 9 && f[4] == "/usr" {
+			usr = line
+		}
+	}
+	if !strings.Contains(usr, " "+host+" ") {
+		t.Errorf("the server's mountinfo no longer names the host's %s behind /usr (%q): the documented limit is gone", host, usr)
+	}
+}
