@@ -12,15 +12,9 @@ import (
 )
 
 func runCommand(args []string, std stdio) int {
-	p := policy.Default()
-	fs := newFlagSet("run")
-	bindRunFlags(fs, &p)
-	if status, ok := parseFlags(fs, "run", args, std); !ok {
+	p, status, ok := runPolicy(args, std)
+	if !ok {
 		return status
-	}
-	p.Command = fs.Args()
-	if err := p.Validate(); err != nil {
-		return usageFailure("run", field.Message(err, flagOf), std)
 	}
 	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, std.Err)
 	if err != nil {
@@ -50,6 +44,24 @@ func runCommand(args []string, std stdio) int {
 		}
 	}
 	return out.ExitCode
+}
+
+// runPolicy parses run's command line into the policy to run, or says
+// what is wrong with it (ok false: return status).
+func runPolicy(args []string, std stdio) (p policy.Policy, status int, ok bool) {
+	p = policy.Default()
+	fs := newFlagSet("run")
+	bindRunFlags(fs, &p)
+	ref := fs.String("policy", "", policyUsage)
+	if status, ok := parseFlags(fs, "run", args, std); !ok {
+		return p, status, false
+	}
+	p.Command = fs.Args()
+	p, err := withPolicyFile(*ref, fs, p)
+	if err != nil {
+		return p, usageFailure("run", field.Message(err, flagOf), std), false
+	}
+	return p, exitOK, true
 }
 
 // catchSignals: the first SIGTERM/SIGINT starts the supervisor's graceful

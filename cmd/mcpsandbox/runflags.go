@@ -125,7 +125,7 @@ func runOptionDocs() []cmdline.Option {
 		if v := f.Value(&def).String(); v != "" && v != "false" {
 			text += " Default: " + v + "."
 		}
-		text += " Sets Policy." + f.Field + "."
+		text += " Sets Policy." + f.Field + ". In a policy file: " + policy.KeyOf(f.Field) + "."
 		docs = append(docs, cmdline.Option{Group: f.Group, Flag: head, Text: text})
 	}
 	return docs

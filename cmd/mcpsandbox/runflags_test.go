@@ -110,6 +110,9 @@ func TestRunManualDocumentsEveryFlag(t *testing.T) {
 		if !strings.Contains(entry, "Sets Policy."+f.Field+".") {
 			t.Errorf("--%s entry does not name Policy.%s:\n%s", f.Name, f.Field, entry)
 		}
+		if key := policy.KeyOf(f.Field); !strings.Contains(entry, "In a policy file: "+key+".") {
+			t.Errorf("--%s entry does not name its policy-file key %s:\n%s", f.Name, key, entry)
+		}
 		if d := f.Value(&def).String(); d != "" && d != "false" && !strings.Contains(entry, "Default: "+d+".") {
 			t.Errorf("--%s entry does not give its default %q:\n%s", f.Name, d, entry)
 		}

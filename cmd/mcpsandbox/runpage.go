@@ -15,11 +15,12 @@ func runPage() *cmdline.Page {
 			"Logs are structured (key=value) lines on standard error, where hosts record them, or in --log-file.",
 			"Sizes take an optional KiB, MiB or GiB suffix (K, M, G mean the same); durations are Go durations such as 500ms, 15s, 2m.",
 		},
-		Options: append(runOptionDocs(), cmdline.Option{Group: "Other", Flag: "--help, -h", Text: "Print this page."}),
+		Options: append(append([]cmdline.Option{{Group: "Policy", Flag: "--policy FILE|NAME", Text: policyUsage}}, runOptionDocs()...),
+			cmdline.Option{Group: "Other", Flag: "--help, -h", Text: "Print this page."}),
 		ExitStatus: []string{
 			"0 when the session ended cleanly: the host closed it, mcpsandbox was asked to stop (SIGTERM, SIGINT), or the server exited with status 0 under --restart on-failure.",
 			"1 when the server could not be kept up: its first start failed (for example confinement could not be set up, or COMMAND was not found), or it was down for good when the session ended (it crash-looped, or exited under --restart never). The last log line says why.",
-			"2 when the command line is wrong: unknown option, bad value or no COMMAND. The message names the fix.",
+			"2 when the command line or the policy file is wrong: unknown option or key, bad value or no COMMAND. The message names the fix, and for a policy file the key as section.key at FILE:LINE:COLUMN.",
 		},
 		Examples: []cmdline.Example{
 			{Command: "mcpsandbox run --rw /home/you/notes -- npx -y @modelcontextprotocol/server-filesystem /home/you/notes",
@@ -28,6 +29,8 @@ func runPage() *cmdline.Page {
 				Text: "A server that needs the network and one secret from your environment:"},
 			{Command: "mcpsandbox run --memory 512MiB --pids 64 --cpu 1 --ping-interval 5s -- python3 server.py",
 				Text: "Tighter limits, and a faster heartbeat:"},
+			{Command: "mcpsandbox run --policy ./notes.yaml --pids 64 -- npx -y @modelcontextprotocol/server-filesystem /home/you/notes",
+				Text: "The settings of a policy file (docs/policy.md), one of them overridden on the command line:"},
 			{Command: "mcpsandbox run --unconfined --log-level debug -- ./my-server",
 				Text: "Supervision only, no confinement, with a detailed log (for a server you trust while you debug it):"},
 		},

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"reflect"
+
+	"github.com/mcpsandbox/mcpsandbox/policies"
+	"github.com/mcpsandbox/mcpsandbox/policy"
+)
+
+const policyUsage = "Start from the policy file FILE, or the built-in policy NAME (default), instead of the defaults; flags given beside it override its values, and --ro, --rw and --env add to its lists. FILE has a / in it or ends in .yaml; its format is documented in docs/policy.md."
+
+// withPolicyFile returns the policy run uses: flagged (the defaults and the
+// flags) when ref is "", else the policy file ref with every flag the
+// command line gave applied over it, validated. An error names what a file
+// set as section.key at file:line:col, and the rest as flags.
+func withPolicyFile(ref string, fs *flag.FlagSet, flagged policy.Policy) (policy.Policy, error) {
+	if ref == "" {
+		return flagged, flagged.Validate()
+	}
+	home, _ := os.UserHomeDir()
+	wd, _ := os.Getwd()
+	vars := policy.Vars{Home: home, WorkDir: wd}
+	if len(flagged.Command) > 1 {
+		vars.Args = flagged.Command[1:]
+	}
+	p, origin, err := policy.Loader{Builtin: policies.FS, Vars: vars}.Load(ref)
+	if err != nil {
+		var fe *policy.FileError
+		if !errors.As(err, &fe) {
+			err = fmt.Errorf("--policy %s: %w", ref, err)
+		}
+		return p, err
+	}
+	// Only flags actually given override the file.
+	fs.Visit(func(f *flag.Flag) {
+		for _, rf := range runFlags {
+			if rf.Name == f.Name {
+				overrideField(&p, &flagged, rf.Field)
+				delete(origin, rf.Field)
+			}
+		}
+	})
+	p.Command = flagged.Command
+	return p, origin.Validate(&p)
+}
+
+// overrideField sets name in dst from src; a list is added to.
+func overrideField(dst, src *policy.Policy, name string) {
+	d := reflect.ValueOf(dst).Elem().FieldByName(name)
+	s := reflect.ValueOf(src).Elem().FieldByName(name)
+	if d.Kind() == reflect.Slice {
+		d.Set(reflect.AppendSlice(d, s))
+		return
+	}
+	d.Set(s)
+}
