@@ -55,6 +55,11 @@ var rules = []rule{
 		why:   "policy is a leaf that every layer reads (internal/field, the error vocabulary it shares with sandbox, is a leaf too)",
 	},
 	{
+		pkgs:  []string{"policies"},
+		notOn: []string{"./..."},
+		why:   "the built-in policy files are data that the commands and the policy loader read: the package only embeds them",
+	},
+	{
 		pkgs:  []string{"internal/field"},
 		notOn: []string{"./..."},
 		why:   "the error vocabulary is shared by policy and sandbox, which may not import each other: it must import neither",
