@@ -16,11 +16,10 @@ work=$(mktemp -d /tmp/mcpsandbox-quick.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # The tracked files only: no npm servers, no build output.
 git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$work"
-# The modules this machine already fetched, so the loop needs no network.
-mkdir -p "$home/go/pkg"
-if [ ! -d "$home/go/pkg/mod" ]; then
-  cp -a "$(go env GOMODCACHE)" "$home/go/pkg/mod"
-fi
+# The modules this machine already fetched, so the loop needs no network;
+# what an earlier run copied is kept, what go.mod added since is copied.
+mkdir -p "$home/go/pkg/mod"
+cp -a -n "$(go env GOMODCACHE)/." "$home/go/pkg/mod/"
 chown -R "$user:" "$work" "$home/go"
 t0=$SECONDS
 runuser -u "$user" -- env -i HOME="$home" PATH="$PATH" USER="$user" \
