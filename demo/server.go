@@ -147,6 +147,8 @@ func newExampleServer(g *gate) *mcp.Server {
 			case <-time.After(time.Duration(a.Ms) * time.Millisecond):
 				return textResult(fmt.Sprintf("slept %dms", a.Ms)), nil, nil
 			case <-ctx.Done():
+				// Said on stderr so a supervisor's log shows the cancellation arrived.
+				fmt.Fprintln(os.Stderr, "example server: sleep cancelled")
 				return nil, nil, ctx.Err()
 			}
 		})

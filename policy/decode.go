@@ -205,6 +205,13 @@ func (d *decoder) setList(k Key, n ast.Node, list *[]string) error {
 		if !ok || s.kind != "string" {
 			return d.fail(item, &field.Error{Field: k.Field, Problem: "items must be strings", Fix: "quote it"})
 		}
+		if !k.Expand {
+			if strings.Contains(s.text, "${") {
+				return d.fail(item, &field.Error{Field: k.Field, Value: strconv.Quote(s.text), Problem: "variables are expanded only in paths and environment values"})
+			}
+			add = append(add, s.text)
+			continue
+		}
 		vals, err := d.vars.expandItem(s.text)
 		if err != nil {
 			return d.fail(item, &field.Error{Field: k.Field, Err: err})

@@ -55,6 +55,11 @@ var keys = []Key{
 	{"restart", "window", "RestartWindow", false},
 	{"restart", "grace", "Grace", false},
 
+	{"mcp", "allow-tools", "AllowTools", false},
+	{"mcp", "deny-tools", "DenyTools", false},
+	{"mcp", "tool-prefix", "ToolPrefix", false},
+	{"mcp", "call-timeout", "CallTimeout", false},
+
 	{"log", "file", "LogFile", true},
 	{"log", "level", "LogLevel", false},
 }

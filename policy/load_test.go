@@ -64,6 +64,10 @@ restart:
 user:
   name: nobody
 log: {level: debug, file: "${HOME}/mcp.log"}
+mcp:
+  allow-tools: [read_*, "list_?"]
+  deny-tools: [read_secret]
+  call-timeout: 30s
 `})
 	p, origin, err := load(t, dir, "p.yaml")
 	if err != nil {
@@ -79,6 +83,8 @@ log: {level: debug, file: "${HOME}/mcp.log"}
 	want.RestartBackoff = Backoff{time.Second, time.Minute}
 	want.Restart, want.User = RestartNever, "nobody"
 	want.LogLevel, want.LogFile = "debug", "/home/ann/mcp.log"
+	want.AllowTools, want.DenyTools = []string{"read_*", "list_?"}, []string{"read_secret"}
+	want.CallTimeout = 30 * time.Second
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", p, want)
 	}

@@ -33,6 +33,12 @@ type Policy struct {
 	// Relay.
 	MaxMessage ByteSize // --max-message
 
+	// MCP rules, applied by the relay.
+	AllowTools  []string      // --allow-tool GLOB (repeatable; none = every tool)
+	DenyTools   []string      // --deny-tool GLOB (repeatable; wins over allow)
+	ToolPrefix  string        // --tool-prefix P: the host sees every tool as P+name
+	CallTimeout time.Duration // --call-timeout (0 = none)
+
 	// Logging of the supervisor itself.
 	LogFile  string // --log-file
 	LogLevel string // --log-level: debug, info, warn, error
@@ -133,6 +139,10 @@ func (p *Policy) Validate() error {
 		return bad("CPU", strconv.FormatFloat(p.CPU, 'g', -1, 64), "must not be negative", "0 means no limit")
 	case p.Seccomp == "":
 		return bad("Seccomp", "", "is empty", "use default or the path of a Docker/OCI seccomp JSON profile")
+	case !validToolPrefix(p.ToolPrefix):
+		return bad("ToolPrefix", strconv.Quote(p.ToolPrefix), "holds a character tool names cannot", "use letters, digits, _ - and . (e.g. github_)")
+	case p.CallTimeout < 0:
+		return bad("CallTimeout", p.CallTimeout.String(), "must not be negative", "0 means no timeout")
 	case p.NoFile < 16:
 		return bad("NoFile", strconv.FormatUint(p.NoFile, 10), "is too small for any server", "use at least 16")
 	}
@@ -140,6 +150,16 @@ func (p *Policy) Validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		return bad("LogLevel", strconv.Quote(p.LogLevel), "is no log level", "use debug, info, warn or error")
+	}
+	for _, list := range []struct {
+		field string
+		globs []string
+	}{{"AllowTools", p.AllowTools}, {"DenyTools", p.DenyTools}} {
+		for _, g := range list.globs {
+			if !ValidGlob(g) {
+				return bad(list.field, strconv.Quote(g), "is no glob", "use * for any run of characters, ? for one, [a-z] for a class; \\ quotes")
+			}
+		}
 	}
 	for _, e := range p.Env {
 		if e == "" || e[0] == '=' {

@@ -95,6 +95,10 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"NoFile", func(p *Policy) { p.NoFile = 3 }},
 		{"LogLevel", func(p *Policy) { p.LogLevel = "loud" }},
 		{"Env", func(p *Policy) { p.Env = []string{"=x"} }},
+		{"AllowTools", func(p *Policy) { p.AllowTools = []string{"read_["} }},
+		{"DenyTools", func(p *Policy) { p.DenyTools = []string{""} }},
+		{"CallTimeout", func(p *Policy) { p.CallTimeout = -time.Second }},
+		{"ToolPrefix", func(p *Policy) { p.ToolPrefix = "gh/" }},
 	} {
 		p := Default()
 		p.Command = []string{"server"}

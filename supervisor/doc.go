@@ -79,6 +79,21 @@
 // CodeServerStopped with the reason, pings still get {}, the server's last
 // stderr lines are logged, and mcpsandbox waits for the host to leave.
 //
+// # MCP rules
+//
+// The policy's rules on MCP traffic are applied in one place (mcprules.go),
+// and only tools/list results and tools/call requests are decoded for them.
+// Tools matching a --deny-tool glob, or none of the --allow-tool globs when
+// there are any, are left out of tools/list (other members, nextCursor
+// included, kept) and a tools/call of one is answered with CodePolicyDenied
+// without reaching the server. With --tool-prefix P the host sees each
+// tool as P+name and its tools/call reaches the server under the tool's own
+// name (globs match own names; a name without P is an unknown tool,
+// -32602). A tools/call unanswered after --call-timeout
+// gets CodeCallTimeout; the server gets notifications/cancelled under the
+// id it knows (after the call, if it is still held for a restart) and its
+// late answer is dropped.
+//
 // # Shutdown
 //
 // On host EOF, or when ctx is cancelled (SIGTERM/SIGINT in the CLI), the
@@ -103,5 +118,7 @@
 //	                            every host parses (too deep, not UTF-8)
 //	-32006 CodeServerRequestRefused  (to the server) its request to the host is not
 //	                            tracked: 1024 pending already, or its id is over 256 bytes
+//	-32007 CodePolicyDenied     the policy's MCP rules forbid the request (a denied tool)
+//	-32008 CodeCallTimeout      a tools/call took longer than --call-timeout
 //	-32700 / -32600             the host sent a line that is not JSON / not a JSON-RPC request
 package supervisor

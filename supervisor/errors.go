@@ -31,11 +31,20 @@ const (
 	// already waiting for the host's answer, or its id is longer than 256
 	// bytes. The host never sees it.
 	CodeServerRequestRefused = -32006
+	// CodePolicyDenied answers a request the policy's MCP rules forbid, e.g.
+	// a tools/call of a tool --deny-tool hides (or --allow-tool leaves out).
+	// It never reached the server.
+	CodePolicyDenied = -32007
+	// CodeCallTimeout answers a tools/call the server did not answer within
+	// --call-timeout; the server got notifications/cancelled for it.
+	CodeCallTimeout = -32008
 )
 
-// Standard JSON-RPC codes mcpsandbox answers malformed host input with.
+// Standard JSON-RPC codes mcpsandbox answers malformed host input (and an
+// unknown prefixed tool) with.
 // (The heartbeat's -32601 lives in package healthcheck.)
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602 // MCP's answer to a tools/call of an unknown tool
 )

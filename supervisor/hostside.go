@@ -22,7 +22,12 @@ const (
 	mSubscribe
 	mUnsubscribe
 	mDiscover
+	mToolsList // the MCP rules filter its result
+	mToolsCall // the MCP rules may refuse it or time it out
 )
+
+// cached reports whether the session cache keeps requests of kind mk.
+func (mk methodKind) cached() bool { return mk >= mInitialize && mk <= mDiscover && mk != mPing }
 
 func methodKindOf(e *envelope) methodKind {
 	m := e.method
@@ -42,6 +47,10 @@ func methodKindOf(e *envelope) methodKind {
 		return mUnsubscribe
 	case "server/discover":
 		return mDiscover
+	case "tools/list":
+		return mToolsList
+	case "tools/call":
+		return mToolsCall
 	}
 	return mOther
 }
@@ -147,6 +156,16 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 		// requests get errors saying why.
 		return nil, resultResponse(raw, []byte("{}")), ""
 	}
+	out, idStart, idEnd := msg, e.idStart, e.idEnd
+	if mk == mToolsCall && r.rules != nil {
+		var shift int
+		if out, answer, shift = r.toolCallLocked(msg, e); answer != nil {
+			return nil, answer, ""
+		}
+		if idStart > offsetIn(msg, e.params) {
+			idStart, idEnd = idStart+shift, idEnd+shift
+		}
+	}
 	if r.state == stateStopped || r.state == stateClosing {
 		return nil, r.stoppedAnswerLocked(raw), ""
 	}
@@ -159,13 +178,12 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 	if e.idEscaped {
 		key = idKey(raw, true)
 	}
-	out = msg
 	if isRelayID(raw) {
 		// The host picked an id in mcpsandbox's namespace: the server sees
 		// another one, so its answer cannot be mistaken for a relay's.
 		r.seq++
 		nid := quoteID(relayPrefix + "host:" + strconv.FormatUint(r.seq, 10))
-		out = splice(msg, e.idStart, e.idEnd, nid)
+		out = splice(out, idStart, idEnd, nid)
 		key, req.remapped = string(nid), true
 	}
 	if _, dup := r.inflight[key]; dup {
@@ -174,8 +192,16 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 	if live {
 		req.gen = r.gen.n
 	}
-	if mk != mOther && mk != mPing {
+	if mk.cached() {
 		req.params = bytes.Clone(e.params)
+	}
+	if mk == mToolsCall && r.rules != nil && r.rules.callTimeout > 0 {
+		if old, ok := r.inflight[key]; ok && old.timer != nil {
+			old.timer.Stop()
+		}
+		r.seq++
+		req.call = r.seq
+		req.timer = r.armCallTimeout(key, req.call)
 	}
 	r.inflight[key] = req
 	return out, nil, key

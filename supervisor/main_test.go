@@ -21,6 +21,7 @@ const (
 	roleExampleServer = "mcpsandbox-test-role=example-server"
 	roleSupervisor    = "mcpsandbox-test-role=supervisor"
 	roleNoPingServer  = "mcpsandbox-test-role=noping-server"
+	rolePagedServer   = "mcpsandbox-test-role=paged-server"
 )
 
 func TestMain(m *testing.M) {
@@ -35,6 +36,9 @@ func TestMain(m *testing.M) {
 			os.Exit(runSupervisorRole())
 		case roleNoPingServer:
 			serveWithoutPing()
+			os.Exit(0)
+		case rolePagedServer:
+			servePaged()
 			os.Exit(0)
 		}
 	}

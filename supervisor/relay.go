@@ -56,6 +56,7 @@ const drainTimeout = 2 * time.Second
 type relay struct {
 	name    string
 	pol     policy.Policy
+	rules   *rules // nil: the policy sets no MCP rule
 	setting field.Namer
 	log     *slog.Logger
 	events  func(Event)
@@ -95,9 +96,11 @@ type hostRequest struct {
 	hostID    string // the id token as the host sent it
 	gen       int    // process it was written to; 0 while queued
 	method    methodKind
-	params    []byte // kept only for methods the session cache needs
-	remapped  bool   // the server sees a relay id instead of hostID
-	cancelled bool   // the host sent notifications/cancelled for it
+	params    []byte      // kept only for methods the session cache needs
+	remapped  bool        // the server sees a relay id instead of hostID
+	cancelled bool        // the host sent notifications/cancelled for it
+	call      uint64      // tells a --call-timeout clock its request from a later one under the same id
+	timer     *time.Timer // the --call-timeout clock; nil without one
 }
 
 // serverRequest is a server→host request awaiting the host's response.
@@ -111,6 +114,7 @@ func newRelay(opts Options) *relay {
 	return &relay{
 		name:        opts.Name,
 		pol:         opts.Policy,
+		rules:       newRules(opts.Policy),
 		setting:     opts.Setting,
 		log:         opts.Log.With("server", opts.Name),
 		events:      opts.Events,

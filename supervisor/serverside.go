@@ -84,10 +84,16 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *s
 			} else {
 				delete(r.inflight, string(raw))
 			}
-			if req.method != mOther && !e.hasError {
+			if req.method.cached() && !e.hasError {
 				r.sess.record(req, e, r.log)
 			}
 			acts.startHeartbeat = !g.answered.Swap(true)
+			if req.timer != nil {
+				req.timer.Stop()
+			}
+			if req.method == mToolsList && e.hasResult && r.rules != nil && r.rules.rewritesTools() {
+				return r.toolsListLocked(msg, e, req, g.n)
+			}
 			if req.remapped {
 				return splice(msg, e.idStart, e.idEnd, []byte(req.hostID))
 			}

@@ -152,6 +152,7 @@ func TestFieldErrorsNameTheFlag(t *testing.T) {
 		{[]string{"--max-message", "10", "--", "server"}, []string{"--max-message 10: is too small"}},
 		{[]string{"--ping-interval", "1s", "--ping-timeout", "0s", "--", "server"}, []string{"--ping-timeout: must be positive while pings are on (--ping-interval 1s)"}},
 		{[]string{"--nofile", "3", "--", "server"}, []string{"--nofile 3:", "use at least 16"}},
+		{[]string{"--deny-tool", "write_[", "--", "server"}, []string{`--deny-tool "write_[": is no glob`}},
 		{[]string{"--unconfined"}, []string{"no server command: put it after --"}},
 	} {
 		_, stderr, code := runCLI(t, append([]string{"run"}, tc.args...)...)
