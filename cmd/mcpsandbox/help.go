@@ -50,6 +50,7 @@ func mainPage() *cmdline.Page {
 		Name: "mcpsandbox - run third-party stdio MCP servers confined and supervised",
 		Synopsis: []string{
 			"mcpsandbox run [OPTIONS] -- COMMAND [ARGS...]",
+			"mcpsandbox policy list | show NAME | check FILE...",
 			"mcpsandbox doctor",
 			"mcpsandbox version",
 			"mcpsandbox help [COMMAND]",

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
+	"github.com/mcpsandbox/mcpsandbox/policies"
+	"github.com/mcpsandbox/mcpsandbox/policy"
+)
+
+// policyCommand is `mcpsandbox policy list|show NAME|check FILE...`.
+func policyCommand(args []string, std stdio) int {
+	fs := newFlagSet("policy")
+	if status, ok := parseFlags(fs, "policy", args, std); !ok {
+		return status
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return usageFailure("policy", "say what to do: list, show NAME or check FILE...", std)
+	}
+	switch sub, rest := rest[0], rest[1:]; sub {
+	case "list":
+		if len(rest) > 0 {
+			return usageFailure("policy", "policy list takes no arguments", std)
+		}
+		return policyList(std)
+	case "show":
+		if len(rest) != 1 {
+			return usageFailure("policy", "policy show takes one built-in policy's name (see policy list)", std)
+		}
+		return policyShow(rest[0], std)
+	case "check":
+		if len(rest) == 0 {
+			return usageFailure("policy", "policy check takes the policy files to check", std)
+		}
+		return policyCheck(rest, std)
+	default:
+		return usageFailure("policy", fmt.Sprintf("no policy subcommand %q: use list, show NAME or check FILE...", sub), std)
+	}
+}
+
+// builtinNames lists the embedded policies.
+func builtinNames() []string {
+	entries, _ := fs.ReadDir(policies.FS, ".")
+	var names []string
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// policyList prints each built-in with the first sentence of its leading
+// comment, which says what it is for.
+func policyList(std stdio) int {
+	for _, name := range builtinNames() {
+		data, _ := fs.ReadFile(policies.FS, name+".yaml")
+		fmt.Fprintf(std.Out, "%-12s %s\n", name, purpose(data))
+	}
+	return exitOK
+}
+
+// purpose is the first sentence of a policy file's leading comment.
+func purpose(data []byte) string {
+	var text []string
+	lines := bufio.NewScanner(bytes.NewReader(data))
+	for lines.Scan() {
+		line, ok := strings.CutPrefix(strings.TrimSpace(lines.Text()), "#")
+		if !ok || strings.TrimSpace(line) == "" {
+			break
+		}
+		text = append(text, strings.TrimSpace(line))
+	}
+	all := strings.Join(text, " ")
+	if i := strings.Index(all, ". "); i >= 0 {
+		return all[:i+1]
+	}
+	return all
+}
+
+func policyShow(name string, std stdio) int {
+	data, err := fs.ReadFile(policies.FS, name+".yaml")
+	if policy.IsFile(name) || err != nil {
+		return usageFailure("policy", fmt.Sprintf("no built-in policy %q: the built-ins are %s", name, strings.Join(builtinNames(), ", ")), std)
+	}
+	std.Out.Write(data)
+	return exitOK
+}
+
+// policyCheck loads and validates each file as run --policy would, and
+// prints every error; the server's arguments are unknown here, so a file
+// that uses ${ARG1} and the like is checked with none.
+func policyCheck(files []string, std stdio) int {
+	home, _ := os.UserHomeDir()
+	wd, _ := os.Getwd()
+	loader := policy.Loader{Builtin: policies.FS, Vars: policy.Vars{Home: home, WorkDir: wd}}
+	status := exitOK
+	for _, f := range files {
+		p, origin, err := loader.Load(f)
+		if err == nil {
+			p.Command = []string{"server"} // the command is run's, not the file's
+			err = origin.Validate(&p)
+		}
+		if err != nil {
+			fmt.Fprintf(std.Err, "%v\n", err)
+			status = exitFailure
+			continue
+		}
+		fmt.Fprintf(std.Out, "%s: ok\n", f)
+	}
+	return status
+}
+
+func policyPage() *cmdline.Page {
+	return &cmdline.Page{
+		Name: "mcpsandbox policy - list, show and check policy files",
+		Synopsis: []string{
+			"mcpsandbox policy list",
+			"mcpsandbox policy show NAME",
+			"mcpsandbox policy check FILE...",
+		},
+		Description: []string{
+			"list prints the built-in policies, which `run --policy NAME` and `extends: NAME` name, each with what it is for. show prints one of them as it is embedded.",
+			"check reads each policy file exactly as `run --policy FILE` would (extends, variables, every value validated) and prints FILE: ok, or each error at FILE:LINE:COLUMN with its fix. The server's arguments are not known here, so ${ARG1} and the like expand to nothing. The format is documented in docs/policy.md.",
+		},
+		ExitStatus: []string{
+			"0 when every file is valid (list and show: always).",
+			"1 when some file is not; each error is printed.",
+			"2 on a wrong command line, or show with a name that is no built-in.",
+		},
+		Examples: []cmdline.Example{
+			{Command: "mcpsandbox policy list", Text: "See the built-in policies:"},
+			{Command: "mcpsandbox policy show default", Text: "Print the built-in default, a starting point for a file of your own:"},
+			{Command: "mcpsandbox policy check ./github.yaml", Text: "Check a file before a host starts a server with it:"},
+		},
+	}
+}
