@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // Usage is how one command parses its options and reports a wrong command
@@ -75,29 +77,9 @@ func flagError(err error, fs *flag.FlagSet) string {
 func closestFlag(fs *flag.FlagSet, name string) string {
 	best, bestDist := "", 3
 	fs.VisitAll(func(f *flag.Flag) {
-		if d := editDistance(name, f.Name); d < bestDist {
+		if d := field.EditDistance(name, f.Name); d < bestDist {
 			best, bestDist = f.Name, d
 		}
 	})
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
