@@ -1,13 +1,9 @@
 package bench
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"sync/atomic"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 )
@@ -58,40 +54,15 @@ func BenchmarkFlood(b *testing.B) {
 // floodOnce runs one session with one flood and returns the log bytes the
 // whole session wrote and the supervisor's RSS before and at peak (MiB).
 func floodOnce(b *testing.B, supervisor, hostile, kind string, n int) (logBytes, idle, peak float64) {
-	cmd := exec.Command(supervisor, "run", "--log-level", "info", "--", hostile)
 	var logged atomic.Int64
-	cmd.Stderr = countingWriter{&logged}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	ctx := context.Background()
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: out, Writer: in}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		b.Fatalf("connect: %v", err)
-	}
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "warm"}}); err != nil {
-		b.Fatal(err)
-	}
-	idle, _ = rssMiB(b, cmd.Process.Pid)
+	s := startSessionLogging(b, []string{supervisor, "run", "--log-level", "info", "--", hostile}, countingWriter{&logged})
+	s.call(b, "echo", map[string]any{"text": "warm"})
+	idle, _ = rssMiB(b, s.cmd.Process.Pid)
 	// The call returns once the server wrote the whole flood, so all but
 	// a pipe buffer of it has reached the supervisor.
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "flood", Arguments: map[string]any{"kind": kind, "bytes": n}})
-	if err != nil || res.IsError {
-		b.Fatalf("flood %s: %v %v", kind, err, res)
-	}
-	_, peak = rssMiB(b, cmd.Process.Pid)
-	cs.Close()
-	if err := cmd.Wait(); err != nil {
+	s.call(b, "flood", map[string]any{"kind": kind, "bytes": n})
+	_, peak = rssMiB(b, s.cmd.Process.Pid)
+	if err := s.close(); err != nil {
 		b.Fatalf("mcpsandbox: %v", err)
 	}
 	return float64(logged.Load()), idle, peak

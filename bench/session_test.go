@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -33,12 +34,20 @@ type session struct {
 	cmd       *exec.Cmd
 	cs        *mcp.ClientSession
 	closeOnce sync.Once
+	waitErr   error
 }
 
 func startSession(b testing.TB, argv []string) *session {
 	b.Helper()
+	return startSessionLogging(b, argv, os.Stderr)
+}
+
+// startSessionLogging is startSession with the chain's stderr (its log)
+// going to stderr.
+func startSessionLogging(b testing.TB, argv []string, stderr io.Writer) *session {
+	b.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -58,15 +67,17 @@ func startSession(b testing.TB, argv []string) *session {
 		b.Fatalf("%v: connect: %v", argv, err)
 	}
 	s := &session{cmd: cmd, cs: cs}
-	b.Cleanup(s.close)
+	b.Cleanup(func() { s.close() })
 	return s
 }
 
-func (s *session) close() {
+// close ends the session and returns how the chain exited.
+func (s *session) close() error {
 	s.closeOnce.Do(func() {
 		s.cs.Close()
-		s.cmd.Wait()
+		s.waitErr = s.cmd.Wait()
 	})
+	return s.waitErr
 }
 
 func (s *session) call(b testing.TB, tool string, args map[string]any) *mcp.CallToolResult {
