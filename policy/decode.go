@@ -178,6 +178,9 @@ func (d *decoder) set(k Key, kv *ast.MappingValueNode) error {
 		return d.fail(n, &field.Error{Field: k.Field, Problem: "aliases (*name) are not supported in policy files", Fix: "write the value, or put shared settings in a file to extend"})
 	}
 	if list, ok := f.(*[]string); ok {
+		if k.Path() == envSetKey {
+			return d.setEnvMapping(k, n, list)
+		}
 		return d.setList(k, n, list)
 	}
 	s, ok := scalarOf(n)
@@ -186,6 +189,9 @@ func (d *decoder) set(k Key, kv *ast.MappingValueNode) error {
 	}
 	if s.kind == "null" {
 		return d.fail(kv.Key, &field.Error{Field: k.Field, Problem: "has no value: give it " + want(f) + " or delete the key"})
+	}
+	if k.Expand && s.kind == "string" {
+		d.noteState(s.text, n)
 	}
 	if err := d.setScalar(k, f, s); err != nil {
 		return d.fail(n, err)
@@ -205,6 +211,10 @@ func (d *decoder) setList(k Key, n ast.Node, list *[]string) error {
 		if !ok || s.kind != "string" {
 			return d.fail(item, &field.Error{Field: k.Field, Problem: "items must be strings", Fix: "quote it"})
 		}
+		if k.Path() == envPassKey && !validEnvName(s.text) {
+			return d.fail(item, &field.Error{Field: k.Field, Value: strconv.Quote(s.text), Problem: "is no variable name",
+				Fix: "env.pass lists names whose values mcpsandbox passes on; set a value under env.set: {NAME: VALUE}"})
+		}
 		if !k.Expand {
 			if strings.Contains(s.text, "${") {
 				return d.fail(item, &field.Error{Field: k.Field, Value: strconv.Quote(s.text), Problem: "variables are expanded only in paths and environment values"})
@@ -212,6 +222,7 @@ func (d *decoder) setList(k Key, n ast.Node, list *[]string) error {
 			add = append(add, s.text)
 			continue
 		}
+		d.noteState(s.text, item)
 		vals, err := d.vars.expandItem(s.text)
 		if err != nil {
 			return d.fail(item, &field.Error{Field: k.Field, Err: err})

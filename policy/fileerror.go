@@ -67,6 +67,10 @@ func (e *keyedError) Render(name field.Namer) string {
 // keys in any case.
 func (o Origin) Validate(p *Policy) error {
 	err := p.Validate()
+	if pos, used := o[stateUse]; used && err == nil && !p.State {
+		err = &field.Error{Field: "State", Problem: "${STATE} is the server's state directory, which is off", Fix: "turn it on with {State}"}
+		return &FileError{Pos: pos, Err: err.(*field.Error), origin: o}
+	}
 	var fe *field.Error
 	if !errors.As(err, &fe) {
 		return err

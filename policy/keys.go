@@ -27,10 +27,17 @@ var keys = []Key{
 	{"filesystem", "ro", "ReadOnly", true},
 	{"filesystem", "rw", "ReadWrite", true},
 	{"filesystem", "noexec-tmp", "NoExecTmp", false},
+	{"filesystem", "tmpfs", "Tmpfs", true},
+	{"filesystem", "workdir", "WorkDir", true},
+	{"filesystem", "args", "GrantArgs", false},
+
+	{"state", "dir", "State", false},
+	{"state", "env", "StateEnv", false},
 
 	{"network", "mode", "Net", false},
 
-	{"env", "vars", "Env", true},
+	{"env", "pass", "Env", false},
+	{"env", "set", "Env", true},
 
 	{"limits", "memory", "Memory", false},
 	{"limits", "pids", "Pids", false},

@@ -15,7 +15,7 @@ var builtins = fstest.MapFS{
 	"small.yaml":   {Data: []byte("limits:\n  memory: 256MiB\n  pids: 32\nfilesystem:\n  ro: [/usr/share/base]\n")},
 }
 
-var testVars = Vars{Home: "/home/ann", WorkDir: "/work/proj", Args: []string{"--root", "/data/notes"}}
+var testVars = Vars{Home: "/home/ann", WorkDir: "/work/proj", Args: []string{"--root", "/data/notes"}, State: "/state/ann"}
 
 // writeFiles writes name → content under a new directory and returns it.
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -50,7 +50,12 @@ filesystem:
     - ${PWD}/out
 network: {mode: host}
 env:
-  vars: [GITHUB_TOKEN, "PROMPT=$$ ", "DIR=${HOME}/x"]
+  pass: [GITHUB_TOKEN]
+  set:
+    PROMPT: "$$ "
+    DIR: ${HOME}/x
+    DATA: ${STATE}/data
+state: {dir: true, env: MCP_STATE_DIR}
 limits:
   memory: 512MiB
   cpu: 1.5
@@ -77,7 +82,8 @@ mcp:
 	want.ReadOnly = []string{"/etc/ssl"}
 	want.ReadWrite = []string{"/work/proj/out"}
 	want.Net = NetHost
-	want.Env = []string{"GITHUB_TOKEN", "PROMPT=$ ", "DIR=/home/ann/x"}
+	want.Env = []string{"GITHUB_TOKEN", "PROMPT=$ ", "DIR=/home/ann/x", "DATA=/state/ann/data"}
+	want.State, want.StateEnv = true, "MCP_STATE_DIR"
 	want.Memory, want.CPU, want.Pids, want.NoFile = 512*MiB, 1.5, 64, 4096
 	want.PingInterval = 0
 	want.RestartBackoff = Backoff{time.Second, time.Minute}
@@ -88,8 +94,8 @@ mcp:
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", p, want)
 	}
-	if got := origin["Memory"]; got.Line != 11 || got.Col != 3 || got.File != filepath.Join(dir, "p.yaml") {
-		t.Errorf("origin of Memory = %v, want p.yaml:11:3", got)
+	if got := origin["Memory"]; got.Line != 16 || got.Col != 3 || got.File != filepath.Join(dir, "p.yaml") {
+		t.Errorf("origin of Memory = %v, want p.yaml:16:3", got)
 	}
 	if _, ok := origin["Grace"]; ok {
 		t.Error("origin names Grace, which the file does not set")

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
@@ -19,6 +20,13 @@ const (
 const (
 	NetNone = "none"
 	NetHost = "host"
+)
+
+// How paths among the server's arguments are granted (GrantArgs).
+const (
+	GrantNone = "none"
+	GrantRO   = "ro"
+	GrantRW   = "rw"
 )
 
 // SeccompDefault selects the built-in seccomp profile.
@@ -65,6 +73,11 @@ type Policy struct {
 	NoFile     uint64   // --nofile
 	FileSize   ByteSize // --file-size (0 = unlimited)
 	NoExecTmp  bool     // --noexec-tmp
+	Tmpfs      []string // --tmpfs PATH (repeatable): a private, empty tmpfs there
+	WorkDir    string   // --workdir DIR: the server's working directory ("" = its HOME)
+	GrantArgs  string   // --grant-args none|ro|rw: existing paths among the arguments
+	State      bool     // --state: a private persistent directory (StateDir)
+	StateEnv   string   // --state-env NAME: the variable that gives the server its path
 	Env        []string // --env NAME or NAME=VALUE (repeatable)
 	Seccomp    string   // --seccomp default|FILE
 	SeccompLog bool     // --seccomp-log
@@ -89,6 +102,7 @@ func Default() Policy {
 		TmpSize:        64 * MiB,
 		Net:            NetNone,
 		NoFile:         1024,
+		GrantArgs:      GrantNone,
 		Seccomp:        SeccompDefault,
 		Memory:         1 * GiB,
 		Pids:           256,
@@ -139,6 +153,14 @@ func (p *Policy) Validate() error {
 		return bad("CPU", strconv.FormatFloat(p.CPU, 'g', -1, 64), "must not be negative", "0 means no limit")
 	case p.Seccomp == "":
 		return bad("Seccomp", "", "is empty", "use default or the path of a Docker/OCI seccomp JSON profile")
+	case p.GrantArgs != GrantNone && p.GrantArgs != GrantRO && p.GrantArgs != GrantRW:
+		return bad("GrantArgs", strconv.Quote(p.GrantArgs), "is no grant mode", "use none, ro or rw")
+	case p.WorkDir != "" && !strings.HasPrefix(p.WorkDir, "/"):
+		return bad("WorkDir", strconv.Quote(p.WorkDir), "must be an absolute path", "e.g. ${PWD} in a policy file")
+	case p.StateEnv != "" && !p.State:
+		return bad("StateEnv", p.StateEnv, "names the state directory's variable, but the state directory is off", "turn it on with {State}")
+	case p.StateEnv != "" && !validEnvName(p.StateEnv):
+		return bad("StateEnv", strconv.Quote(p.StateEnv), "is no variable name", "use letters, digits and _, e.g. MCP_STATE_DIR")
 	case !validToolPrefix(p.ToolPrefix):
 		return bad("ToolPrefix", strconv.Quote(p.ToolPrefix), "holds a character tool names cannot", "use letters, digits, _ - and . (e.g. github_)")
 	case p.CallTimeout < 0:
@@ -162,9 +184,28 @@ func (p *Policy) Validate() error {
 		}
 	}
 	for _, e := range p.Env {
-		if e == "" || e[0] == '=' {
-			return bad("Env", strconv.Quote(e), "is no variable", "use NAME or NAME=VALUE")
+		if name, _, _ := strings.Cut(e, "="); !validEnvName(name) {
+			return bad("Env", strconv.Quote(e), "is no variable", "use NAME or NAME=VALUE, NAME of letters, digits and _")
+		}
+	}
+	for _, t := range p.Tmpfs {
+		if !strings.HasPrefix(t, "/") {
+			return bad("Tmpfs", strconv.Quote(t), "must be an absolute path", "e.g. /var/cache/app")
 		}
 	}
 	return nil
+}
+
+// validEnvName: a portable variable name (POSIX: letters, digits, _, not
+// starting with a digit).
+func validEnvName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

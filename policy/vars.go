@@ -13,19 +13,25 @@ type Vars struct {
 	Home    string   // ${HOME}
 	WorkDir string   // ${PWD}: the working directory
 	Args    []string // ${ARGS}, ${ARG1}...: the server's arguments, its program left out
+	State   string   // ${STATE}: the server's state directory (state.dir)
+	Project string   // ${PROJECT}: the project the server's script belongs to
+	Runtime string   // ${RUNTIME}: where the server's interpreter is installed, outside /usr
 }
 
-// stateVar is reserved for the server's private state directory, which a
-// later version provides.
 const stateVar = "STATE"
 
-var varNames = []string{"HOME", "PWD", "ARGS", "ARG1", stateVar}
+var varNames = []string{"HOME", "PWD", "ARGS", "ARG1", stateVar, "PROJECT", "RUNTIME"}
 
 // expandItem expands one list item: "${ARGS}" alone stands for every
 // argument, so it may yield any number of items.
 func (v Vars) expandItem(s string) ([]string, error) {
-	if s == "${ARGS}" {
+	switch s {
+	case "${ARGS}":
 		return append([]string(nil), v.Args...), nil
+	case "${PROJECT}", "${RUNTIME}":
+		if out, _ := v.expand(s); out == "" {
+			return nil, nil
+		}
 	}
 	out, err := v.expand(s)
 	return []string{out}, err
@@ -79,7 +85,16 @@ func (v Vars) lookup(name string) (string, error) {
 	case "ARGS":
 		return "", fmt.Errorf("${ARGS} stands for every argument, a list: use it as a list item of its own, or ${ARG1}, ${ARG2}... for one")
 	case stateVar:
-		return "", fmt.Errorf("${STATE} is reserved for the server's state directory, which this version does not set yet: use another path")
+		if v.State == "" {
+			return "", fmt.Errorf("${STATE} is not known here")
+		}
+		return v.State, nil
+	case "PROJECT", "RUNTIME":
+		// Empty when there is none: an item of its own then yields nothing.
+		if name == "PROJECT" {
+			return v.Project, nil
+		}
+		return v.Runtime, nil
 	}
 	if n, ok := strings.CutPrefix(name, "ARG"); ok {
 		i, err := strconv.Atoi(n)
@@ -95,5 +110,5 @@ func (v Vars) lookup(name string) (string, error) {
 	if guess := closest(name, varNames); guess != "" {
 		return "", fmt.Errorf("%sdid you mean ${%s}?", msg, guess)
 	}
-	return "", fmt.Errorf("%suse ${HOME}, ${PWD}, ${ARGS} or ${ARG1}, ${ARG2}..., or write $$ for a literal $", msg)
+	return "", fmt.Errorf("%suse ${HOME}, ${PWD}, ${STATE}, ${PROJECT}, ${RUNTIME}, ${ARGS} or ${ARG1}, ${ARG2}..., or write $$ for a literal $", msg)
 }

@@ -14,7 +14,7 @@ import (
 // holds the README's github.yaml.
 func TestPolicyExamplesRunAsWritten(t *testing.T) {
 	dir := t.TempDir()
-	yaml := "extends: default\nnetwork:\n  mode: host\nenv:\n  vars: [GITHUB_TOKEN]\nlimits:\n  memory: 512MiB\n"
+	yaml := "extends: default\nnetwork:\n  mode: host\nenv:\n  pass: [GITHUB_TOKEN]\nlimits:\n  memory: 512MiB\n"
 	if err := os.WriteFile(filepath.Join(dir, "github.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}

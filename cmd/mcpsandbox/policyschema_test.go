@@ -47,15 +47,20 @@ const (
 func policySchema(t *testing.T) object {
 	ptype := reflect.TypeFor[policy.Policy]()
 	enums := map[string][]string{
-		"Restart":  {policy.RestartAlways, policy.RestartOnFailure, policy.RestartNever},
-		"Net":      {policy.NetNone, policy.NetHost},
-		"LogLevel": {"debug", "info", "warn", "error"},
+		"Restart":   {policy.RestartAlways, policy.RestartOnFailure, policy.RestartNever},
+		"Net":       {policy.NetNone, policy.NetHost},
+		"LogLevel":  {"debug", "info", "warn", "error"},
+		"GrantArgs": {policy.GrantNone, policy.GrantRO, policy.GrantRW},
 	}
 	props := object{"extends": object{"type": "string",
 		"description": "The policy this file starts from: a built-in NAME (default) or a FILE relative to this one (with a / in it, or ending in .yaml). Without it, the defaults."}}
 	for _, k := range policy.Keys() {
 		f, _ := ptype.FieldByName(k.Field)
 		s := typeSchema(t, f.Type)
+		if k.Path() == "env.set" {
+			s = object{"type": []string{"object", "null"}, "propertyNames": object{"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+				"additionalProperties": object{"type": []string{"string", "number", "boolean"}}}
+		}
 		if e, ok := enums[k.Field]; ok {
 			s["enum"] = e
 		}

@@ -77,9 +77,21 @@ func (e *Error) Render(name Namer) string {
 
 var ref = regexp.MustCompile(`\{([A-Z][A-Za-z0-9.]*)\}`)
 
-// Refs renders the {Field} references in s.
+// Refs renders the {Field} references in s; a policy variable such as
+// ${STATE} is no reference.
 func Refs(s string, name Namer) string {
-	return ref.ReplaceAllStringFunc(s, func(m string) string { return name(m[1 : len(m)-1]) })
+	var b strings.Builder
+	last := 0
+	for _, m := range ref.FindAllStringSubmatchIndex(s, -1) {
+		if m[0] > 0 && s[m[0]-1] == '$' {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(name(s[m[2]:m[3]]))
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // Rewrite renders, within s, the text of every Renderer in err's chain with
