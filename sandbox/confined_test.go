@@ -111,6 +111,34 @@ func TestConfinedEnvironment(t *testing.T) {
 	}
 }
 
+// A working directory nothing grants is made empty inside, so that a
+// relative path resolves where a grant beneath it is, as unconfined; the
+// host gets no such directory.
+func TestConfinedWorkingDirectoryNothingGrants(t *testing.T) {
+	requireConfinement(t)
+	project := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(project, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, "tools", "data.txt"), []byte("granted\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	workdir := filepath.Join(project, "not-on-the-host")
+	spec := sbxSpec("/bin/sh", "-c", "pwd; cat ../tools/data.txt; ls -A; touch x 2>/dev/null || echo read-only")
+	spec.ReadOnly = []string{filepath.Join(project, "tools")}
+	spec.Dir = workdir
+	out, stderr, ex := sbxRun(t, spec)
+	if want := workdir + "\ngranted\nread-only\n"; out != want {
+		t.Errorf("inside: %q (stderr %q, %s), want %q", out, stderr, ex, want)
+	}
+	if _, err := os.Stat(workdir); err == nil {
+		t.Errorf("the working directory %s was made on the host", workdir)
+	}
+}
+
 func TestConfinedNetworkIsolated(t *testing.T) {
 	requireConfinement(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -304,7 +332,10 @@ func TestConfinedSetupErrorsAreClear(t *testing.T) {
 		{"zero tmp size", func(s *Spec) { s.TmpSize = 0 }, []string{"--tmp-size 0", "must be positive"}},
 		{"zero nofile", func(s *Spec) { s.NoFile = 0 }, []string{"--nofile 0", "must be positive"}},
 		{"missing command", func(s *Spec) { s.Args = []string{"no-such-mcp-server"} }, []string{"no-such-mcp-server", "not found"}},
-		{"missing working directory", func(s *Spec) { s.Dir = "/srv/app" }, []string{"working directory /srv/app", "grant it with --ro or --rw"}},
+		// Within a grant the directory must exist: making it would write to
+		// the host.
+		{"missing working directory", func(s *Spec) { s.ReadOnly, s.Dir = []string{dir}, filepath.Join(dir, "app") },
+			[]string{"working directory " + filepath.Join(dir, "app"), "grant it with --ro or --rw"}},
 		// A message that is all control characters still arrives whole
 		// (escaped, each six times its size) and readable.
 		{"control characters", func(s *Spec) { s.ReadWrite = []string{"/nonexistent/" + strings.Repeat("\x01\n", 1500)} },

@@ -577,6 +577,20 @@ static void show_cgroup(const struct init_config *c) {
 	free(trees);
 }
 
+// make_workdir makes a working directory that no grant holds, empty, in the
+// root's own tmpfs, so relative paths beneath it resolve where grants are.
+// One within a grant must exist there: making it would write to the host.
+// What fails here is reported by pivot, which checks the directory.
+static void make_workdir(int root, const struct init_config *c) {
+	size_t len = strlen(c->dir);
+	for (size_t i = 0; i < c->nbinds; i++)
+		if (path_within(c->dir, len, c->binds[i].path, strlen(c->binds[i].path)))
+			return;
+	int fd = fs_mkdir_beneath(root, c->dir);
+	if (fd >= 0)
+		close(fd);
+}
+
 // pivot makes root the root of this mount namespace and detaches the
 // host's, so nothing of it stays reachable.
 static void pivot(int root, const struct init_config *c) {
@@ -628,6 +642,7 @@ void root_finish(struct init_config *c, struct prepared_root *p, void (*enter_cg
 	}
 	if (c->exe_bind && attach_bind(p->root, c->exe, &src.exe) < 0)
 		init_fail("making the server executable %s visible: %s", c->exe, err);
+	make_workdir(p->root, c);
 	close_sources(c, &src);
 	enter_cgroup(c);
 	show_cgroup(c);
