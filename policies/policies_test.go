@@ -33,7 +33,8 @@ func TestEveryBuiltinIsValid(t *testing.T) {
 	}
 	for _, n := range names {
 		name := n[:len(n)-len(".yaml")]
-		p, origin, err := policy.Loader{Builtin: policies.FS}.Load(name)
+		vars := policy.Vars{Home: "/home/you", WorkDir: "/home/you/proj", State: "/home/you/.local/state/mcpsandbox/x"}
+		p, origin, err := policy.Loader{Builtin: policies.FS, Vars: vars}.Load(name)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue

@@ -19,6 +19,7 @@ type document struct {
 	file    string
 	entries []*ast.MappingValueNode
 	extends *ast.MappingValueNode // nil when the file extends nothing
+	match   *ast.MappingValueNode // a built-in's launch lines (Match); nil if none
 }
 
 // parse reads a policy file's YAML and checks its top-level names.
@@ -57,6 +58,11 @@ func parse(file string, data []byte) (*document, error) {
 		switch {
 		case plain && name == extendsKey:
 			doc.extends = kv
+		case plain && name == matchKey:
+			if !strings.HasPrefix(file, "built-in ") {
+				return nil, at(kv.Key, "match is only for built-in policies", "delete it: a file is chosen with --policy FILE")
+			}
+			doc.match = kv
 		case plain && isTop(name):
 		default:
 			return nil, at(kv.Key, "unknown key "+strconv.Quote(name), suggest(name, "", topNames()))
@@ -117,7 +123,7 @@ func (d *decoder) fail(n ast.Node, fe *field.Error) error {
 func (d *decoder) apply(doc *document) error {
 	for _, kv := range doc.entries {
 		name, _ := keyName(kv)
-		if name == extendsKey {
+		if name == extendsKey || name == matchKey {
 			continue
 		}
 		if sk := sectionKeys(""); findKey(sk, name) != nil {

@@ -14,13 +14,12 @@ type Vars struct {
 	WorkDir string   // ${PWD}: the working directory
 	Args    []string // ${ARGS}, ${ARG1}...: the server's arguments, its program left out
 	State   string   // ${STATE}: the server's state directory (state.dir)
-	Project string   // ${PROJECT}: the project the server's script belongs to
-	Runtime string   // ${RUNTIME}: where the server's interpreter is installed, outside /usr
+	Project string   // ${PROJECT}: the project the server's script belongs to ("" = none)
 }
 
 const stateVar = "STATE"
 
-var varNames = []string{"HOME", "PWD", "ARGS", "ARG1", stateVar, "PROJECT", "RUNTIME"}
+var varNames = []string{"HOME", "PWD", "ARGS", "ARG1", stateVar, "PROJECT"}
 
 // expandItem expands one list item: "${ARGS}" alone stands for every
 // argument, so it may yield any number of items.
@@ -28,8 +27,8 @@ func (v Vars) expandItem(s string) ([]string, error) {
 	switch s {
 	case "${ARGS}":
 		return append([]string(nil), v.Args...), nil
-	case "${PROJECT}", "${RUNTIME}":
-		if out, _ := v.expand(s); out == "" {
+	case "${PROJECT}":
+		if v.Project == "" {
 			return nil, nil
 		}
 	}
@@ -89,12 +88,9 @@ func (v Vars) lookup(name string) (string, error) {
 			return "", fmt.Errorf("${STATE} is not known here")
 		}
 		return v.State, nil
-	case "PROJECT", "RUNTIME":
+	case "PROJECT":
 		// Empty when there is none: an item of its own then yields nothing.
-		if name == "PROJECT" {
-			return v.Project, nil
-		}
-		return v.Runtime, nil
+		return v.Project, nil
 	}
 	if n, ok := strings.CutPrefix(name, "ARG"); ok {
 		i, err := strconv.Atoi(n)
@@ -110,5 +106,5 @@ func (v Vars) lookup(name string) (string, error) {
 	if guess := closest(name, varNames); guess != "" {
 		return "", fmt.Errorf("%sdid you mean ${%s}?", msg, guess)
 	}
-	return "", fmt.Errorf("%suse ${HOME}, ${PWD}, ${STATE}, ${PROJECT}, ${RUNTIME}, ${ARGS} or ${ARG1}, ${ARG2}..., or write $$ for a literal $", msg)
+	return "", fmt.Errorf("%suse ${HOME}, ${PWD}, ${STATE}, ${PROJECT}, ${ARGS} or ${ARG1}, ${ARG2}..., or write $$ for a literal $", msg)
 }

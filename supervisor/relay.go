@@ -54,14 +54,15 @@ const drainTimeout = 2 * time.Second
 // without losing the host's session. Run wraps exactly one; a daemon would
 // hold many. ("server" always means the MCP server child, never this type.)
 type relay struct {
-	name    string
-	pol     policy.Policy
-	rules   *rules // nil: the policy sets no MCP rule
-	setting field.Namer
-	log     *slog.Logger
-	events  func(Event)
-	hostIn  io.Reader
-	host    *hostWriter
+	name     string
+	pol      policy.Policy
+	stateDir string
+	rules    *rules // nil: the policy sets no MCP rule
+	setting  field.Namer
+	log      *slog.Logger
+	events   func(Event)
+	hostIn   io.Reader
+	host     *hostWriter
 
 	hostGone     chan struct{} // the host closed its side (EOF or write error)
 	hostGoneOnce sync.Once
@@ -114,6 +115,7 @@ func newRelay(opts Options) *relay {
 	return &relay{
 		name:        opts.Name,
 		pol:         opts.Policy,
+		stateDir:    opts.StateDir,
 		rules:       newRules(opts.Policy),
 		setting:     opts.Setting,
 		log:         opts.Log.With("server", opts.Name),

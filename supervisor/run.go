@@ -13,11 +13,14 @@ import (
 
 // Options is one supervised server attached to one host connection.
 type Options struct {
-	Name    string        // label in logs (and later the daemon's server name); default: the command's base name
-	Policy  policy.Policy // validated by Run
-	HostIn  io.Reader     // messages from the host
-	HostOut io.Writer     // messages to the host
-	Log     *slog.Logger  // default: slog.Default()
+	Name   string        // label in logs (and later the daemon's server name); default: the command's base name
+	Policy policy.Policy // validated by Run
+	// StateDir is the host directory that is the server's private state
+	// when Policy.State is on (package launch places it); "" otherwise.
+	StateDir string
+	HostIn   io.Reader    // messages from the host
+	HostOut  io.Writer    // messages to the host
+	Log      *slog.Logger // default: slog.Default()
 	// Setting names a policy field (and field.Doctor) in messages to the
 	// host and the log, the way the user set it: `run` as its --flag, a
 	// policy file as its key. Default: the field's own name.

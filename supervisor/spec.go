@@ -11,7 +11,7 @@ import (
 // specFromPolicy turns the policy into what the sandbox needs to start one
 // server process. Environment entries given as a bare NAME take their value
 // from mcpsandbox's own environment (and are left out when it has none).
-func specFromPolicy(name string, p policy.Policy) sandbox.Spec {
+func specFromPolicy(name string, p policy.Policy, stateDir string) sandbox.Spec {
 	var env []string
 	for _, e := range p.Env {
 		if strings.Contains(e, "=") {
@@ -24,6 +24,7 @@ func specFromPolicy(name string, p policy.Policy) sandbox.Spec {
 		Name:       name,
 		Args:       p.Command,
 		Env:        env,
+		Dir:        p.WorkDir,
 		Unconfined: p.Unconfined,
 		ReadOnly:   p.ReadOnly,
 		ReadWrite:  p.ReadWrite,

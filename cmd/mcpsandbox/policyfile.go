@@ -4,29 +4,19 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"reflect"
 
 	"github.com/mcpsandbox/mcpsandbox/policies"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
-const policyUsage = "Start from the policy file FILE, or the built-in policy NAME (default), instead of the defaults; flags given beside it override its values, and --ro, --rw and --env add to its lists. FILE has a / in it or ends in .yaml; its format is documented in docs/policy.md."
+const policyUsage = "Start from the policy file FILE or the built-in policy NAME instead of the built-in chosen by the command (see mcpsandbox policy list); flags given beside it override its values, and --ro, --rw, --tmpfs and --env add to its lists. FILE has a / in it or ends in .yaml; its format is documented in docs/policy.md."
 
-// withPolicyFile returns the policy run uses: flagged (the defaults and the
-// flags) when ref is "", else the policy file ref with every flag the
-// command line gave applied over it, validated. An error names what a file
-// set as section.key at file:line:col, and the rest as flags.
-func withPolicyFile(ref string, fs *flag.FlagSet, flagged policy.Policy) (policy.Policy, error) {
-	if ref == "" {
-		return flagged, flagged.Validate()
-	}
-	home, _ := os.UserHomeDir()
-	wd, _ := os.Getwd()
-	vars := policy.Vars{Home: home, WorkDir: wd}
-	if len(flagged.Command) > 1 {
-		vars.Args = flagged.Command[1:]
-	}
+// withPolicyFile returns the policy run uses: the policy file or built-in
+// ref with every flag the command line gave applied over it, validated.
+// An error names what a file set as section.key at file:line:col, and the
+// rest as flags.
+func withPolicyFile(ref string, fs *flag.FlagSet, flagged policy.Policy, vars policy.Vars) (policy.Policy, error) {
 	p, origin, err := policy.Loader{Builtin: policies.FS, Vars: vars}.Load(ref)
 	if err != nil {
 		var fe *policy.FileError

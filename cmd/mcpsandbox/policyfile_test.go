@@ -45,8 +45,8 @@ func writeFile(t *testing.T, dir, name, text string) string {
 func settle(t *testing.T, args ...string) (policy.Policy, string, bool) {
 	t.Helper()
 	var errOut bytes.Buffer
-	p, _, ok := runPolicy(args, stdio{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errOut})
-	return p, errOut.String(), ok
+	r, _, ok := runPolicy("run", args, stdio{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errOut})
+	return r.policy, errOut.String(), ok
 }
 
 // Flags given beside --policy override the file; flags not given leave it.
@@ -86,7 +86,7 @@ func TestPolicyFileErrorsExit2AtTheKey(t *testing.T) {
 		{[]string{"--policy", small, "--", "srv"}, []string{small + ":3:3: limits.nofile 3: is too small for any server: use at least 16"}},
 		{[]string{"--policy", small, "--nofile", "2", "--", "srv"}, []string{"--nofile 2: is too small"}},
 		{[]string{"--policy", pings, "--ping-timeout", "0s", "--", "srv"}, []string{"--ping-timeout: must be positive while pings are on (health.ping-interval 1s)"}},
-		{[]string{"--policy", "strict", "--", "srv"}, []string{`--policy strict: no built-in policy "strict" (built-ins: default)`, "./strict"}},
+		{[]string{"--policy", "strict", "--", "srv"}, []string{`--policy strict: no built-in policy "strict" (built-ins: brave-search, default,`, "./strict"}},
 		{[]string{"--policy", filepath.Join(dir, "none.yaml"), "--", "srv"}, []string{"no such file " + filepath.Join(dir, "none.yaml")}},
 	} {
 		stdout, stderr, code := runCLI(t, append([]string{"run"}, tc.args...)...)

@@ -6,21 +6,21 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mcpsandbox/mcpsandbox/internal/field"
-	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
 func runCommand(args []string, std stdio) int {
-	p, status, ok := runPolicy(args, std)
+	r, status, ok := runPolicy("run", args, std)
 	if !ok {
 		return status
 	}
+	p := r.policy
 	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, std.Err)
 	if err != nil {
 		return usageFailure("run", err.Error(), std)
 	}
 	defer closeLog()
+	r.logChoice(log)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -30,8 +30,9 @@ func runCommand(args []string, std stdio) int {
 	go catchSignals(cancel)
 
 	out, err := supervisor.Run(ctx, supervisor.Options{
-		Name:    policy.ServerName(p.Command),
-		Policy:  p,
+		Name:     r.launch.Name,
+		Policy:   p,
+		StateDir: r.stateDir(),
 		HostIn:  std.In,
 		HostOut: std.Out,
 		Log:     log,
@@ -44,24 +45,6 @@ func runCommand(args []string, std stdio) int {
 		}
 	}
 	return out.ExitCode
-}
-
-// runPolicy parses run's command line into the policy to run, or says
-// what is wrong with it (ok false: return status).
-func runPolicy(args []string, std stdio) (p policy.Policy, status int, ok bool) {
-	p = policy.Default()
-	fs := newFlagSet("run")
-	bindRunFlags(fs, &p)
-	ref := fs.String("policy", "", policyUsage)
-	if status, ok := parseFlags(fs, "run", args, std); !ok {
-		return p, status, false
-	}
-	p.Command = fs.Args()
-	p, err := withPolicyFile(*ref, fs, p)
-	if err != nil {
-		return p, usageFailure("run", field.Message(err, flagOf), std), false
-	}
-	return p, exitOK, true
 }
 
 // catchSignals: the first SIGTERM/SIGINT starts the supervisor's graceful

@@ -1,0 +1,54 @@
+package launch
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Host is what launch reads of the machine: the process's own view by
+// FromProcess, a made-up one in tests.
+type Host struct {
+	Home    string
+	WorkDir string
+	Root    bool                // mcpsandbox runs as root
+	Env     func(string) string // the environment mcpsandbox runs in
+	// Which asks a version manager where a shim leads (e.g. pyenv which
+	// python3), run in WorkDir since managers pick versions by directory.
+	Which func(manager string, args ...string) (string, error)
+}
+
+// FromProcess is the host as this process sees it.
+func FromProcess() Host {
+	home, _ := os.UserHomeDir()
+	wd, _ := os.Getwd()
+	return Host{Home: home, WorkDir: wd, Root: os.Geteuid() == 0, Env: os.Getenv, Which: runWhich(wd)}
+}
+
+// whichTimeout bounds a version manager's answer: a shim resolution is a
+// file lookup, and a start must not hang on a broken manager.
+const whichTimeout = 5 * time.Second
+
+func runWhich(dir string) func(string, ...string) (string, error) {
+	return func(manager string, args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), whichTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, manager, args...)
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil {
+			return "", err
+		}
+		line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		return line, nil
+	}
+}
+
+func (h Host) env(name string) string {
+	if h.Env == nil {
+		return ""
+	}
+	return h.Env(name)
+}

@@ -1,0 +1,135 @@
+package launch
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Runtime is the program a launch line starts, as found on this host.
+type Runtime struct {
+	Exe   string   // what runs: PATH searched, a version manager's shim resolved
+	Shim  string   // the shim Exe was found through, "" if none
+	Via   string   // the version manager that resolved it
+	Roots []string // installations to grant read-only: outside /usr only
+	Bin   string   // Exe's directory, first on the server's PATH ("" under /usr)
+}
+
+// shimDirs are where version managers put shims, relative to their data
+// directory, and how to ask each where a shim leads.
+type manager struct {
+	name    string
+	dataEnv string // overrides the data directory
+	data    string // relative to the home directory
+	shims   string // relative to the data directory
+	which   func(data, prog string) (string, []string)
+}
+
+var managers = []manager{
+	{"pyenv", "PYENV_ROOT", ".pyenv", "shims", func(data, prog string) (string, []string) {
+		return filepath.Join(data, "bin", "pyenv"), []string{"which", prog}
+	}},
+	{"asdf", "ASDF_DATA_DIR", ".asdf", "shims", func(_, prog string) (string, []string) { return "asdf", []string{"which", prog} }},
+	{"mise", "MISE_DATA_DIR", ".local/share/mise", "shims", func(_, prog string) (string, []string) { return "mise", []string{"which", prog} }},
+	{"volta", "VOLTA_HOME", ".volta", "bin", func(_, prog string) (string, []string) { return "volta", []string{"which", prog} }},
+}
+
+// resolveRuntime finds prog as the server's start would, on the host's
+// PATH, and sees through version-manager shims, which run the manager
+// (and read its files under the home directory) to pick the real
+// interpreter: inside, only the interpreter it picks is granted.
+func resolveRuntime(prog string, h Host) (Runtime, error) {
+	var rt Runtime
+	found := prog
+	if !strings.Contains(prog, "/") {
+		p, err := lookPath(prog, h.env("PATH"))
+		if err != nil {
+			return rt, err
+		}
+		found = p
+	} else {
+		found = absPath(h.WorkDir, prog)
+	}
+	rt.Exe = found
+	for _, m := range managers {
+		data := h.env(m.dataEnv)
+		if data == "" && h.Home != "" {
+			data = filepath.Join(h.Home, m.data)
+		}
+		if data == "" || filepath.Dir(found) != filepath.Join(data, m.shims) {
+			continue
+		}
+		exe, args := m.which(data, filepath.Base(found))
+		if h.Which == nil {
+			return rt, fmt.Errorf("%s is a %s shim, and nothing here can ask %s where it leads", found, m.name, m.name)
+		}
+		real, err := h.Which(exe, args...)
+		if err != nil || !filepath.IsAbs(real) {
+			return rt, fmt.Errorf("%s is a %s shim, and `%s %s` did not name an interpreter (%v): install the version it wants or name the interpreter's path",
+				found, m.name, m.name, strings.Join(args, " "), err)
+		}
+		rt.Shim, rt.Via, rt.Exe = found, m.name, real
+		break
+	}
+	rt.Roots = installRoots(rt.Exe, h.Home)
+	if len(rt.Roots) > 0 {
+		rt.Bin = filepath.Dir(rt.Exe)
+	}
+	return rt, nil
+}
+
+// installRoots are the installations exe needs outside /usr (which is
+// always visible): for DIR/bin/prog, DIR (a node or Python installation
+// holds its libraries beside bin); for a virtualenv's interpreter the
+// virtualenv and the interpreter it links to. Never the home directory
+// itself or anything above it.
+func installRoots(exe, home string) []string {
+	var roots []string
+	add := func(path string) {
+		if within(path, "/usr") {
+			return
+		}
+		dir := filepath.Dir(path)
+		root := dir
+		if filepath.Base(dir) == "bin" {
+			root = filepath.Dir(dir)
+		}
+		if isHomeOrAbove(root, home) {
+			root = dir
+		}
+		if isHomeOrAbove(root, home) {
+			root = path
+		}
+		for _, r := range roots {
+			if within(root, r) {
+				return
+			}
+		}
+		roots = append(roots, root)
+	}
+	add(exe)
+	if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
+		add(real)
+	}
+	return roots
+}
+
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+"/")
+}
+
+// lookPath is exec.LookPath over a given PATH, the server's start's own.
+func lookPath(prog, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, prog)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", prog, exec.ErrNotFound)
+}
