@@ -33,10 +33,10 @@ func runCommand(args []string, std stdio) int {
 		Name:     r.launch.Name,
 		Policy:   p,
 		StateDir: r.stateDir(),
-		HostIn:  std.In,
-		HostOut: std.Out,
-		Log:     log,
-		Setting: flagOf,
+		HostIn:   std.In,
+		HostOut:  std.Out,
+		Log:      log,
+		Setting:  flagOf,
 	})
 	if err != nil {
 		log.Error("mcpsandbox stopped", "err", err, "reason", out.Reason)
