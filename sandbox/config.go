@@ -71,6 +71,12 @@ func resolveBinds(ro, rw []string) ([]initstage.Bind, error) {
 	for _, b := range seen {
 		binds = append(binds, b)
 	}
+	sortBinds(binds)
+	return binds, nil
+}
+
+// sortBinds orders binds parents first.
+func sortBinds(binds []initstage.Bind) {
 	sort.Slice(binds, func(i, j int) bool {
 		di, dj := strings.Count(binds[i].Path, "/"), strings.Count(binds[j].Path, "/")
 		if di != dj {
@@ -78,7 +84,6 @@ func resolveBinds(ro, rw []string) ([]initstage.Bind, error) {
 		}
 		return binds[i].Path < binds[j].Path
 	})
-	return binds, nil
 }
 
 // within reports whether path is dir or lies beneath it: the init stage's
@@ -147,6 +152,18 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	if spec.StateDir != "" {
+		state, err := stateDirBind(spec.StateDir, binds)
+		if err != nil {
+			return nil, err
+		}
+		binds = append(binds, state)
+		sortBinds(binds)
+	}
+	tmpfs, err := resolveTmpfs(spec.Tmpfs, binds)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkSetIDInGrants(binds); err != nil {
 		return nil, err
 	}
@@ -180,6 +197,7 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 		Binds:   binds,
 		ExeBind: !exeVisible(exe, binds),
 		TmpSize: spec.TmpSize,
+		Tmpfs:   tmpfs,
 		NetHost: spec.NetHost,
 		NoFile:  spec.NoFile,
 

@@ -66,7 +66,12 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if err := checkNoFile(cfg); err != nil {
 		return fail(err)
 	}
-	planBindOwners(cfg, log)
+	if err := prepareStateDirFor(cfg); err != nil {
+		return fail(err)
+	}
+	if err := planBindOwners(cfg, log); err != nil {
+		return fail(err)
+	}
 	// Encoded before any process starts: a configuration the init stage
 	// cannot take is refused here.
 	if cfg.Etc, err = etcConfigFiles(cfg); err != nil {

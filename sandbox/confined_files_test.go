@@ -2,6 +2,9 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,5 +83,52 @@ func TestConfinedNoExecTmp(t *testing.T) {
 	spec.Args = []string{"/bin/sh", "-c", "cp /bin/true /dev/shm/t && exec /dev/shm/t"}
 	if _, errOut, ex := sbxRun(t, spec); !ex.Failed() {
 		t.Errorf("a program copied to /dev/shm ran: %s", errOut)
+	}
+}
+
+// A grant the server could not use is refused before it starts, naming
+// the grant, its owner and mode, the server's uid and the fix, rather than
+// left for the server to meet as EACCES.
+func TestConfinedGrantTheServerCannotUseIsRefused(t *testing.T) {
+	requireConfinement(t)
+	base := t.TempDir()
+	for _, c := range []struct {
+		field string
+		mode  os.FileMode
+		verb  string
+	}{
+		{"ReadWrite", 0o500, "may not read and write it"},
+		{"ReadOnly", 0o000, "may not read it"},
+	} {
+		dir := filepath.Join(base, c.field)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		spec := sbxSpec("/bin/true")
+		if c.field == "ReadWrite" {
+			spec.ReadWrite = []string{dir}
+		} else {
+			spec.ReadOnly = []string{dir}
+		}
+		p, err := Start(spec, sbxLogger(t))
+		if err == nil {
+			p.Close()
+			t.Errorf("%s %s (mode %o): the server started", c.field, dir, c.mode)
+			continue
+		}
+		var fe *field.Error
+		if !errors.As(err, &fe) || fe.Field != c.field || fe.Value != dir {
+			t.Errorf("%s %s: %v; want a %s error for it", c.field, dir, err, c.field)
+			continue
+		}
+		owner := fmt.Sprintf("owned by %d:%d with mode %o", os.Geteuid(), os.Getegid(), c.mode)
+		for _, want := range []string{owner, c.verb, "chmod"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("the refusal %q lacks %q", err, want)
+			}
+		}
 	}
 }

@@ -18,7 +18,9 @@ import (
 //
 //   - the resolved executable and the whole argv,
 //   - the working directory,
-//   - the grants (ReadOnly and ReadWrite, in any order),
+//   - the grants (ReadOnly and ReadWrite, in any order) and the StateDir,
+//     which is what keeps the uid's files (counted apart from ReadWrite and
+//     only when set, so that identities without one keep their keys),
 //   - the network (NetHost),
 //   - the environment as the server sees it (names and values),
 //   - the seccomp profile as named ("default" or the file's path) and
@@ -27,7 +29,7 @@ import (
 // Two servers that differ in any of these get different uids; the same
 // server started again (a restart, a reboot) gets the same one. What only
 // bounds how much it may use does not count: TmpSize, NoFile, Memory, Pids
-// and CPU, so that raising a memory limit does not cost a server its own
+// and CPU, nor the Tmpfs paths, which start empty each time, so that raising a memory limit does not cost a server its own
 // files; nor does the Name label. Nor does the content of a seccomp file,
 // so that editing a profile (or a new default profile in an upgrade) keeps
 // the uid. The registry (idregistry.go) makes the uid a key has been given
@@ -45,6 +47,7 @@ type identity struct {
 	Dir        string
 	ReadOnly   []string
 	ReadWrite  []string
+	StateDir   string `json:",omitempty"`
 	NetHost    bool
 	Env        []string
 	Seccomp    string
@@ -77,9 +80,12 @@ func identityKey(cfg *initConfig, spec Spec) serverKey {
 		SeccompLog: spec.SeccompLog,
 	}
 	for _, b := range cfg.Binds { // sorted by resolveBinds
-		if b.Writable {
+		switch {
+		case b.State:
+			id.StateDir = b.Path
+		case b.Writable:
 			id.ReadWrite = append(id.ReadWrite, b.Path)
-		} else {
+		default:
 			id.ReadOnly = append(id.ReadOnly, b.Path)
 		}
 	}

@@ -46,6 +46,7 @@ func TestServerIdentityIsWhatItIsAndReaches(t *testing.T) {
 		"other limits":            func(s *Spec) { s.Memory, s.Pids, s.CPU, s.TmpSize, s.NoFile = 1<<30, 512, 2, 1<<30, 4096 },
 		"grants in another order": func(s *Spec) { s.ReadOnly = []string{dir1, dir1 + "/."} },
 		"env in another order":    func(s *Spec) { s.Env = []string{"B=2", "A=1"} },
+		"a tmpfs":                 func(s *Spec) { s.Tmpfs = []string{"/var/cache/app"} },
 	}
 	differs := map[string]func(*Spec){
 		"another script":       func(s *Spec) { s.Args = []string{"/bin/sh", "-c", "exec node other/index.js"} },
@@ -57,6 +58,7 @@ func TestServerIdentityIsWhatItIsAndReaches(t *testing.T) {
 		"another env value":    func(s *Spec) { s.Env = []string{"A=1", "B=3"} },
 		"another seccomp":      func(s *Spec) { s.Seccomp = filepath.Join(dir1, "profile.json") },
 		"seccomp only logging": func(s *Spec) { s.SeccompLog = true },
+		"a state dir":          func(s *Spec) { s.StateDir = "/var/lib/app" },
 	}
 	want := identityOf(t, base())
 	for name, change := range same {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 	"golang.org/x/sys/unix"
@@ -162,8 +164,28 @@ func TestIDMapReadOnlyGrantOfAnOwnerOnlyDirectory(t *testing.T) {
 	}
 }
 
+// idmapRefusal starts spec and returns Start's refusal, failing the test
+// unless it names field and path.
+func idmapRefusal(t *testing.T, spec Spec, fieldName, path string) string {
+	t.Helper()
+	if len(spec.Args) == 0 {
+		spec.Args = []string{"/bin/true"}
+	}
+	p, err := Start(spec, sbxLogger(t))
+	if err == nil {
+		p.Close()
+		t.Fatalf("Start accepted a %s grant the server cannot use", fieldName)
+	}
+	var fe *field.Error
+	if !errors.As(err, &fe) || fe.Field != fieldName || fe.Value != path || fe.Fix == "" {
+		t.Fatalf("Start: %v; want a %s error for %s with a fix", err, fieldName, path)
+	}
+	return err.Error()
+}
+
 // A root-owned grant is never mapped: the server keeps its own uid there,
-// and Start says what to do about it.
+// so a root-owned 0700 --rw grant is refused with what to do about it, and
+// a world-readable one is shown as root's.
 func TestIDMapRootOwnedGrantIsNotMapped(t *testing.T) {
 	idmapRequireRoot(t)
 	dir := filepath.Join(t.TempDir(), "rootdir")
@@ -172,29 +194,25 @@ func TestIDMapRootOwnedGrantIsNotMapped(t *testing.T) {
 	}
 	spec := sbxSpec()
 	spec.ReadWrite = []string{dir}
-	out, errOut, _, logs := idmapShell(t, spec, fmt.Sprintf(
-		"stat -c 'owner %%u' %[1]s; if echo x > %[1]s/new.txt; then echo WROTE; fi; grep ' %[1]s ' /proc/self/mountinfo", dir))
-	if !strings.Contains(out, "owner 0\n") {
-		t.Errorf("inside, the root-owned grant shows as %q, want owner 0", out)
-	}
-	if strings.Contains(out, "WROTE") || !strings.Contains(errOut, "Permission denied") {
-		t.Errorf("writing into a root-owned 0700 grant: stdout %q stderr %q, want EACCES", out, errOut)
-	}
-	if strings.Contains(out, "idmapped") {
-		t.Errorf("the root-owned grant is idmapped: %s", out)
-	}
-	if _, err := os.Lstat(filepath.Join(dir, "new.txt")); err == nil {
-		t.Error("a file appeared in the root-owned grant on the host")
-	}
-	for _, want := range []string{"not writable by the server's uid", "chown", "user for the server (User)", "field=ReadWrite", dir, "root-owned grants are never mapped"} {
-		if !strings.Contains(logs, want) {
-			t.Errorf("Start's warning lacks %q:\n%s", want, logs)
+	msg := idmapRefusal(t, spec, "ReadWrite", dir)
+	for _, want := range []string{"owned by 0:0 with mode 700", "the server runs as uid 19", "may not read and write it", "root-owned grants are never mapped", "chown", "chmod", "(User)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal lacks %q: %s", want, msg)
 		}
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec.ReadWrite, spec.ReadOnly = nil, []string{dir}
+	out, errOut, ex, _ := idmapShell(t, spec, fmt.Sprintf("stat -c 'owner %%u' %[1]s; grep ' %[1]s ' /proc/self/mountinfo", dir))
+	if ex.Failed() || !strings.Contains(out, "owner 0\n") || strings.Contains(out, "idmapped") {
+		t.Errorf("a root-owned 0755 --ro grant: %v, stdout %q stderr %q; want it shown as root's, not idmapped", ex, out, errOut)
 	}
 }
 
-// ramfs takes no idmapped mounts: the plain bind stays, and the warning
-// names the file system and the kernel's answer.
+// ramfs takes no idmapped mounts: the plain bind stays, and a grant the
+// server then cannot use is refused naming the file system and the
+// kernel's answer.
 func TestIDMapUnsupportedFileSystemFallsBack(t *testing.T) {
 	idmapRequireRoot(t)
 	dir := filepath.Join(t.TempDir(), "ramfs")
@@ -210,23 +228,28 @@ func TestIDMapUnsupportedFileSystemFallsBack(t *testing.T) {
 	}
 	spec := sbxSpec()
 	spec.ReadWrite = []string{dir}
-	out, errOut, _, logs := idmapShell(t, spec, fmt.Sprintf("if echo x > %[1]s/new.txt; then echo WROTE; fi; grep ' %[1]s ' /proc/self/mountinfo", dir))
-	if strings.Contains(out, "WROTE") || strings.Contains(out, "idmapped") {
-		t.Errorf("the ramfs grant was mapped or written: stdout %q stderr %q", out, errOut)
-	}
-	if !strings.Contains(out, dir) {
-		t.Errorf("the ramfs grant is not mounted inside: %q %q", out, errOut)
-	}
-	for _, want := range []string{"not writable by the server's uid", "ramfs", "does not support idmapped mounts", "EINVAL"} {
-		if !strings.Contains(logs, want) {
-			t.Errorf("Start's warning lacks %q:\n%s", want, logs)
+	msg := idmapRefusal(t, spec, "ReadWrite", dir)
+	for _, want := range []string{"may not read and write it", "ramfs", "does not support idmapped mounts", "EINVAL"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal lacks %q: %s", want, msg)
 		}
+	}
+	// Open to everyone, the plain bind serves.
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, _, logs := idmapShell(t, spec, fmt.Sprintf("if echo x > %[1]s/new.txt; then echo WROTE; fi; grep ' %[1]s ' /proc/self/mountinfo", dir))
+	if !strings.Contains(out, "WROTE") || strings.Contains(out, "idmapped") {
+		t.Errorf("the 0777 ramfs grant was mapped or not written: stdout %q stderr %q", out, errOut)
+	}
+	if !strings.Contains(logs, "keeps its owner unmapped") {
+		t.Errorf("Start did not say the owner stays unmapped:\n%s", logs)
 	}
 }
 
-// A grant whose group is root keeps that group unmapped: readable through
-// the mapped owner, but the kernel refuses writes to inodes it cannot map,
-// and Start says so.
+// A grant whose group is root keeps that group unmapped: the kernel would
+// refuse every write in it, so --rw is refused with the chgrp that fixes
+// it, while --ro reads through the mapped owner.
 func TestIDMapRootGroupIsNotMapped(t *testing.T) {
 	idmapRequireRoot(t)
 	dir := idmapUserDir(t, "rootgroup", 0o770)
@@ -235,34 +258,35 @@ func TestIDMapRootGroupIsNotMapped(t *testing.T) {
 	}
 	spec := sbxSpec()
 	spec.ReadWrite = []string{dir}
-	out, errOut, _, logs := idmapShell(t, spec, fmt.Sprintf("stat -c 'group %%g' %[1]s; cat %[1]s/old.txt; if echo x > %[1]s/new.txt; then echo WROTE; fi", dir))
-	if !strings.Contains(out, "written by the owner") {
-		t.Errorf("the mapped owner could not read: stdout %q stderr %q", out, errOut)
-	}
-	if strings.Contains(out, "group 0\n") || strings.Contains(out, "WROTE") {
-		t.Errorf("gid 0 was mapped or written through: stdout %q stderr %q", out, errOut)
-	}
-	for _, want := range []string{"group is root", "chgrp", dir} {
-		if !strings.Contains(logs, want) {
-			t.Errorf("Start's warning lacks %q:\n%s", want, logs)
+	msg := idmapRefusal(t, spec, "ReadWrite", dir)
+	for _, want := range []string{"group is root", fmt.Sprintf("chgrp %d %s", idmapOwnerUID, dir), "ReadOnly"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal lacks %q: %s", want, msg)
 		}
+	}
+	spec.ReadWrite, spec.ReadOnly = nil, []string{dir}
+	out, errOut, _, _ := idmapShell(t, spec, fmt.Sprintf("stat -c 'group %%g' %[1]s; cat %[1]s/old.txt", dir))
+	if !strings.Contains(out, "written by the owner") || strings.Contains(out, "group 0\n") {
+		t.Errorf("--ro through the mapped owner: stdout %q stderr %q; want it read, gid 0 unmapped", out, errOut)
 	}
 }
 
 // --user NAME picks whose rights the server has: its grants keep the
-// host's permissions.
+// host's permissions, and one that user cannot use is refused.
 func TestIDMapNotForANamedUser(t *testing.T) {
 	idmapRequireRoot(t)
 	dir := idmapUserDir(t, "notes", 0o700)
 	spec := sbxSpec()
 	spec.User = "nobody"
-	spec.ReadWrite = []string{dir}
-	out, errOut, _, logs := idmapShell(t, spec, fmt.Sprintf("if cat %[1]s/old.txt; then echo READ; fi; grep ' %[1]s ' /proc/self/mountinfo", dir))
-	if strings.Contains(out, "READ") || strings.Contains(out, "idmapped") {
-		t.Errorf("--user nobody reached another user's 0700 grant: stdout %q stderr %q", out, errOut)
+	spec.ReadOnly = []string{dir}
+	msg := idmapRefusal(t, spec, "ReadOnly", dir)
+	for _, want := range []string{fmt.Sprintf("owned by %d:%d with mode 700", idmapOwnerUID, idmapOwnerGID), "may not read it", "(User)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal lacks %q: %s", want, msg)
+		}
 	}
-	if !strings.Contains(logs, "not writable by the server's uid") {
-		t.Errorf("no warning about the unusable grant:\n%s", logs)
+	if strings.Contains(msg, "idmap") {
+		t.Errorf("the refusal of a named user's grant mentions idmapping: %s", msg)
 	}
 }
 

@@ -19,7 +19,9 @@ type Spec struct {
 
 	ReadOnly   []string // host paths bound read-only at the same path
 	ReadWrite  []string // host paths bound read-write at the same path
-	TmpSize    int64    // bytes for the /tmp tmpfs
+	TmpSize    int64    // bytes for the /tmp tmpfs, and for each of Tmpfs
+	Tmpfs      []string // more private tmpfs mounts at these absolute paths inside (tmpfs.go)
+	StateDir   string   // host directory of the server's own, made and bound read-write (statedir.go)
 	NetHost    bool     // share the host network instead of a lo-only netns
 	User       string   // run as this host user instead of a dynamic uid
 	NoFile     uint64   // RLIMIT_NOFILE

@@ -220,7 +220,30 @@ func TestRunServerThatCannotBeConfinedAnswersEachRequest(t *testing.T) {
 		t.Skip("the default confinement of this test's run needs root (or a delegated cgroup)")
 	}
 	missing := filepath.Join(t.TempDir(), "no-such-dir")
-	cmd := exec.Command(self(t), asCLI, "run", "--rw", missing, "--", self(t), asExampleServer)
+	runUnstartable(t, []string{"--rw", missing}, missing, "--rw "+missing, "create it or drop --rw")
+}
+
+// A grant the server's uid could not use is refused before it starts, and
+// the host is told which grant, why and the fix, in the flags it used.
+func TestRunGrantTheServerCannotUseIsRefusedToTheHost(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a root-owned grant the server cannot use needs mcpsandbox to run as root")
+	}
+	dir := filepath.Join(t.TempDir(), "root-only")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	runUnstartable(t, []string{"--rw", dir}, dir, "--rw "+dir, "owned by 0:0 with mode 700", "may not read and write it",
+		"chown it to a user other than root", "chmod it", "run the server as a user who can (--user)")
+}
+
+// runUnstartable runs the example server under flags that keep it from
+// starting, and checks that the host gets one -32002 answer to each
+// request, saying all of want, and that the log's last line names subject.
+func runUnstartable(t *testing.T, flags []string, subject string, want ...string) {
+	t.Helper()
+	args := append(append([]string{asCLI, "run"}, flags...), "--", self(t), asExampleServer)
+	cmd := exec.Command(self(t), args...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -253,8 +276,13 @@ func TestRunServerThatCannotBeConfinedAnswersEachRequest(t *testing.T) {
 			t.Fatalf("answer %q: %v", lines.Text(), err)
 		}
 		answers[string(resp.ID)]++
-		if resp.Error.Code != -32002 || !strings.Contains(resp.Error.Message, "--rw "+missing) || !strings.Contains(resp.Error.Message, "create it or drop --rw") {
-			t.Errorf("answer %s: want code -32002 naming --rw %s and the fix", lines.Text(), missing)
+		if resp.Error.Code != -32002 {
+			t.Errorf("answer %s: want code -32002", lines.Text())
+		}
+		for _, w := range want {
+			if !strings.Contains(resp.Error.Message, w) {
+				t.Errorf("answer %s: want it to say %q", lines.Text(), w)
+			}
 		}
 	}
 	in.Close()
@@ -267,7 +295,7 @@ func TestRunServerThatCannotBeConfinedAnswersEachRequest(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
 		t.Errorf("exit: %v, want status %d; stderr:\n%s", err, exitFailure, &stderr)
 	}
-	if last := lastLine(stderr.String()); !strings.Contains(last, "could not be started") || !strings.Contains(last, missing) {
+	if last := lastLine(stderr.String()); !strings.Contains(last, "could not be started") || !strings.Contains(last, subject) {
 		t.Errorf("last log line %q does not say the server could not be started and why", last)
 	}
 }

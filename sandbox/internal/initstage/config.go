@@ -12,6 +12,7 @@ type Config struct {
 	ExeBind bool   // Exe lies outside the visible paths: bind it read-only
 
 	TmpSize   int64
+	Tmpfs     []string // more tmpfs mounts like HOME's (TmpSize each), parents first
 	NetHost   bool
 	NoFile    uint64
 	FileSize  uint64 // RLIMIT_FSIZE in bytes; 0: no limit
@@ -33,12 +34,16 @@ type Config struct {
 type Bind struct {
 	Path     string
 	Writable bool
+	State    bool   // the server's StateDir (writable too)
 	IDMap    *IDMap // show this owner as the server (root supervisor only)
 }
 
 // Field is the setting that grants b, as messages name it (init_root.c
 // names it the same way).
 func (b Bind) Field() string {
+	if b.State {
+		return "StateDir"
+	}
 	if b.Writable {
 		return "ReadWrite"
 	}

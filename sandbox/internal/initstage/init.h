@@ -19,7 +19,7 @@ enum {
 	CFG_EXE = 2,      // the executable's real path, the same inside and outside
 	CFG_ENV = 3,      // NAME=VALUE (repeated)
 	CFG_DIR = 4,      // working directory inside
-	CFG_BIND = 5,     // uint8 writable, uint8 idmapped, uint32 uid, uint32 gid, path (repeated, parents first)
+	CFG_BIND = 5,     // uint8 writable (2: the state dir), uint8 idmapped, uint32 uid, uint32 gid, path (repeated, parents first)
 	CFG_EXE_BIND = 6, // the executable lies outside the visible paths: bind it read-only
 	CFG_TMP_SIZE = 7, // uint64 bytes of /tmp, /dev/shm and HOME each
 	CFG_NET_HOST = 8, // the host's network: no lo to bring up
@@ -31,6 +31,7 @@ enum {
 	CFG_ETC = 14,     // name NUL content: an /etc file of the configuration (passwd, group, hosts)
 	CFG_FSIZE = 15,   // uint64 RLIMIT_FSIZE in bytes; absent: no limit
 	CFG_NOEXEC_TMP = 16, // /tmp and HOME noexec too (/dev/shm always is)
+	CFG_TMPFS = 17,   // path of one more tmpfs like HOME's (repeated, parents first)
 	CG_JOIN = 20,     // cgroup v1 tasks file the forking thread joins (repeated)
 	CG_VIEW = 21,     // name NUL host dir [NUL link]...: a cgroup directory shown at CGROUP_MOUNT/name
 };
@@ -91,7 +92,7 @@ struct str_list {
 
 struct bind {
 	char *path;
-	bool writable, idmapped;
+	bool writable, idmapped, state; // state: the server's StateDir
 	uint32_t uid, gid; // the owner shown as the server, when idmapped
 };
 
@@ -107,7 +108,7 @@ struct cgroup_dir {
 };
 
 struct init_config {
-	struct str_list args, env, join;
+	struct str_list args, env, join, tmpfs;
 	char *exe, *dir;
 	struct bind *binds;
 	size_t nbinds;

@@ -161,6 +161,11 @@ static const char *full_fs(const struct init_config *c) {
 		if (statvfs(p, &st) == 0 && (st.f_bavail == 0 || (st.f_files > 0 && st.f_favail == 0)))
 			return p;
 	}
+	for (size_t i = 0; i < c->tmpfs.n; i++) {
+		struct statvfs st;
+		if (statvfs(c->tmpfs.v[i], &st) == 0 && (st.f_bavail == 0 || (st.f_files > 0 && st.f_favail == 0)))
+			return c->tmpfs.v[i];
+	}
 	return NULL;
 }
 

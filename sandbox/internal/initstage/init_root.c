@@ -432,7 +432,7 @@ static bool reads_staging(const struct init_config *c) {
 
 // The setting that granted b, as a {Field} reference: the supervisor
 // names it the way the user set it (run: --rw, --ro).
-static const char *flag(const struct bind *b) { return b->writable ? "{ReadWrite}" : "{ReadOnly}"; }
+static const char *flag(const struct bind *b) { return b->state ? "{StateDir}" : b->writable ? "{ReadWrite}" : "{ReadOnly}"; }
 
 // bind_error fails with advice on a --ro/--rw source that cannot be used.
 static _Noreturn void bind_error(const struct bind *b, int err) {
@@ -528,6 +528,40 @@ static void mount_scratch(const struct init_config *c) {
 	snprintf(opts, sizeof opts, "size=%llu,mode=0700,uid=%u,gid=%u", (unsigned long long)c->tmp_size, c->uid, c->gid);
 	if (do_mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV | noexec, opts) < 0)
 		init_fail("building /dev/shm, /tmp and HOME: %s: %s", SANDBOX_HOME, err_text(errno));
+}
+
+// mount_tmpfs mounts each of the configuration's extra tmpfs like HOME,
+// on a mount point made beneath root without following symlinks. They
+// come after /tmp and HOME, which may hold them, and before the grants,
+// which never overlap them (the supervisor refuses that).
+static void mount_tmpfs(const struct init_config *c, int root) {
+	char opts[64];
+	uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (c->noexec_tmp ? MOUNT_ATTR_NOEXEC : 0);
+	for (size_t i = 0; i < c->tmpfs.n; i++) {
+		const char *path = c->tmpfs.v[i];
+		int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+		if (fs < 0)
+			init_fail("mount {Tmpfs} %s: %s", path, err_text(errno));
+		int rc = 0;
+		snprintf(opts, sizeof opts, "%llu", (unsigned long long)c->tmp_size);
+		rc |= (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", opts, 0);
+		rc |= (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0700", 0);
+		snprintf(opts, sizeof opts, "%u", c->uid);
+		rc |= (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "uid", opts, 0);
+		snprintf(opts, sizeof opts, "%u", c->gid);
+		rc |= (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "gid", opts, 0);
+		if (rc < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+			init_fail("mount {Tmpfs} %s: %s", path, err_text(errno));
+		int tree = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, attrs);
+		int err = errno;
+		close(fs);
+		if (tree < 0)
+			init_fail("mount {Tmpfs} %s: %s", path, err_text(err));
+		struct tree t = {tree, true};
+		if (attach_bind(root, path, &t) < 0)
+			init_fail("mount {Tmpfs} %s: %s", path, step_err);
+		close_tree(&t);
+	}
 }
 
 // show_cgroup builds /sys: a read-only tmpfs holding only fs/cgroup, with
@@ -636,6 +670,7 @@ void root_finish(struct init_config *c, struct prepared_root *p, void (*enter_cg
 			init_fail("building /etc: %s: %s", c->etc[i].name, err_text(errno));
 	}
 	mount_scratch(c);
+	mount_tmpfs(c, p->root);
 	for (size_t i = 0; i < c->nbinds; i++) {
 		if (attach_bind(p->root, c->binds[i].path, &src.binds[i]) < 0)
 			init_fail("mount %s %s: %s", flag(&c->binds[i]), c->binds[i].path, err);

@@ -93,6 +93,9 @@ static int record(struct init_config *c, uint8_t tag, const unsigned char *v, ui
 	case CG_JOIN:
 		push(&c->join, dupz(v, n));
 		return 0;
+	case CFG_TMPFS:
+		push(&c->tmpfs, dupz(v, n));
+		return 0;
 	case CFG_EXE:
 		c->exe = dupz(v, n);
 		return 0;
@@ -104,7 +107,7 @@ static int record(struct init_config *c, uint8_t tag, const unsigned char *v, ui
 			return -1;
 		c->binds = grow(c->binds, c->nbinds, sizeof *c->binds);
 		c->binds[c->nbinds++] = (struct bind){
-			.writable = v[0] != 0, .idmapped = v[1] != 0, .uid = le32(v + 2), .gid = le32(v + 6),
+			.writable = v[0] != 0, .state = v[0] == 2, .idmapped = v[1] != 0, .uid = le32(v + 2), .gid = le32(v + 6),
 			.path = dupz(v + 10, n - 10)};
 		return 0;
 	}

@@ -33,6 +33,7 @@ const (
 	cfgEtc     = C.CFG_ETC
 	cfgFSize   = C.CFG_FSIZE
 	cfgNoExec  = C.CFG_NOEXEC_TMP
+	cfgTmpfs   = C.CFG_TMPFS
 	cgJoin     = C.CG_JOIN
 	cgView     = C.CG_VIEW
 )
@@ -72,6 +73,7 @@ func (c *Config) Encode() (*Message, error) {
 	for _, b := range c.Binds {
 		strs = append(strs, b.Path)
 	}
+	strs = append(strs, c.Tmpfs...)
 	for _, s := range strs {
 		if strings.IndexByte(s, 0) >= 0 {
 			return nil, fmt.Errorf("the server's command, environment and paths cannot contain NUL bytes: %q", s)
@@ -88,7 +90,10 @@ func (c *Config) Encode() (*Message, error) {
 	m.str(cfgDir, c.Dir)
 	for _, b := range c.Binds {
 		v := []byte{0, 0}
-		if b.Writable {
+		switch {
+		case b.State:
+			v[0] = 2
+		case b.Writable:
 			v[0] = 1
 		}
 		var owner IDMap
@@ -101,6 +106,9 @@ func (c *Config) Encode() (*Message, error) {
 	}
 	m.flag(cfgExeBind, c.ExeBind)
 	m.u64(cfgTmpSize, uint64(c.TmpSize))
+	for _, p := range c.Tmpfs {
+		m.str(cfgTmpfs, p)
+	}
 	m.flag(cfgNetHost, c.NetHost)
 	m.u64(cfgNoFile, c.NoFile)
 	m.u32(cfgUID, c.UID)

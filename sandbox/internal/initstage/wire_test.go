@@ -13,6 +13,7 @@ func TestConfigMessageRefusesNULBytes(t *testing.T) {
 		func(c *Config) { c.Env = append(c.Env, "TOKEN=sec\x00ret") },
 		func(c *Config) { c.Dir = "/srv\x00/app" },
 		func(c *Config) { c.Binds = []Bind{{Path: "/srv/data\x00/../../etc", Writable: true}} },
+		func(c *Config) { c.Tmpfs = []string{"/var/cache\x00/../../etc"} },
 	} {
 		cfg := testConfig(t, "/bin/true")
 		edit(cfg)
