@@ -14,8 +14,10 @@ const (
 	// CodeServerStopped answers requests while the server is down for good:
 	// it crash-looped (--max-restarts within --restart-window), exited with
 	// --restart never (or exited cleanly with on-failure), could not be
-	// started at all, or mcpsandbox is shutting down. The message says
-	// which.
+	// started at all, failed at start for a reason of its confinement (a
+	// path not granted, a read-only grant, no network: never restarted,
+	// the message names the setting that fixes it), or mcpsandbox is
+	// shutting down. The message says which.
 	CodeServerStopped = -32002
 	// CodeMessageTooLarge answers a request that was longer than
 	// --max-message, or whose response from the server was.

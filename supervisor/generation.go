@@ -20,10 +20,12 @@ type generation struct {
 	log     *slog.Logger
 	started time.Time
 	stderr  stderrRing
+	hold    *stderrHold // which stderr lines are logged (a crash loop logs its error once)
 
 	dead     atomic.Bool // stop writing: the process exited or is being stopped
 	retired  atomic.Bool // its crash was handled: late output is dropped
 	answered atomic.Bool // it answered something: the heartbeat may start
+	ready    atomic.Bool // it took over the host's session after a restart
 
 	checkerMu sync.Mutex
 	checker   *healthcheck.Checker
@@ -65,13 +67,19 @@ func (r *relay) startGeneration() (*generation, error) {
 		proc:       proc,
 		log:        log,
 		started:    time.Now(),
+		hold:       newStderrHold(r.repeatLines()),
 		hang:       make(chan string, 1),
 		stopped:    make(chan struct{}),
 		stdoutDone: make(chan struct{}),
 		stderrDone: make(chan struct{}),
 	}
+	if len(g.hold.expect) > 0 {
+		// A healthy restart prints its banner again: it is logged late,
+		// not lost.
+		time.AfterFunc(holdFor, func() { logStderr(g.hold.release(), g.hold, &r.logLimit, log) })
+	}
 	go r.readServer(g)
-	go pumpStderr(proc.Stderr(), &g.stderr, &r.logLimit, log, g.stderrDone)
+	go pumpStderr(proc.Stderr(), &g.stderr, g.hold, &r.logLimit, log, g.stderrDone)
 	go func() {
 		// Stop writing the moment it exits: host requests from then on are
 		// held for the next process instead of being lost in a dead pipe.

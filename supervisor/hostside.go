@@ -294,7 +294,7 @@ func (r *relay) stoppedAnswerLocked(id []byte) []byte {
 	if r.state == stateClosing {
 		return errorResponse(id, CodeServerStopped, "mcpsandbox is shutting down", errorData{Reason: "shutting down"})
 	}
-	return errorResponse(id, CodeServerStopped, "MCP server is down: "+r.stopReason, errorData{Reason: r.stopReason})
+	return errorResponse(id, CodeServerStopped, "MCP server is down: "+r.stopReason+r.stopDetailLocked(), errorData{Reason: r.stopReason})
 }
 
 // hostUnparsable answers a line that is not JSON at all.

@@ -17,11 +17,16 @@ import (
 // session is over.
 func (r *relay) afterExit(ctx context.Context, g *generation, reason string, failed bool) (Outcome, bool) {
 	for {
+		early, cause := false, ""
 		if g != nil {
-			r.retire(g, reason)
+			r.retire(g, reason, failed)
+			early = failed && g.startFailed()
+			if early {
+				cause = r.diagnose(g.stderr.lastLines(diagnoseLines))
+			}
 		}
-		restart, delay, stop, end := r.decide(reason, failed)
-		r.answerCrashed(g, reason, restart, stop, end)
+		restart, delay, stop, end := r.decide(reason, failed, cause)
+		r.answerCrashed(g, reason, restart, early, stop, end)
 		if end {
 			r.stopAll()
 			reason := "the server exited by itself (" + reason + "); " + r.setting("Restart") + " " + r.pol.Restart + " does not restart it"
@@ -70,6 +75,9 @@ func (r *relay) afterExit(ctx context.Context, g *generation, reason string, fai
 			g, reason, failed = ng, r.explain(err), true
 			continue
 		}
+		if init != nil || r.statelessSession() {
+			ng.ready.Store(true) // it serves the host's session now
+		}
 		r.flush(ng)
 		ng.log.Info("server restarted; the host's session continues", "pid", ng.proc.Pid())
 		r.emit(Event{Kind: EventReady, Generation: ng.n, Pid: ng.proc.Pid()})
@@ -84,7 +92,7 @@ func (r *relay) afterExit(ctx context.Context, g *generation, reason string, fai
 
 // retire stops writing to g, kills what is left of its process tree, lets
 // its last output drain and releases it.
-func (r *relay) retire(g *generation, reason string) {
+func (r *relay) retire(g *generation, reason string, failed bool) {
 	g.stopWriting()
 	g.proc.Kill()
 	g.drain()
@@ -92,18 +100,28 @@ func (r *relay) retire(g *generation, reason string) {
 	g.proc.Close()
 	uptime := time.Since(g.started).Round(time.Millisecond)
 	r.logLimit.flush(g.log)
-	tail := g.stderr.lastLines(crashTail)
-	g.log.Warn("server process ended", "reason", reason, "uptime", uptime, "pid", g.proc.Pid(), "stderr_tail", strings.Join(tail, "\n"))
+	if n := r.recordFailure(g, reason, failed); n > 1 {
+		g.log.Warn("server failed again ("+ordinal(n)+" time), same error", "reason", reason, "uptime", uptime, "pid", g.proc.Pid())
+	} else {
+		logStderr(g.hold.release(), g.hold, &r.logLimit, g.log)
+		attrs := []any{"reason", reason, "uptime", uptime, "pid", g.proc.Pid()}
+		if g.hold.wasDropped() { // else its stderr is in the log already
+			attrs = append(attrs, "stderr_tail", strings.Join(g.stderr.lastLines(crashTail), "\n"))
+		}
+		g.log.Warn("server process ended", attrs...)
+	}
 	r.emit(Event{Kind: EventExited, Generation: g.n, Pid: g.proc.Pid(), Reason: reason})
 }
 
 // decide says what follows the end of a server process: a restart after
 // delay, a stop for good (with the reason), or the end of the session (a
 // clean exit that is not to be restarted).
-func (r *relay) decide(reason string, failed bool) (restart bool, delay time.Duration, stop string, end bool) {
+func (r *relay) decide(reason string, failed bool, cause string) (restart bool, delay time.Duration, stop string, end bool) {
 	switch {
 	case !failed && r.pol.Restart != policy.RestartAlways:
 		return false, 0, "", true
+	case cause != "":
+		stop = cause + " (the server " + reason + " at start; restarting cannot help, so mcpsandbox does not restart it)"
 	case r.pol.Restart == policy.RestartNever:
 		stop = "the server " + reason + " and " + r.setting("Restart") + " never does not restart it"
 	}
@@ -119,8 +137,9 @@ func (r *relay) decide(reason string, failed bool) (restart bool, delay time.Dur
 		}
 		r.restarts = recent
 		if r.pol.MaxRestarts > 0 && len(recent) >= r.pol.MaxRestarts {
-			stop = fmt.Sprintf("crash loop: the server failed %d times within %s (last: %s); mcpsandbox stopped restarting it (%s %d, %s %s)",
-				len(recent)+1, r.pol.RestartWindow, reason, r.setting("MaxRestarts"), r.pol.MaxRestarts, r.setting("RestartWindow"), r.pol.RestartWindow)
+			stop = fmt.Sprintf("crash loop: the server failed %d times within %s (last: %s%s); mcpsandbox stopped restarting it (%s %d, %s %s)",
+				len(recent)+1, r.pol.RestartWindow, reason, r.sameErrorLocked(), r.setting("MaxRestarts"), r.pol.MaxRestarts, r.setting("RestartWindow"), r.pol.RestartWindow)
+			r.stopDetail = r.fail.lastLine
 		} else {
 			delay = r.pol.RestartBackoff.Min << len(recent)
 			if delay > r.pol.RestartBackoff.Max || delay <= 0 {
@@ -139,7 +158,7 @@ func (r *relay) decide(reason string, failed bool) (restart bool, delay time.Dur
 // answerCrashed answers every host request g left in flight, once, and
 // cancels its pending server→host requests. When the server is down for
 // good, queued requests are answered too.
-func (r *relay) answerCrashed(g *generation, reason string, restart bool, stop string, end bool) {
+func (r *relay) answerCrashed(g *generation, reason string, restart, early bool, stop string, end bool) {
 	gn := 0
 	if g != nil {
 		gn = g.n
@@ -151,6 +170,9 @@ func (r *relay) answerCrashed(g *generation, reason string, restart bool, stop s
 		queued := req.gen == 0
 		if !ofDead && !(queued && !restart) {
 			continue // held for the next process
+		}
+		if restart && early && !req.cancelled && r.requeueLocked(k, req) {
+			continue // it never reached a working server: the next one gets it
 		}
 		delete(r.inflight, k)
 		if req.cancelled {
@@ -165,7 +187,7 @@ func (r *relay) answerCrashed(g *generation, reason string, restart bool, stop s
 		case end:
 			answers = append(answers, errorResponse(id, CodeServerStopped, "MCP server exited ("+reason+")", data))
 		default:
-			answers = append(answers, errorResponse(id, CodeServerStopped, "MCP server is down: "+stop, data))
+			answers = append(answers, errorResponse(id, CodeServerStopped, "MCP server is down: "+stop+r.stopDetailLocked(), data))
 		}
 	}
 	if !restart {
@@ -184,12 +206,11 @@ func (r *relay) answerCrashed(g *generation, reason string, restart bool, stop s
 		r.host.write(a)
 	}
 	if stop != "" {
-		var tail []string
-		if g != nil {
-			tail = g.stderr.lastLines(crashTail)
+		attrs := []any{"reason", stop, "code", CodeServerStopped}
+		if g != nil && g.hold.wasDropped() { // else its stderr is in the log already
+			attrs = append(attrs, "stderr_tail", strings.Join(g.stderr.lastLines(crashTail), "\n"))
 		}
-		r.log.Error("server stopped for good; every request now gets an error until the host disconnects",
-			"reason", stop, "code", CodeServerStopped, "stderr_tail", strings.Join(tail, "\n"))
+		r.log.Error("server stopped for good; every request now gets an error until the host disconnects", attrs...)
 		r.emit(Event{Kind: EventStopped, Generation: gn, Reason: stop})
 	}
 }

@@ -88,6 +88,8 @@ type relay struct {
 	waiters     map[string]chan []byte
 	restarts    []time.Time
 	nRestarts   int
+	fail        failRecord // the latest run of identical failures
+	stopDetail  string     // the crash loop's last stderr error, for the host only
 
 	logLimit logLimiter // server-caused log records, all generations
 }

@@ -94,6 +94,11 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *s
 			if req.method == mToolsList && e.hasResult && r.rules != nil && r.rules.rewritesTools() {
 				return r.toolsListLocked(msg, e, req, g.n)
 			}
+			if req.method == mToolsCall && e.hasResult {
+				if out := r.explainToolErrorLocked(msg, e, req); len(out) != len(msg) {
+					return out
+				}
+			}
 			if req.remapped {
 				return splice(msg, e.idStart, e.idEnd, []byte(req.hostID))
 			}

@@ -69,7 +69,7 @@ func (r *stderrRing) lastLines(n int) []string {
 // Blank lines are neither: they carry nothing, and a flood of them once
 // made most of a 403 MB log. The ring gets every other line, whatever the
 // rate limit lets through to the log.
-func pumpStderr(r io.Reader, ring *stderrRing, limit *logLimiter, log *slog.Logger, done chan<- struct{}) {
+func pumpStderr(r io.Reader, ring *stderrRing, hold *stderrHold, limit *logLimiter, log *slog.Logger, done chan<- struct{}) {
 	defer close(done)
 	lr := newLineReader(r, stderrMaxLine)
 	var f frame
@@ -84,8 +84,18 @@ func pumpStderr(r io.Reader, ring *stderrRing, limit *logLimiter, log *slog.Logg
 			text = logValueN(f.line, stderrLogMax)
 		}
 		ring.add([]byte(text + "\n"))
+		logStderr(hold.take(text), hold, limit, log)
+	}
+}
+
+// logStderr logs lines of the server's stderr, as far as the rate limit
+// lets it.
+func logStderr(lines []string, hold *stderrHold, limit *logLimiter, log *slog.Logger) {
+	for _, text := range lines {
 		if limit.allow(log) {
 			log.Info("server stderr", "line", text)
+		} else {
+			hold.markDropped()
 		}
 	}
 }

@@ -1,0 +1,96 @@
+package supervisor
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A server that cannot start because of its confinement says so on stderr
+// in its runtime's words: a file that is not there (not granted), a
+// read-only grant, no network. These patterns read those words; diagnose
+// (startcause.go) then checks the host to tell confinement from a real
+// missing file. Each sample is a line the runtime printed confined here.
+
+// causeKind is what a stderr line says went wrong.
+type causeKind uint8
+
+const (
+	causeMissing  causeKind = iota + 1 // no such file (ENOENT)
+	causeDenied                        // permission denied (EACCES)
+	causeReadOnly                      // read-only file system (EROFS)
+	causeOffline                       // a package download failed (no network)
+)
+
+// stderrPattern recognises one runtime's message; the first submatch is
+// the path (or, for causeOffline, the URL).
+type stderrPattern struct {
+	name   string
+	kind   causeKind
+	entry  bool // the path is the program the runtime was asked to run
+	node   bool // node resolves the path's package upward
+	re     *regexp.Regexp
+	sample string
+}
+
+var stderrPatterns = []stderrPattern{
+	{name: "python: script", kind: causeMissing, entry: true,
+		re:     regexp.MustCompile(`can't open file '(/[^']+)': \[Errno 2\]`),
+		sample: `/usr/bin/python3: can't open file '/tmp/frx/py/server.py': [Errno 2] No such file or directory`},
+	{name: "python: ENOENT", kind: causeMissing,
+		re:     regexp.MustCompile(`\[Errno 2\] No such file or directory: '(/[^']+)'`),
+		sample: `FileNotFoundError: [Errno 2] No such file or directory: '/tmp/frx/py/server.py'`},
+	{name: "python: EACCES", kind: causeDenied,
+		re:     regexp.MustCompile(`\[Errno 13\] Permission denied: '(/[^']+)'`),
+		sample: `PermissionError: [Errno 13] Permission denied: '/tmp/frx/secret/f'`},
+	{name: "python: EROFS", kind: causeReadOnly,
+		re:     regexp.MustCompile(`\[Errno 30\] Read-only file system: '(/[^']+)'`),
+		sample: `OSError: [Errno 30] Read-only file system: '/tmp/frx/w/out.txt'`},
+	{name: "node: module", kind: causeMissing, node: true,
+		re:     regexp.MustCompile(`Error(?: \[ERR_MODULE_NOT_FOUND\])?: Cannot find module '(/[^']+)'`),
+		sample: `Error: Cannot find module '/tmp/frx/nodepkg/dist/index.js'`},
+	{name: "node: ENOENT", kind: causeMissing,
+		re:     regexp.MustCompile(`ENOENT: no such file or directory, \w+ '(/[^']+)'`),
+		sample: `Error: ENOENT: no such file or directory, open '/tmp/frx/py/server.py'`},
+	{name: "node: EACCES", kind: causeDenied,
+		re:     regexp.MustCompile(`EACCES: permission denied, \w+ '(/[^']+)'`),
+		sample: `Error: EACCES: permission denied, open '/tmp/frx/secret/f'`},
+	{name: "node: EROFS", kind: causeReadOnly,
+		re:     regexp.MustCompile(`EROFS: read-only file system, \w+ '(/[^']+)'`),
+		sample: `Error: EROFS: read-only file system, open '/tmp/frx/w/out.txt'`},
+	{name: "npm: offline", kind: causeOffline,
+		re:     regexp.MustCompile(`npm (?:error|ERR!) request to (https?://\S+) failed`),
+		sample: `npm error request to https://registry.npmjs.org/cowsay failed: cache mode is 'only-if-cached' but no cached response is available.`},
+	{name: "shell: ENOENT", kind: causeMissing,
+		re:     regexp.MustCompile(`: (/[^:]+): No such file or directory$`),
+		sample: `/root/.pyenv/shims/python3: line 12: /root/.pyenv/libexec/pyenv: No such file or directory`},
+	{name: "dash: script", kind: causeMissing, entry: true,
+		re:     regexp.MustCompile(`^sh: \d+: cannot open (/\S+): No such file$`),
+		sample: `sh: 0: cannot open /tmp/frx/py/run.sh: No such file`},
+	{name: "dash: command", kind: causeMissing,
+		re:     regexp.MustCompile(`^\S+: \d+: (?:exec: )?(/\S+): not found$`),
+		sample: `sh: 1: exec: /tmp/frx/py/nothere: not found`},
+}
+
+// stderrFinding is one recognised line.
+type stderrFinding struct {
+	pattern *stderrPattern
+	path    string // or URL
+	line    string
+}
+
+// findCauses lists what the lines say went wrong, the last line first: the
+// last error a server printed is the one that ended it.
+func findCauses(lines []string) []stderrFinding {
+	var found []stderrFinding
+	for i := len(lines) - 1; i >= 0; i-- {
+		line := strings.TrimSpace(lines[i])
+		for j := range stderrPatterns {
+			p := &stderrPatterns[j]
+			if m := p.re.FindStringSubmatch(line); m != nil {
+				found = append(found, stderrFinding{pattern: p, path: m[1], line: line})
+				break
+			}
+		}
+	}
+	return found
+}
