@@ -8,6 +8,7 @@ import (
 // runs, or why it reads nothing (refuse).
 type line struct {
 	pkg    string // npm or PyPI package
+	specs  []string // the package specs as given, versions kept (npx, uvx)
 	script string // node or python script, as given
 	module string // python -m module
 	refuse string
@@ -33,14 +34,14 @@ func parseNpx(args []string) line {
 			return line{refuse: "npx " + a + " runs a shell command"}
 		case a == "--":
 			if len(pkgs) == 0 && i+1 < len(args) {
-				return npmLine(args[i+1])
+				pkgs = append(pkgs, args[i+1])
 			}
 			return onePackage(pkgs)
 		case strings.HasPrefix(a, "-"):
 			return line{refuse: "npx flag " + a + " is not one mcpsandbox reads"}
 		default:
 			if len(pkgs) == 0 {
-				return npmLine(a)
+				pkgs = append(pkgs, a)
 			}
 			return onePackage(pkgs)
 		}
@@ -51,11 +52,14 @@ func parseNpx(args []string) line {
 	return onePackage(pkgs)
 }
 
+// onePackage: only a single package names the server's policy.
 func onePackage(pkgs []string) line {
-	if len(pkgs) != 1 {
-		return line{}
+	l := line{}
+	if len(pkgs) == 1 {
+		l = npmLine(pkgs[0])
 	}
-	return npmLine(pkgs[0])
+	l.specs = pkgs
+	return l
 }
 
 // npmLine reads a package spec: name, name@version, @scope/name@version.
@@ -118,7 +122,9 @@ func parseUvx(args []string) line {
 			if from == "" {
 				from = a
 			}
-			return pypiLine(from)
+			l := pypiLine(from)
+			l.specs = []string{from}
+			return l
 		}
 	}
 	return line{refuse: "uvx without a tool"}

@@ -189,4 +189,16 @@ func TestIdentityCountsTheStateDirApart(t *testing.T) {
 	if identityKey(cfg, base) != sha256.Sum256(v1) {
 		t.Error("an identity without a state dir changed its key")
 	}
+	// With a state dir, the directory is the identity: another command,
+	// the network (prepare), more grants keep the uid that owns it.
+	other := sbxSpec("/bin/sh", "-c", "fetch packages")
+	other.StateDir, other.NetHost, other.ReadOnly = "/var/lib/app", true, []string{"/etc/ssl"}
+	if identityOf(t, withState) != identityOf(t, other) {
+		t.Error("the same state dir under another command, network and grants is another server")
+	}
+	elsewhere := sbxSpec("/bin/true")
+	elsewhere.StateDir = "/var/lib/other"
+	if identityOf(t, withState) == identityOf(t, elsewhere) {
+		t.Error("two state dirs share an identity")
+	}
 }

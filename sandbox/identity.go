@@ -26,6 +26,13 @@ import (
 //   - the seccomp profile as named ("default" or the file's path) and
 //     whether it only logs.
 //
+// A server with a StateDir is the server of that directory, and its key is
+// the directory alone: its uid must keep owning its state when its grants,
+// network, environment or version change, and the step that fills a
+// package cache in it (with the network, another command) must write as
+// the same uid. The directory is named per server, as systemd's
+// StateDirectory= is per unit.
+//
 // Two servers that differ in any of these get different uids; the same
 // server started again (a restart, a reboot) gets the same one. What only
 // bounds how much it may use does not count: TmpSize, NoFile, Memory, Pids
@@ -88,6 +95,9 @@ func identityKey(cfg *initConfig, spec Spec) serverKey {
 		default:
 			id.ReadOnly = append(id.ReadOnly, b.Path)
 		}
+	}
+	if id.StateDir != "" {
+		id = identity{Version: identityVersion, StateDir: id.StateDir}
 	}
 	if id.Seccomp != "default" && id.Seccomp != "" {
 		if abs, err := filepath.Abs(id.Seccomp); err == nil {

@@ -25,6 +25,8 @@ func specFromPolicy(name string, p policy.Policy, stateDir string) sandbox.Spec 
 		Args:       p.Command,
 		Env:        env,
 		Dir:        p.WorkDir,
+		Tmpfs:      p.Tmpfs,
+		StateDir:   stateDir,
 		Unconfined: p.Unconfined,
 		ReadOnly:   p.ReadOnly,
 		ReadWrite:  p.ReadWrite,

@@ -30,6 +30,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{Name: "run", Page: runPage, Run: runCommand},
+		{Name: "prepare", Page: preparePage, Run: prepareCommand},
 		{Name: "policy", Page: policyPage, Run: policyCommand},
 		{Name: "doctor", Page: doctorPage, Run: doctorCommand},
 		{Name: "version", Page: versionPage, Run: versionCommand},

@@ -11,6 +11,8 @@ func flagOf(f string) string {
 		return "after --"
 	case field.Doctor:
 		return "`mcpsandbox doctor`"
+	case "StateDir": // the sandbox's name for the directory --state places
+		return "the state directory (--state)"
 	}
 	for _, rf := range runFlags {
 		if rf.Field == f {

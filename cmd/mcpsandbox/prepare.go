@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/supervisor"
+)
+
+// prepareCommand is `mcpsandbox prepare [run's options] -- COMMAND`: it
+// fetches the launch line's packages once into the server's own cache,
+// confined as run would start the server but with the network, so that
+// run needs none.
+func prepareCommand(args []string, std stdio) int {
+	r, status, ok := runPolicy("prepare", args, std)
+	if !ok {
+		return status
+	}
+	step, err := r.launch.PrepareStep()
+	if err != nil {
+		return usageFailure("prepare", err.Error(), std)
+	}
+	p := r.policy
+	if p.Unconfined {
+		return usageFailure("prepare", "an unconfined server uses your own package cache: there is nothing to prepare", std)
+	}
+	if !p.State {
+		return usageFailure("prepare", fmt.Sprintf("the policy %s keeps no package cache (no state directory): prepare fills the one of npx and uvx policies; turn it on with --state", r.ref), std)
+	}
+	p.Command = step.Command
+	p.Env = append(p.Env, step.Env...)
+	p.Net = policy.NetHost
+	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, std.Err)
+	if err != nil {
+		return usageFailure("prepare", err.Error(), std)
+	}
+	defer closeLog()
+	r.logChoice(log)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go catchSignals(cancel)
+	start := time.Now()
+	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.launch.Name, Policy: p, StateDir: r.stateDir(), Log: log, Setting: flagOf}, std.Err)
+	switch {
+	case ex.SetupErr != nil:
+		fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", field.Message(ex.SetupErr, flagOf))
+		return exitFailure
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(std.Err, "mcpsandbox prepare: stopped")
+		return exitFailure
+	case ex.Failed():
+		fmt.Fprintf(std.Err, "mcpsandbox prepare: fetching the packages failed (%s); its output is above\n", ex)
+		return exitFailure
+	}
+	fmt.Fprintf(std.Out, "prepared %s in %s: its packages are in %s; `mcpsandbox run` starts it offline now\n",
+		r.launch.Name, time.Since(start).Round(100*time.Millisecond), r.stateDir())
+	return exitOK
+}
+
+func preparePage() *cmdline.Page {
+	return &cmdline.Page{
+		Name:     "mcpsandbox prepare - fetch a server's packages once, so that run needs no network",
+		Synopsis: []string{"mcpsandbox prepare [OPTIONS] -- COMMAND [ARGS...]"},
+		Description: []string{
+			"Takes the same options and COMMAND as `mcpsandbox run` and the same policy (the built-in the command selects, or --policy), and fetches the packages that COMMAND's npx or uvx would fetch at start into the server's own package cache, in its state directory. It runs confined as run would, but with the host's network, and writes nowhere but that directory. It runs nothing of the packages.",
+			"Afterwards run starts the server offline, in about a second. An npx or uvx server that was not prepared fails at once when it has no network, with a message naming this command.",
+			"Prepare again to fetch another version: the cache is keyed by the package specs as written (npx -y pkg@1.2.3).",
+		},
+		Options: append([]cmdline.Option{{Group: "Policy", Flag: "--policy FILE|NAME", Text: policyUsage}},
+			cmdline.Option{Group: "Other", Flag: "--help, -h", Text: "Print this page. The other options are run's (mcpsandbox help run)."}),
+		ExitStatus: []string{
+			"0 when the packages are in the cache.",
+			"1 when fetching them failed; npm's or uv's output says why.",
+			"2 on a wrong command line, or a COMMAND that fetches nothing at start (not npx or uvx).",
+		},
+		Examples: []cmdline.Example{
+			{Command: "mcpsandbox prepare -- npx -y @modelcontextprotocol/server-memory",
+				Text: "Fetch the memory server once; a host then starts it with `mcpsandbox run -- npx -y @modelcontextprotocol/server-memory`, offline:"},
+		},
+	}
+}

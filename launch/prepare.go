@@ -1,0 +1,44 @@
+package launch
+
+import (
+	"errors"
+	"path/filepath"
+)
+
+// Prepare is the step that fills a server's package cache once, with the
+// network, so that its runs need none: npx and uvx fetch the packages of
+// the launch line, as the same versions, and run nothing of them.
+type Prepare struct {
+	Command []string
+	Env     []string // set over the policy's: the cache is filled online
+}
+
+// ErrNothingToPrepare: the launch line fetches nothing when it starts.
+var ErrNothingToPrepare = errors.New("nothing to prepare: only npx and uvx launch lines fetch packages when they start")
+
+// PrepareStep returns the prepare step of the launch line.
+func (l Launch) PrepareStep() (Prepare, error) {
+	if len(l.Command) == 0 {
+		return Prepare{}, ErrNothingToPrepare
+	}
+	switch family(filepath.Base(l.Given[0])) {
+	case "npx":
+		ln := parseNpx(l.Given[1:])
+		if ln.refuse != "" || len(ln.specs) == 0 {
+			return Prepare{}, errors.New("cannot prepare this npx line: " + ln.refuse)
+		}
+		cmd := []string{l.Command[0], "--yes"}
+		for _, s := range ln.specs {
+			cmd = append(cmd, "--package="+s)
+		}
+		// true exits at once: npx installs the packages first.
+		return Prepare{Command: append(cmd, "--", "true"), Env: []string{"npm_config_offline=false"}}, nil
+	case "uvx":
+		ln := parseUvx(l.Given[1:])
+		if ln.refuse != "" || len(ln.specs) == 0 {
+			return Prepare{}, errors.New("cannot prepare this uvx line: " + ln.refuse)
+		}
+		return Prepare{Command: []string{l.Command[0], "--from", ln.specs[0], "python", "-c", ""}, Env: []string{"UV_OFFLINE=0"}}, nil
+	}
+	return Prepare{}, ErrNothingToPrepare
+}

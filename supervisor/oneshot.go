@@ -1,0 +1,59 @@
+package supervisor
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
+)
+
+// RunOnce runs the policy's command once to its end, confined as Run would
+// start it, with no host: its standard input closed, its standard output
+// and error copied to out. `mcpsandbox prepare` fills a server's package
+// cache with it. Cancelling ctx kills the command.
+func RunOnce(ctx context.Context, opts Options, out io.Writer) (sandbox.Exit, error) {
+	if err := opts.Policy.Validate(); err != nil {
+		return sandbox.Exit{}, err
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	proc, err := sandbox.Start(specFromPolicy(opts.Name, opts.Policy, opts.StateDir), log)
+	if err != nil {
+		return sandbox.Exit{SetupErr: err}, err
+	}
+	defer proc.Close()
+	proc.Stdin().Close()
+	var mu sync.Mutex
+	w := &lockedWriter{mu: &mu, w: out}
+	var copied sync.WaitGroup
+	for _, r := range []io.Reader{proc.Stdout(), proc.Stderr()} {
+		copied.Add(1)
+		go func() {
+			defer copied.Done()
+			_, _ = io.Copy(w, r)
+		}()
+	}
+	select {
+	case <-proc.Done():
+	case <-ctx.Done():
+		_ = proc.Kill()
+		<-proc.Done()
+	}
+	copied.Wait()
+	return proc.Exit(), ctx.Err()
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
