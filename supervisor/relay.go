@@ -56,7 +56,8 @@ const drainTimeout = 2 * time.Second
 type relay struct {
 	name    string
 	pol     policy.Policy
-	rules   *rules // nil: the policy sets no MCP rule
+	rules   *rules   // nil: the policy sets no MCP rule
+	audit   *auditor // nil: no --audit-log
 	setting field.Namer
 	log     *slog.Logger
 	events  func(Event)
@@ -101,6 +102,7 @@ type hostRequest struct {
 	cancelled bool        // the host sent notifications/cancelled for it
 	call      uint64      // tells a --call-timeout clock its request from a later one under the same id
 	timer     *time.Timer // the --call-timeout clock; nil without one
+	audit     *auditCall  // its audit record; nil when not audited
 }
 
 // serverRequest is a server→host request awaiting the host's response.

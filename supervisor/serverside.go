@@ -94,10 +94,12 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *s
 			if req.method == mToolsList && e.hasResult && r.rules != nil && r.rules.rewritesTools() {
 				return r.toolsListLocked(msg, e, req, g.n)
 			}
+			out := msg
 			if req.remapped {
-				return splice(msg, e.idStart, e.idEnd, []byte(req.hostID))
+				out = splice(msg, e.idStart, e.idEnd, []byte(req.hostID))
 			}
-			return msg
+			req.audit.endServer(e, out)
+			return out
 		}
 		if isRelayID(raw) {
 			r.relayResponseLocked(g, msg, e, acts)
@@ -261,7 +263,9 @@ func (r *relay) failInflight(g *generation, raw []byte, escaped bool, code int, 
 	}
 	r.mu.Unlock()
 	if ok && req.gen == g.n {
-		r.host.write(errorResponse([]byte(req.hostID), code, message, data))
+		answer := errorResponse([]byte(req.hostID), code, message, data)
+		req.audit.endOwn(answer)
+		r.host.write(answer)
 	}
 }
 

@@ -38,7 +38,7 @@ func runCommand(args []string, std stdio) int {
 		Setting: flagOf,
 	})
 	if err != nil {
-		log.Error("mcpsandbox stopped", "err", err, "reason", out.Reason)
+		log.Error("mcpsandbox stopped", "err", field.Message(err, flagOf), "reason", out.Reason)
 		if out.ExitCode == exitOK {
 			return exitFailure
 		}
