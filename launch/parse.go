@@ -7,10 +7,10 @@ import (
 // line is what Choose reads of a launch line: the package or script it
 // runs, or why it reads nothing (refuse).
 type line struct {
-	pkg    string // npm or PyPI package
+	pkg    string   // npm or PyPI package
 	specs  []string // the package specs as given, versions kept (npx, uvx)
-	script string // node or python script, as given
-	module string // python -m module
+	script string   // node or python script, as given
+	module string   // python -m module
 	refuse string
 }
 

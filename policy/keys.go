@@ -67,6 +67,10 @@ var keys = []Key{
 	{"mcp", "tool-prefix", "ToolPrefix", false},
 	{"mcp", "call-timeout", "CallTimeout", false},
 
+	{"audit", "file", "AuditLog", true},
+	{"audit", "max-size", "AuditMaxSize", false},
+	{"audit", "mask", "AuditMask", false},
+
 	{"log", "file", "LogFile", true},
 	{"log", "level", "LogLevel", false},
 }

@@ -73,6 +73,10 @@ mcp:
   allow-tools: [read_*, "list_?"]
   deny-tools: [read_secret]
   call-timeout: 30s
+audit:
+  file: "${HOME}/audit.log"
+  max-size: 1MiB
+  mask: ["pin*"]
 `})
 	p, origin, err := load(t, dir, "p.yaml")
 	if err != nil {
@@ -91,6 +95,7 @@ mcp:
 	want.LogLevel, want.LogFile = "debug", "/home/ann/mcp.log"
 	want.AllowTools, want.DenyTools = []string{"read_*", "list_?"}, []string{"read_secret"}
 	want.CallTimeout = 30 * time.Second
+	want.AuditLog, want.AuditMaxSize, want.AuditMask = "/home/ann/audit.log", MiB, []string{"pin*"}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", p, want)
 	}

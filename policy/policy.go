@@ -47,6 +47,11 @@ type Policy struct {
 	ToolPrefix  string        // --tool-prefix P: the host sees every tool as P+name
 	CallTimeout time.Duration // --call-timeout (0 = none)
 
+	// Audit log of the host's tools/call, prompts/get and resources/read.
+	AuditLog     string   // --audit-log FILE ("" = none)
+	AuditMaxSize ByteSize // --audit-max-size: rotate past it (0 = never)
+	AuditMask    []string // --audit-mask GLOB (repeatable): more secret key names
+
 	// Logging of the supervisor itself.
 	LogFile  string // --log-file
 	LogLevel string // --log-level: debug, info, warn, error
@@ -106,6 +111,7 @@ func Default() Policy {
 		Seccomp:        SeccompDefault,
 		Memory:         1 * GiB,
 		Pids:           256,
+		AuditMaxSize:   10 * MiB,
 	}
 }
 
@@ -165,6 +171,10 @@ func (p *Policy) Validate() error {
 		return bad("ToolPrefix", strconv.Quote(p.ToolPrefix), "holds a character tool names cannot", "use letters, digits, _ - and . (e.g. github_)")
 	case p.CallTimeout < 0:
 		return bad("CallTimeout", p.CallTimeout.String(), "must not be negative", "0 means no timeout")
+	case p.AuditMaxSize < 0:
+		return bad("AuditMaxSize", p.AuditMaxSize.String(), "must not be negative", "0 means the audit log is never rotated")
+	case p.AuditLog != "" && p.AuditLog == p.LogFile:
+		return bad("AuditLog", strconv.Quote(p.AuditLog), "is also {LogFile}", "give the audit log a file of its own")
 	case p.NoFile < 16:
 		return bad("NoFile", strconv.FormatUint(p.NoFile, 10), "is too small for any server", "use at least 16")
 	}
@@ -176,7 +186,7 @@ func (p *Policy) Validate() error {
 	for _, list := range []struct {
 		field string
 		globs []string
-	}{{"AllowTools", p.AllowTools}, {"DenyTools", p.DenyTools}} {
+	}{{"AllowTools", p.AllowTools}, {"DenyTools", p.DenyTools}, {"AuditMask", p.AuditMask}} {
 		for _, g := range list.globs {
 			if !ValidGlob(g) {
 				return bad(list.field, strconv.Quote(g), "is no glob", "use * for any run of characters, ? for one, [a-z] for a class; \\ quotes")

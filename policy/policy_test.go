@@ -99,6 +99,9 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"DenyTools", func(p *Policy) { p.DenyTools = []string{""} }},
 		{"CallTimeout", func(p *Policy) { p.CallTimeout = -time.Second }},
 		{"ToolPrefix", func(p *Policy) { p.ToolPrefix = "gh/" }},
+		{"AuditMaxSize", func(p *Policy) { p.AuditMaxSize = -1 }},
+		{"AuditMask", func(p *Policy) { p.AuditMask = []string{"pin["} }},
+		{"AuditLog", func(p *Policy) { p.AuditLog, p.LogFile = "/var/log/x", "/var/log/x" }},
 	} {
 		p := Default()
 		p.Command = []string{"server"}

@@ -94,6 +94,17 @@
 // id it knows (after the call, if it is still held for a restart) and its
 // late answer is dropped.
 //
+// # Audit log
+//
+// With --audit-log (audit.go, audit_mask.go, audit_file.go) each host
+// tools/call, prompts/get and resources/read carries an audit record in
+// its hostRequest from arrival to its end, and every path that ends a host
+// request (the server's answer, mcpsandbox's own error, the host's
+// cancellation, the host leaving) ends the record once: one JSON line with
+// the outcome, code, duration and bytes, the arguments masked and bounded.
+// A writer goroutine behind a bounded queue writes the file, so a slow disk
+// costs dropped (and counted) lines, never a stalled relay.
+//
 // # Shutdown
 //
 // On host EOF, or when ctx is cancelled (SIGTERM/SIGINT in the CLI), the

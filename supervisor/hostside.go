@@ -107,8 +107,9 @@ func (r *relay) hostSingle(line []byte, e *envelope) {
 		if !r.enqueueLocked(out) {
 			out = nil
 			if e.kind == kindRequest {
-				delete(r.inflight, key)
 				answer = errorResponse(e.id(line), CodeQueueFull, r.queueFullMessage(), nil)
+				r.inflight[key].audit.endOwn(answer)
+				delete(r.inflight, key)
 			} else {
 				r.log.Warn("host notification dropped: the restart queue is full", "method", e.methodString())
 			}
@@ -157,9 +158,11 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 		return nil, resultResponse(raw, []byte("{}")), ""
 	}
 	out, idStart, idEnd := msg, e.idStart, e.idEnd
+	ac := r.audit.begin(msg, e, mk)
 	if mk == mToolsCall && r.rules != nil {
 		var shift int
 		if out, answer, shift = r.toolCallLocked(msg, e); answer != nil {
+			ac.endOwn(answer)
 			return nil, answer, ""
 		}
 		if idStart > offsetIn(msg, e.params) {
@@ -167,13 +170,15 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 		}
 	}
 	if r.state == stateStopped || r.state == stateClosing {
-		return nil, r.stoppedAnswerLocked(raw), ""
+		answer = r.stoppedAnswerLocked(raw)
+		ac.endOwn(answer)
+		return nil, answer, ""
 	}
 	if mk == mInitialize && r.sess.init != nil {
 		r.log.Warn("host sent initialize again; answered from the session cache (a server process never gets two)")
 		return nil, resultResponse(raw, r.sess.init.result), ""
 	}
-	req := hostRequest{hostID: string(raw), method: mk}
+	req := hostRequest{hostID: string(raw), method: mk, audit: ac}
 	key = req.hostID
 	if e.idEscaped {
 		key = idKey(raw, true)
@@ -186,8 +191,9 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 		out = splice(out, idStart, idEnd, nid)
 		key, req.remapped = string(nid), true
 	}
-	if _, dup := r.inflight[key]; dup {
+	if old, dup := r.inflight[key]; dup {
 		r.log.Warn("host reused the id of a request still in flight", "id", logValue([]byte(req.hostID)))
+		old.audit.endUnanswered(auditIDReused)
 	}
 	if live {
 		req.gen = r.gen.n
@@ -242,6 +248,7 @@ func (r *relay) hostCancelLocked(msg []byte, e *envelope) []byte {
 		return nil
 	}
 	req.cancelled = true
+	req.audit.endUnanswered(auditCancelled)
 	r.inflight[key] = req
 	if req.remapped {
 		start := offsetIn(msg, reqID)
@@ -313,11 +320,14 @@ func (r *relay) hostOversize(f *frame) {
 	r.log.Warn("host message over the message size limit discarded", "setting", r.setting("MaxMessage"), "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", logValue(f.head))
 	raw, escaped, isRequest, isResponse := recoverID(f)
 	if raw == nil {
+		r.audit.oversized(f, nil)
 		return
 	}
 	data := errorData{Reason: "message too large", Limit: r.pol.MaxMessage.String()}
 	if isRequest || !isResponse {
-		r.host.write(errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's %s %s; it was not relayed", f.size, r.setting("MaxMessage"), r.pol.MaxMessage), data))
+		answer := errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's %s %s; it was not relayed", f.size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
+		r.audit.oversized(f, answer)
+		r.host.write(answer)
 		return
 	}
 	r.mu.Lock()
@@ -408,7 +418,9 @@ func (r *relay) hostBatch(line []byte, b *batch) {
 			for _, k := range keys {
 				if req, ok := r.inflight[k]; ok {
 					delete(r.inflight, k)
-					answers = append(answers, errorResponse([]byte(req.hostID), CodeQueueFull, r.queueFullMessage(), nil))
+					a := errorResponse([]byte(req.hostID), CodeQueueFull, r.queueFullMessage(), nil)
+					req.audit.endOwn(a)
+					answers = append(answers, a)
 				}
 			}
 		}

@@ -180,15 +180,18 @@ func (r *relay) answerCrashed(g *generation, reason string, restart, early bool,
 		}
 		id := []byte(req.hostID)
 		data := errorData{Reason: reason, Generation: req.gen}
+		var a []byte
 		switch {
 		case restart:
-			answers = append(answers, errorResponse(id, CodeServerCrashed,
-				"MCP server process ended while handling the request ("+reason+"); mcpsandbox is restarting it, retry the request", data))
+			a = errorResponse(id, CodeServerCrashed,
+				"MCP server process ended while handling the request ("+reason+"); mcpsandbox is restarting it, retry the request", data)
 		case end:
-			answers = append(answers, errorResponse(id, CodeServerStopped, "MCP server exited ("+reason+")", data))
+			a = errorResponse(id, CodeServerStopped, "MCP server exited ("+reason+")", data)
 		default:
-			answers = append(answers, errorResponse(id, CodeServerStopped, "MCP server is down: "+stop+r.stopDetailLocked(), data))
+			a = errorResponse(id, CodeServerStopped, "MCP server is down: "+stop+r.stopDetailLocked(), data)
 		}
+		req.audit.endOwn(a)
+		answers = append(answers, a)
 	}
 	if !restart {
 		r.queue, r.queueBytes = nil, 0
@@ -247,13 +250,21 @@ func (r *relay) shutdown(g *generation, reason string, answerHost bool) Outcome 
 		for k, req := range r.inflight {
 			delete(r.inflight, k)
 			if !req.cancelled {
-				answers = append(answers, errorResponse([]byte(req.hostID), CodeServerStopped, "mcpsandbox is shutting down", errorData{Reason: reason}))
+				a := errorResponse([]byte(req.hostID), CodeServerStopped, "mcpsandbox is shutting down", errorData{Reason: reason})
+				req.audit.endOwn(a)
+				answers = append(answers, a)
 			}
 		}
 		r.mu.Unlock()
 		for _, a := range answers {
 			r.host.write(a)
 		}
+	} else {
+		r.mu.Lock()
+		for _, req := range r.inflight {
+			req.audit.endUnanswered(auditHostGone)
+		}
+		r.mu.Unlock()
 	}
 	code := 0
 	if failed {

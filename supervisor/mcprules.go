@@ -247,8 +247,10 @@ func (r *relay) callTimedOut(key string, call uint64) {
 	}
 	r.log.Warn("tools/call timed out; answered the host with an error and cancelled it at the server", "setting", r.setting("CallTimeout"), "limit", limit, "generation", req.gen)
 	if !req.cancelled {
-		r.host.write(errorResponse([]byte(req.hostID), CodeCallTimeout,
+		answer := errorResponse([]byte(req.hostID), CodeCallTimeout,
 			fmt.Sprintf("tools/call did not complete within mcpsandbox's %s %s; it was cancelled", r.setting("CallTimeout"), limit),
-			errorData{Reason: "call timeout", Generation: req.gen, Limit: limit}))
+			errorData{Reason: "call timeout", Generation: req.gen, Limit: limit})
+		req.audit.endOwn(answer)
+		r.host.write(answer)
 	}
 }

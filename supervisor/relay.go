@@ -57,7 +57,8 @@ type relay struct {
 	name     string
 	pol      policy.Policy
 	stateDir string
-	rules    *rules // nil: the policy sets no MCP rule
+	rules    *rules   // nil: the policy sets no MCP rule
+	audit    *auditor // nil: no --audit-log
 	setting  field.Namer
 	log      *slog.Logger
 	events   func(Event)
@@ -104,6 +105,7 @@ type hostRequest struct {
 	cancelled bool        // the host sent notifications/cancelled for it
 	call      uint64      // tells a --call-timeout clock its request from a later one under the same id
 	timer     *time.Timer // the --call-timeout clock; nil without one
+	audit     *auditCall  // its audit record; nil when not audited
 }
 
 // serverRequest is a server→host request awaiting the host's response.

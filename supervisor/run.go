@@ -61,8 +61,9 @@ type Outcome struct {
 // Run supervises until the host disconnects, ctx is cancelled (shutdown as on
 // host EOF, but in-flight requests are answered), or the server ends the
 // session by exiting cleanly when it is not to be restarted. It returns an
-// error only when the policy is invalid or the first server process cannot
-// be started; in the second case only once the host has gone (or ctx is
+// error only when the policy is invalid, its audit log cannot be opened
+// (both before anything starts) or the first server process cannot be
+// started; in the last case only once the host has gone (or ctx is
 // cancelled), having answered each of its requests with CodeServerStopped
 // and the reason.
 //
@@ -72,7 +73,8 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	if opts.Setting == nil {
 		opts.Setting = field.Plain
 	}
-	if err := opts.Policy.Validate(); err != nil {
+	var err error
+	if err = opts.Policy.Validate(); err != nil {
 		return Outcome{Reason: field.Message(err, opts.Setting), ExitCode: 2}, err
 	}
 	if opts.Log == nil {
@@ -81,5 +83,10 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	if opts.Name == "" {
 		opts.Name = filepath.Base(opts.Policy.Command[0])
 	}
-	return newRelay(opts).serve(ctx)
+	r := newRelay(opts)
+	if r.audit, err = openAudit(opts, r.log); err != nil {
+		return Outcome{Reason: field.Message(err, opts.Setting), ExitCode: 2}, err
+	}
+	defer r.audit.close()
+	return r.serve(ctx)
 }

@@ -96,13 +96,16 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *s
 			}
 			if req.method == mToolsCall && e.hasResult {
 				if out := r.explainToolErrorLocked(msg, e, req); len(out) != len(msg) {
+					req.audit.endServer(e, out)
 					return out
 				}
 			}
+			out := msg
 			if req.remapped {
-				return splice(msg, e.idStart, e.idEnd, []byte(req.hostID))
+				out = splice(msg, e.idStart, e.idEnd, []byte(req.hostID))
 			}
-			return msg
+			req.audit.endServer(e, out)
+			return out
 		}
 		if isRelayID(raw) {
 			r.relayResponseLocked(g, msg, e, acts)
@@ -266,7 +269,9 @@ func (r *relay) failInflight(g *generation, raw []byte, escaped bool, code int, 
 	}
 	r.mu.Unlock()
 	if ok && req.gen == g.n {
-		r.host.write(errorResponse([]byte(req.hostID), code, message, data))
+		answer := errorResponse([]byte(req.hostID), code, message, data)
+		req.audit.endOwn(answer)
+		r.host.write(answer)
 	}
 }
 

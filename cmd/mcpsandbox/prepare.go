@@ -64,7 +64,7 @@ func prepareCommand(args []string, std stdio) int {
 
 func preparePage() *cmdline.Page {
 	return &cmdline.Page{
-		Name:     "mcpsandbox prepare - fetch a server's packages once, so that run needs no network",
+		Name:     "mcpsandbox prepare - fetch a server's packages once, for runs offline",
 		Synopsis: []string{"mcpsandbox prepare [OPTIONS] -- COMMAND [ARGS...]"},
 		Description: []string{
 			"Takes the same options and COMMAND as `mcpsandbox run` and the same policy (the built-in the command selects, or --policy), and fetches the packages that COMMAND's npx or uvx would fetch at start into the server's own package cache, in its state directory. It runs confined as run would, but with the host's network, and writes nowhere but that directory. It runs nothing of the packages.",

@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -39,7 +40,7 @@ func runCommand(args []string, std stdio) int {
 		Setting:  flagOf,
 	})
 	if err != nil {
-		log.Error("mcpsandbox stopped", "err", err, "reason", out.Reason)
+		log.Error("mcpsandbox stopped", "err", field.Message(err, flagOf), "reason", out.Reason)
 		if out.ExitCode == exitOK {
 			return exitFailure
 		}

@@ -37,6 +37,16 @@ var runFlags = []runFlag{
 		"Longest a tools/call may take: then the host gets error -32008, the server notifications/cancelled for the call, and its late answer is dropped. 0 means no limit.",
 		func(p *policy.Policy) flag.Value { return durationValue{&p.CallTimeout} }},
 
+	{"audit-log", "FILE", "AuditLog", "Audit",
+		"Append one JSON line per tools/call, prompts/get and resources/read of the host to FILE when the call ends: time, server, session, method, tool, prompt or URI, arguments with the values of secret-looking keys masked as ***, outcome, error code, duration and bytes each way. The file is created mode 0600 (an existing one of yours is set to 0600); a path mcpsandbox cannot open stops it at the start.",
+		func(p *policy.Policy) flag.Value { return stringValue{&p.AuditLog} }},
+	{"audit-max-size", "SIZE", "AuditMaxSize", "Audit",
+		"Size past which the audit log is renamed FILE.1 (FILE.1 becoming FILE.2, up to FILE.3) and a fresh FILE begun. 0 means never.",
+		func(p *policy.Policy) flag.Value { return &p.AuditMaxSize }},
+	{"audit-mask", "GLOB", "AuditMask", "Audit",
+		"Also mask in the audit log the values of argument keys matching GLOB, case-insensitively, at any depth (built in: *token*, *secret*, *passw*, *key, *auth, *cookie*, *credential*, *session* and a few more). Repeatable.",
+		func(p *policy.Policy) flag.Value { return listValue{&p.AuditMask} }},
+
 	{"log-file", "PATH", "LogFile", "Logging",
 		"Append mcpsandbox's own log to PATH instead of standard error. Hosts usually capture standard error already.",
 		func(p *policy.Policy) flag.Value { return stringValue{&p.LogFile} }},

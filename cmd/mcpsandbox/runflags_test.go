@@ -153,6 +153,8 @@ func TestFieldErrorsNameTheFlag(t *testing.T) {
 		{[]string{"--ping-interval", "1s", "--ping-timeout", "0s", "--", "server"}, []string{"--ping-timeout: must be positive while pings are on (--ping-interval 1s)"}},
 		{[]string{"--nofile", "3", "--", "server"}, []string{"--nofile 3:", "use at least 16"}},
 		{[]string{"--deny-tool", "write_[", "--", "server"}, []string{`--deny-tool "write_[": is no glob`}},
+		{[]string{"--audit-mask", "pin[", "--", "server"}, []string{`--audit-mask "pin[": is no glob`}},
+		{[]string{"--audit-log", "a.log", "--log-file", "a.log", "--", "server"}, []string{`--audit-log "a.log": is also --log-file`}},
 		{[]string{"--unconfined"}, []string{"no server command: put it after --"}},
 	} {
 		_, stderr, code := runCLI(t, append([]string{"run"}, tc.args...)...)
