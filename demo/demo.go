@@ -37,6 +37,16 @@ type Options struct {
 	ConfinementProblem func() error
 	// Out receives the readable report as the demo goes; nil discards it.
 	Out io.Writer
+	// Choose returns the policy `mcpsandbox run` would apply to the
+	// command, as run chooses it (the built-in the command selects).
+	Choose func(cmd []string) (Chosen, error)
+}
+
+// Chosen is a policy and why run would apply it.
+type Chosen struct {
+	Policy policy.Policy
+	Name   string // the built-in or file
+	Why    string
 }
 
 // Heartbeat settings of the demo: short, so a hang is found in about a
@@ -65,6 +75,10 @@ type Report struct {
 	ServerName       string
 	Tools            []string
 	Echo             string       // the echo tool's answer
+	Policy           string       // the policy run chose for the example server
+	PolicyWhy        string       // and why
+	Denied           Denial       // the call the demo's tool rule refused
+	AuditLine        string       // the audit line of that call
 	Inside           *ProbeReport // nil when the server has no probe tool
 	HostNamespaces   map[string]string
 	SecretFile       string // the host file the probe tried to read
@@ -94,17 +108,27 @@ type Recovery struct {
 // and reports what happened. A step that does not behave as the supervisor
 // promises ends the demo with an error; the report holds what was seen.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	if len(opts.ServerCommand) == 0 || opts.Supervise == nil || opts.ConfinementProblem == nil {
-		return nil, errors.New("demo: Options need ServerCommand, Supervise and ConfinementProblem")
+	if len(opts.ServerCommand) == 0 || opts.Supervise == nil || opts.ConfinementProblem == nil || opts.Choose == nil {
+		return nil, errors.New("demo: Options need ServerCommand, Supervise, ConfinementProblem and Choose")
 	}
 	out := opts.Out
 	if out == nil {
 		out = io.Discard
 	}
 	d := &driver{out: out, rep: &Report{Confined: !opts.Unconfined, HostNamespaces: ownNamespaces()}, instances: map[string]bool{}}
-	p := policy.Default()
+	chosen, err := opts.Choose(opts.ServerCommand)
+	if err != nil {
+		return d.rep, fmt.Errorf("choosing the policy: %w", err)
+	}
+	d.rep.Policy, d.rep.PolicyWhy = chosen.Name, chosen.Why
+	p := chosen.Policy
 	p.Command = opts.ServerCommand
 	p.Unconfined = opts.Unconfined
+	audit, err := d.withRules(&p)
+	if err != nil {
+		return d.rep, err
+	}
+	defer os.RemoveAll(filepath.Dir(audit))
 	p.PingInterval, p.PingTimeout, p.PingFailures = demoPingInterval, demoPingTimeout, demoPingFailures
 	d.rep.PingSettings = fmt.Sprintf("every %s, timeout %s, %d misses", p.PingInterval, p.PingTimeout, p.PingFailures)
 	if !p.Unconfined {
@@ -123,7 +147,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return d.rep, err
 	}
 	defer sup.stop()
-	for _, step := range []func(context.Context) error{d.listTools, d.echo, d.probe, d.crash, d.hang} {
+	for _, step := range []func(context.Context) error{d.listTools, d.echo, d.denied, d.auditLine, d.probe, d.crash, d.hang} {
 		if err := step(ctx); err != nil {
 			return d.rep, err
 		}
@@ -134,6 +158,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 type driver struct {
+	step      int // the number of the step being printed
+	audit     string
 	out       io.Writer
 	rep       *Report
 	cs        *mcp.ClientSession
@@ -219,6 +245,8 @@ func (d *driver) header() {
 	switch {
 	case d.rep.Confined:
 		d.printf("The server runs confined (the default).\n")
+		d.printf("Policy: %s, as `mcpsandbox run` chooses it: %s.\n", d.rep.Policy, d.rep.PolicyWhy)
+		d.printf("The demo adds a tool rule, --deny-tool %s, and an audit log (--audit-log).\n", WipeTool)
 	case d.rep.ConfinementError != "":
 		d.printf("\n!!! CONFINEMENT IS NOT AVAILABLE HERE: %s\n", d.rep.ConfinementError)
 		d.printf("!!! The demo runs the example server UNCONFINED, with your full rights.\n")
@@ -240,7 +268,10 @@ func (d *driver) listTools(ctx context.Context) error {
 		d.rep.Tools = append(d.rep.Tools, t.Name)
 	}
 	slices.Sort(d.rep.Tools)
-	d.printf("1. Tools listed: %s\n\n", strings.Join(d.rep.Tools, ", "))
+	d.printf("%d. Tools listed: %s (%s is hidden by the policy)\n\n", d.next(), strings.Join(d.rep.Tools, ", "), WipeTool)
+	if slices.Contains(d.rep.Tools, WipeTool) {
+		return fmt.Errorf("tools/list shows %s, which the policy denies", WipeTool)
+	}
 	return nil
 }
 
@@ -250,7 +281,7 @@ func (d *driver) echo(ctx context.Context) error {
 		return fmt.Errorf("echo: %w", err)
 	}
 	d.rep.Echo = text
-	d.printf("2. echo {text: \"hello through the sandbox\"} → %q\n\n", text)
+	d.printf("%d. echo {text: \"hello through the sandbox\"} → %q\n\n", d.next(), text)
 	return nil
 }
 
@@ -280,7 +311,7 @@ func (d *driver) call(ctx context.Context, name string, args map[string]any) (st
 
 func (d *driver) probe(ctx context.Context) error {
 	if !slices.Contains(d.rep.Tools, ProbeTool) {
-		d.printf("3. Inside the server: the example server has no %s tool in this build.\n\n", ProbeTool)
+		d.printf("%d. Inside the server: the example server has no %s tool in this build.\n\n", d.next(), ProbeTool)
 		return nil
 	}
 	secret, cleanup := plantSecret()
@@ -308,7 +339,7 @@ func (d *driver) probe(ctx context.Context) error {
 
 func (d *driver) printInside() {
 	in := d.rep.Inside
-	d.printf("3. Inside the server, as it sees itself:\n")
+	d.printf("%d. Inside the server, as it sees itself:\n", d.next())
 	d.printf("   uid %d, gid %d, pid %d, hostname %q, %d processes visible\n", in.UID, in.GID, in.PID, in.Hostname, in.Processes)
 	own, shared := d.namespaceSplit()
 	sharedNote := listOrNone(shared)
@@ -423,14 +454,14 @@ func ownNamespaces() map[string]string {
 // crash asks the server to exit in the middle of a call: the host gets one
 // error for that call, and the next call is answered by a new process.
 func (d *driver) crash(ctx context.Context) error {
-	d.printf("4. crash {code: 3}: the server exits in the middle of the call.\n")
+	d.printf("%d. crash {code: 3}: the server exits in the middle of the call.\n", d.next())
 	return d.survive(ctx, &d.rep.Crash, "crash", map[string]any{"code": 3})
 }
 
 // hang asks the server to stop answering anything: only the heartbeat can
 // tell, and the supervisor kills and restarts it.
 func (d *driver) hang(ctx context.Context) error {
-	d.printf("5. hang: the server stops reading and writing, pings included.\n")
+	d.printf("%d. hang: the server stops reading and writing, pings included.\n", d.next())
 	return d.survive(ctx, &d.rep.Hang, "hang", nil)
 }
 
@@ -489,7 +520,7 @@ func round(d time.Duration) time.Duration {
 
 func (d *driver) summary() {
 	r := d.rep
-	d.printf("Summary: %d tool calls in one host session, %d answered with an error (the crash and the hang), the rest succeeded.\n", r.Calls, r.Failed)
+	d.printf("Summary: %d tool calls in one host session, %d answered with an error (the denied call, the crash and the hang), the rest succeeded.\n", r.Calls, r.Failed)
 	d.printf("%d server processes served the session. Crash: next answer %s after the call. Hang: found by the heartbeat after %s, next answer %s later.\n",
 		r.Instances, round(r.Crash.FailedAfter+r.Crash.RecoveredIn), round(r.Hang.FailedAfter), round(r.Hang.RecoveredIn))
 	switch in := r.Inside; {

@@ -54,6 +54,7 @@ func realOptions(t *testing.T, unconfined bool, out io.Writer) Options {
 			o, err := supervisor.Run(ctx, supervisor.Options{Policy: p, HostIn: hostIn, HostOut: hostOut, Log: slog.New(slog.DiscardHandler)})
 			return Ended{Reason: o.Reason, ExitCode: o.ExitCode}, err
 		},
+		Choose: ChooseAsRun,
 		ConfinementProblem: func() error {
 			if r := sandbox.Doctor(); !r.OK() {
 				var b strings.Builder
@@ -90,6 +91,24 @@ func checkSession(t *testing.T, rep *Report, out string) {
 	if rep.Echo != "hello through the sandbox" {
 		t.Errorf("echo answered %q", rep.Echo)
 	}
+	// The policy run chooses, a denied tool, and its audit line.
+	if rep.Policy != "default" || !strings.Contains(rep.PolicyWhy, "no built-in policy is for the program") {
+		t.Errorf("policy %q (%s), want default, as run chooses for the example server", rep.Policy, rep.PolicyWhy)
+	}
+	if slices.Contains(rep.Tools, WipeTool) {
+		t.Errorf("tools listed %v show the denied %s", rep.Tools, WipeTool)
+	}
+	if rep.Denied.Code != supervisor.CodePolicyDenied {
+		t.Errorf("the denied call got %+v, want code %d", rep.Denied, supervisor.CodePolicyDenied)
+	}
+	for _, want := range []string{`"tool":"wipe"`, `"outcome":"denied"`, `"api_key":"***"`, `"code":-32007`} {
+		if !strings.Contains(rep.AuditLine, want) {
+			t.Errorf("audit line %s lacks %s", rep.AuditLine, want)
+		}
+	}
+	if strings.Contains(rep.AuditLine, demoSecret) || !strings.Contains(out, rep.AuditLine) {
+		t.Errorf("audit line %q holds the secret, or the demo did not print it", rep.AuditLine)
+	}
 	for name, r := range map[string]Recovery{"crash": rep.Crash, "hang": rep.Hang} {
 		if !r.GotError || r.ErrCode != supervisor.CodeServerCrashed {
 			t.Errorf("%s: in-flight call got error=%v code %d, want %d", name, r.GotError, r.ErrCode, supervisor.CodeServerCrashed)
@@ -112,8 +131,8 @@ func checkSession(t *testing.T, rep *Report, out string) {
 	if rep.Instances != 3 {
 		t.Errorf("%d server processes answered, want 3 (start, after crash, after hang)", rep.Instances)
 	}
-	if rep.Calls == 0 || rep.Failed != 2 {
-		t.Errorf("%d calls, %d failed; want exactly the crash and the hang to fail", rep.Calls, rep.Failed)
+	if rep.Calls == 0 || rep.Failed != 3 {
+		t.Errorf("%d calls, %d failed; want exactly the denied call, the crash and the hang to fail", rep.Calls, rep.Failed)
 	}
 	if rep.ShutdownExitCode != 0 {
 		t.Errorf("after the host left, supervision ended with %d: %s", rep.ShutdownExitCode, rep.Shutdown)

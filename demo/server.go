@@ -172,6 +172,11 @@ func newExampleServer(g *gate) *mcp.Server {
 			}
 			return textResult("wrote garbage"), nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: WipeTool, Description: "Would delete every file the server can write (it deletes nothing: the demo's policy denies it)."},
+		func(_ context.Context, _ *mcp.CallToolRequest, _ wipeArgs) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "example server: wipe was called")
+			return textResult("wipe reached the server"), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "instance", Description: "Returns a random id of this server process."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
 			return textResult(instance), nil, nil

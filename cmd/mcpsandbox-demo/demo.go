@@ -55,6 +55,7 @@ func demoCommand(args []string, std cmdline.Stdio) int {
 			return demo.Ended{Reason: out.Reason, ExitCode: out.ExitCode}, err
 		},
 		ConfinementProblem: confinementProblem,
+		Choose:             demo.ChooseAsRun,
 	})
 	if err != nil {
 		fmt.Fprintf(std.Err, "\nmcpsandbox-demo FAILED: %v\n", err)
