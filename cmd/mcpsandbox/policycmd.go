@@ -61,9 +61,14 @@ func builtinNames() []string {
 // policyList prints each built-in with the first sentence of its leading
 // comment, which says what it is for.
 func policyList(std stdio) int {
-	for _, name := range builtinNames() {
+	names := builtinNames()
+	width := 0
+	for _, name := range names {
+		width = max(width, len(name))
+	}
+	for _, name := range names {
 		data, _ := fs.ReadFile(policies.FS, name+".yaml")
-		fmt.Fprintf(std.Out, "%-12s %s\n", name, purpose(data))
+		fmt.Fprintf(std.Out, "%-*s  %s\n", width, name, strings.TrimPrefix(purpose(data), name+": "))
 	}
 	return exitOK
 }
