@@ -34,15 +34,24 @@ func IsFile(ref string) bool {
 // wrong. The result is not validated: set what the command line adds, then
 // call Origin.Validate.
 func (l Loader) Load(ref string) (Policy, Origin, error) {
-	p, o := Default(), Origin{}
-	err := l.load(ref, "", nil, nil, &p, o)
+	p, o, _, err := l.LoadChain(ref)
 	return p, o, err
+}
+
+// LoadChain is Load that also names the policies applied, ref first and
+// then each one it extends in turn ("built-in NAME" or the file's path):
+// what `policy explain` shows.
+func (l Loader) LoadChain(ref string) (Policy, Origin, []string, error) {
+	p, o := Default(), Origin{}
+	var names []string
+	err := l.load(ref, "", nil, nil, &p, o, &names)
+	return p, o, names, err
 }
 
 // load applies ref, named in file from (at the extends entry kv; "" and
 // nil for the policy asked for), after what it extends. chain is the
-// extends chain so far, to refuse cycles.
-func (l Loader) load(ref, from string, kv *ast.MappingValueNode, chain []link, p *Policy, o Origin) error {
+// extends chain so far, to refuse cycles; names collects it.
+func (l Loader) load(ref, from string, kv *ast.MappingValueNode, chain []link, p *Policy, o Origin, names *[]string) error {
 	name, id, data, err := l.read(ref, from)
 	if err != nil {
 		if kv == nil {
@@ -65,13 +74,14 @@ func (l Loader) load(ref, from string, kv *ast.MappingValueNode, chain []link, p
 	if err != nil {
 		return err
 	}
+	*names = append(*names, name)
 	if doc.extends != nil {
 		s, ok := scalarOf(doc.extends.Value)
 		if !ok || s.kind != "string" || s.text == "" {
 			return &FileError{Pos: posOf(name, doc.extends.Value), Err: &field.Error{
 				Problem: "extends must name a built-in policy or a file", Fix: "e.g. extends: default, or extends: ./base.yaml"}}
 		}
-		if err := l.load(s.text, name, doc.extends, append(chain, link{id, name}), p, o); err != nil {
+		if err := l.load(s.text, name, doc.extends, append(chain, link{id, name}), p, o, names); err != nil {
 			return err
 		}
 	}

@@ -132,6 +132,19 @@ func TestExtendsAppliesTheBaseFirst(t *testing.T) {
 	}
 }
 
+// LoadChain names what it applied, the policy asked for first.
+func TestLoadChainNamesEachPolicyApplied(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"team/base.yaml": "extends: small\n",
+		"me.yaml":        "extends: team/base.yaml\n",
+	})
+	me := filepath.Join(dir, "me.yaml")
+	_, _, chain, err := Loader{Builtin: builtins, Vars: testVars}.LoadChain(me)
+	if want := []string{me, filepath.Join(dir, "team/base.yaml"), "built-in small"}; err != nil || !reflect.DeepEqual(chain, want) {
+		t.Errorf("chain = %q, %v; want %q", chain, err, want)
+	}
+}
+
 func TestArgsExpandsToEveryArgument(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"p.yaml": "filesystem:\n  ro: [/a, \"${ARGS}\", /b]\n"})
 	p, _, err := load(t, dir, "p.yaml")

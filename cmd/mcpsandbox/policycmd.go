@@ -14,7 +14,8 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
-// policyCommand is `mcpsandbox policy list|show NAME|check FILE...`.
+// policyCommand is `mcpsandbox policy list|show NAME|check FILE...|explain
+// [run's options] -- COMMAND`.
 func policyCommand(args []string, std stdio) int {
 	fs := newFlagSet("policy")
 	if status, ok := parseFlags(fs, "policy", args, std); !ok {
@@ -22,7 +23,7 @@ func policyCommand(args []string, std stdio) int {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		return usageFailure("policy", "say what to do: list, show NAME or check FILE...", std)
+		return usageFailure("policy", "say what to do: list, show NAME, check FILE... or explain -- COMMAND", std)
 	}
 	switch sub, rest := rest[0], rest[1:]; sub {
 	case "list":
@@ -40,8 +41,10 @@ func policyCommand(args []string, std stdio) int {
 			return usageFailure("policy", "policy check takes the policy files to check", std)
 		}
 		return policyCheck(rest, std)
+	case "explain":
+		return policyExplain(rest, std)
 	default:
-		return usageFailure("policy", fmt.Sprintf("no policy subcommand %q: use list, show NAME or check FILE...", sub), std)
+		return usageFailure("policy", fmt.Sprintf("no policy subcommand %q: use list, show NAME, check FILE... or explain -- COMMAND", sub), std)
 	}
 }
 
@@ -126,25 +129,32 @@ func policyCheck(files []string, std stdio) int {
 
 func policyPage() *cmdline.Page {
 	return &cmdline.Page{
-		Name: "mcpsandbox policy - list, show and check policy files",
+		Name: "mcpsandbox policy - list, show, check and explain policies",
 		Synopsis: []string{
 			"mcpsandbox policy list",
 			"mcpsandbox policy show NAME",
 			"mcpsandbox policy check FILE...",
+			"mcpsandbox policy explain [OPTIONS] -- COMMAND [ARGS...]",
 		},
 		Description: []string{
 			"list prints the built-in policies, which `run --policy NAME` and `extends: NAME` name, each with what it is for. show prints one of them as it is embedded.",
 			"check reads each policy file exactly as `run --policy FILE` would (extends, variables, every value validated) and prints FILE: ok, or each error at FILE:LINE:COLUMN with its fix. The server's arguments are not known here, so ${ARG1} and the like expand to nothing. The format is documented in docs/policy.md.",
+			"explain takes run's options and COMMAND and prints, without starting anything, what `mcpsandbox run` would apply: the policy and why it was chosen (and what it extends), the command with any version manager's shim resolved, the server's name and state directory, every mount with where it came from (policy, flag, argument, interpreter), the environment (values of secret-looking names and of variables passed from yours are not shown), network, limits, seccomp, user, MCP rules, audit, health and restart.",
+		},
+		Options: []cmdline.Option{
+			{Group: "explain", Flag: "--policy FILE|NAME", Text: policyUsage},
+			{Group: "Other", Flag: "--help, -h", Text: "Print this page. explain's other options are run's (mcpsandbox help run)."},
 		},
 		ExitStatus: []string{
-			"0 when every file is valid (list and show: always).",
+			"0 when every file is valid (list, show and explain: always).",
 			"1 when some file is not; each error is printed.",
-			"2 on a wrong command line, or show with a name that is no built-in.",
+			"2 on a wrong command line (explain: also a policy file that is not valid), or show with a name that is no built-in.",
 		},
 		Examples: []cmdline.Example{
 			{Command: "mcpsandbox policy list", Text: "See the built-in policies:"},
 			{Command: "mcpsandbox policy show default", Text: "Print the built-in default, a starting point for a file of your own:"},
 			{Command: "mcpsandbox policy check ./github.yaml", Text: "Check a file before a host starts a server with it:"},
+			{Command: "mcpsandbox policy explain -- npx -y @modelcontextprotocol/server-memory", Text: "See what run would grant the memory server, and why:"},
 		},
 	}
 }

@@ -13,17 +13,18 @@ import (
 const policyUsage = "Start from the policy file FILE or the built-in policy NAME instead of the built-in chosen by the command (see mcpsandbox policy list); flags given beside it override its values, and --ro, --rw, --tmpfs and --env add to its lists. FILE has a / in it or ends in .yaml; its format is documented in docs/policy.md."
 
 // withPolicyFile returns the policy run uses: the policy file or built-in
-// ref with every flag the command line gave applied over it, validated.
-// An error names what a file set as section.key at file:line:col, and the
-// rest as flags.
-func withPolicyFile(ref string, fs *flag.FlagSet, flagged policy.Policy, vars policy.Vars) (policy.Policy, error) {
-	p, origin, err := policy.Loader{Builtin: policies.FS, Vars: vars}.Load(ref)
+// ref with every flag the command line gave applied over it, validated,
+// with where the file's values came from (the fields a flag set left out)
+// and the extends chain. An error names what a file set as section.key at
+// file:line:col, and the rest as flags.
+func withPolicyFile(ref string, fs *flag.FlagSet, flagged policy.Policy, vars policy.Vars) (policy.Policy, policy.Origin, []string, error) {
+	p, origin, chain, err := policy.Loader{Builtin: policies.FS, Vars: vars}.LoadChain(ref)
 	if err != nil {
 		var fe *policy.FileError
 		if !errors.As(err, &fe) {
 			err = fmt.Errorf("--policy %s: %w", ref, err)
 		}
-		return p, err
+		return p, origin, chain, err
 	}
 	// Only flags actually given override the file.
 	fs.Visit(func(f *flag.Flag) {
@@ -35,7 +36,7 @@ func withPolicyFile(ref string, fs *flag.FlagSet, flagged policy.Policy, vars po
 		}
 	})
 	p.Command = flagged.Command
-	return p, origin.Validate(&p)
+	return p, origin, chain, origin.Validate(&p)
 }
 
 // overrideField sets name in dst from src; a list is added to.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"log/slog"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
@@ -15,6 +16,13 @@ type resolved struct {
 	launch launch.Launch
 	ref    string // the policy file or built-in applied
 	chosen bool   // ref was chosen by the command, not given with --policy
+
+	// Where the values came from, for policy explain.
+	chain   []string        // ref and what it extends, in turn
+	origin  policy.Origin   // fields a file set (and no flag)
+	given   map[string]bool // fields a flag set
+	flagged policy.Policy   // the flags' values
+	loaded  policy.Policy   // before the launch line's additions (Launch.Apply)
 }
 
 // runPolicy parses a run-style command line (run's flags, --policy, --
@@ -39,7 +47,16 @@ func runPolicy(cmdName string, args []string, std stdio) (r resolved, status int
 	if r.ref == "" {
 		r.ref, r.chosen = r.launch.Choice.Policy, true
 	}
-	p, err := withPolicyFile(r.ref, fs, flagged, r.launch.Vars)
+	p, origin, chain, err := withPolicyFile(r.ref, fs, flagged, r.launch.Vars)
+	r.chain, r.origin, r.flagged, r.loaded = chain, origin, flagged, p
+	r.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) {
+		for _, rf := range runFlags {
+			if rf.Name == f.Name {
+				r.given[rf.Field] = true
+			}
+		}
+	})
 	if err == nil && len(p.Command) > 0 {
 		err = r.launch.Apply(&p)
 	}

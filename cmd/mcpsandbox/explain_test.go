@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/launch"
+	"github.com/mcpsandbox/mcpsandbox/policies"
+	"github.com/mcpsandbox/mcpsandbox/policy"
+)
+
+// explained is explain's output, by section heading.
+type explained map[string][]string
+
+func explain(t *testing.T, args ...string) explained {
+	t.Helper()
+	stdout, stderr, code := runCLI(t, append([]string{"policy", "explain"}, args...)...)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("policy explain %q: exit %d, stderr %q", args, code, stderr)
+	}
+	out := explained{}
+	head := ""
+	for _, line := range strings.Split(stdout, "\n") {
+		switch {
+		case line == "":
+		case !strings.HasPrefix(line, " "):
+			head = line
+		default:
+			out[head] = append(out[head], strings.TrimSpace(line))
+		}
+	}
+	return out
+}
+
+func (e explained) text(section string) string { return strings.Join(e[section], "\n") }
+
+// grants are the mounts of host files explain lists: kind → paths.
+func (e explained) grants() map[string][]string {
+	g := map[string][]string{}
+	for _, line := range e["Mounts"] {
+		if f := strings.Fields(line); len(f) > 1 && (f[0] == "ro" || f[0] == "rw" || f[0] == "tmpfs") {
+			g[f[0]] = append(g[f[0]], f[1])
+		}
+	}
+	return g
+}
+
+// grantedAs is the reason explain gives for the kind grant of path.
+func (e explained) grantedAs(kind, path string) (string, bool) {
+	for _, line := range e["Mounts"] {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == kind && f[1] == path {
+			return strings.Join(f[2:], " "), true
+		}
+	}
+	return "", false
+}
+
+// project is a Python project with a script, as a user has it.
+func project(t *testing.T) (dir, script string) {
+	dir = t.TempDir()
+	writeFile(t, dir, "pyproject.toml", "[project]\nname = \"demo\"\n")
+	return dir, writeFile(t, dir, "server.py", "print('hi')\n")
+}
+
+func TestExplainSaysWhichPolicyAndWhy(t *testing.T) {
+	served := t.TempDir()
+	proj, script := project(t)
+	cases := []struct {
+		line   []string
+		policy string
+		why    string
+		check  func(t *testing.T, e explained)
+	}{
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-memory"}, "memory", "npm package @modelcontextprotocol/server-memory", func(t *testing.T, e explained) {
+			if !strings.Contains(e.text("Policy"), "extends: built-in npx → built-in default") {
+				t.Errorf("extends chain missing:\n%s", e.text("Policy"))
+			}
+			if !strings.Contains(e.text("Server"), "named by: npm_config_cache, MEMORY_FILE_PATH") {
+				t.Errorf("state directory's variables missing:\n%s", e.text("Server"))
+			}
+		}},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", served}, "filesystem", "server-filesystem", func(t *testing.T, e explained) {
+			if why, ok := e.grantedAs("rw", served); !ok || !strings.Contains(why, "argument") {
+				t.Errorf("the served directory is not a read-write grant from the argument:\n%s", e.text("Mounts"))
+			}
+		}},
+		{[]string{"npx", "-c", "x"}, "default", "npx -c runs a shell command", nil},
+		{[]string{"python3", script}, "python", "the program is python3", func(t *testing.T, e explained) {
+			if why, ok := e.grantedAs("ro", proj); !ok || !strings.Contains(why, "${PROJECT}") {
+				t.Errorf("the project is not a read-only grant of ${PROJECT}:\n%s", e.text("Mounts"))
+			}
+			if rt := launch.Read([]string{"python3", script}, nil, launch.FromProcess()).Runtime; rt.Shim != "" {
+				want := fmt.Sprintf("python3 → %s (%s shim)", rt.Exe, rt.Via)
+				if !slices.Contains(e["Command"], want) {
+					t.Errorf("Command lacks %q:\n%s", want, e.text("Command"))
+				}
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.policy, func(t *testing.T) {
+			e := explain(t, append([]string{"--"}, c.line...)...)
+			if got := e.text("Policy"); !strings.HasPrefix(got, "built-in "+c.policy+", chosen by the command:") || !strings.Contains(got, c.why) {
+				t.Errorf("%q: Policy section\n%s\nwant built-in %s and why (%q)", c.line, got, c.policy, c.why)
+			}
+			if c.check != nil {
+				c.check(t, e)
+			}
+		})
+	}
+}
+
+func TestExplainShowsWhatTheCommandLineSets(t *testing.T) {
+	t.Setenv("EXPLAIN_PASSED", "value-never-shown")
+	os.Unsetenv("EXPLAIN_UNSET")
+	ro := t.TempDir()
+	e := explain(t, "--memory", "300MiB", "--ro", ro, "--env", "EXPLAIN_PASSED", "--env", "EXPLAIN_UNSET",
+		"--env", "API_TOKEN=hunter2", "--env", "MODE=fast", "--", "sh", "-c", "true")
+	if !slices.Contains(e["Limits"], "memory        300MiB     (--memory)") {
+		t.Errorf("Limits do not show --memory 300MiB:\n%s", e.text("Limits"))
+	}
+	if why, ok := e.grantedAs("ro", ro); !ok || why != "(--ro)" {
+		t.Errorf("--ro %s not listed as given by the flag:\n%s", ro, e.text("Mounts"))
+	}
+	env := e.text("Environment")
+	for _, want := range []string{"EXPLAIN_PASSED from your environment", "EXPLAIN_UNSET from your environment (not set now", "API_TOKEN=***", "MODE=fast", "HOME=/sandbox"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("Environment lacks %q:\n%s", want, env)
+		}
+	}
+	all, _, _ := runCLI(t, "policy", "explain", "--env", "EXPLAIN_PASSED", "--env", "API_TOKEN=hunter2", "--", "sh")
+	for _, secret := range []string{"value-never-shown", "hunter2"} {
+		if strings.Contains(all, secret) {
+			t.Errorf("explain printed the value %q:\n%s", secret, all)
+		}
+	}
+}
+
+func TestExplainRefusesWhatRunRefuses(t *testing.T) {
+	bad := writeFile(t, t.TempDir(), "bad.yaml", "limits:\n  memroy: 1GiB\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--policy", bad, "--", "srv"}, bad + ":2:3: unknown key \"memroy\""},
+		{[]string{}, "no server command"},
+		{[]string{"--memroy", "1G", "--", "srv"}, "did you mean --memory?"},
+	} {
+		stdout, stderr, code := runCLI(t, append([]string{"policy", "explain"}, c.args...)...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "help policy") {
+			t.Errorf("explain %q: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}
+
+// Each built-in explains a launch line it is chosen for.
+func TestExplainEveryBuiltin(t *testing.T) {
+	matches, err := policy.Matches(policies.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	js := writeFile(t, dir, "index.js", "")
+	py := writeFile(t, dir, "server.py", "")
+	lines := map[string][]string{"default": {"sh", "-c", "true"}}
+	for _, m := range matches {
+		switch {
+		case len(m.NPM) > 0:
+			lines[m.Policy] = []string{"npx", "-y", m.NPM[0]}
+		case len(m.PyPI) > 0:
+			lines[m.Policy] = []string{"uvx", m.PyPI[0]}
+		case slices.Contains(m.Programs, "node"):
+			lines[m.Policy] = []string{"node", js}
+		case slices.Contains(m.Programs, "python3"):
+			lines[m.Policy] = []string{"python3", py}
+		case slices.Contains(m.Programs, "npx"):
+			lines[m.Policy] = []string{"npx", "-y", "some-unnamed-mcp-server"}
+		case slices.Contains(m.Programs, "uvx"):
+			lines[m.Policy] = []string{"uvx", "some-unnamed-mcp-server"}
+		case len(m.Programs) > 0:
+			lines[m.Policy] = []string{m.Programs[0]}
+		}
+	}
+	for _, name := range builtinNames() {
+		line, ok := lines[name]
+		if !ok {
+			t.Errorf("built-in %s: no launch line selects it", name)
+			continue
+		}
+		e := explain(t, append([]string{"--"}, line...)...)
+		if got := e.text("Policy"); !strings.HasPrefix(got, "built-in "+name+",") {
+			t.Errorf("%q: explained as\n%s\nwant the built-in %s", line, got, name)
+		}
+		for _, s := range []string{"Command", "Server", "Mounts", "Environment", "Network", "Limits", "Seccomp", "User", "MCP rules", "Audit log", "Health", "Restart"} {
+			if len(e[s]) == 0 {
+				t.Errorf("%q: no %s section", line, s)
+			}
+		}
+	}
+}
+
+// What explain lists is what run mounts: a server that records its mount
+// points (and whether each is read-only) shows every grant explain names.
+func TestExplainAgreesWithRun(t *testing.T) {
+	requireConfinement(t)
+	proj, _ := project(t)
+	script := writeFile(t, proj, "mounts.py", `import os, sys
+with open(os.path.join(sys.argv[1], "mounts"), "w") as out:
+    for line in open("/proc/self/mountinfo"):
+        f = line.split()
+        out.write(f[4] + " " + f[5].split(",")[0] + "\n")
+`)
+	ro, rw := t.TempDir(), t.TempDir()
+	// Readable (and rw writable) by the server's own uid, as a user's are.
+	for dir, mode := range map[string]os.FileMode{proj: 0o755, ro: 0o755, rw: 0o777} {
+		if err := os.Chmod(dir, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flags := []string{"--ro", ro, "--rw", rw, "--tmpfs", "/opt/explain-test", "--"}
+	line := []string{"python3", script, rw}
+	want := explain(t, append(flags, line...)...).grants()
+
+	cmd := exec.Command(self(t), append(append([]string{asCLI, "run"}, flags...), line...)...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
+	hostIn, err := cmd.StdinPipe() // open until run ends: the host stays
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hostIn.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("run did not end after its server exited; stderr:\n%s", &stderr)
+	}
+	data, rerr := os.ReadFile(filepath.Join(rw, "mounts"))
+	if rerr != nil {
+		t.Fatalf("the server wrote no mounts (%v, run: %v); stderr:\n%s", rerr, err, &stderr)
+	}
+	inside := map[string]string{} // mount point → ro or rw
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			inside[f[0]] = f[1]
+		}
+	}
+	if !slices.Contains(want["ro"], proj) || !slices.Contains(want["ro"], ro) || !slices.Contains(want["rw"], rw) || len(want["tmpfs"]) != 1 {
+		t.Fatalf("explain listed %v; want the project and --ro read-only, --rw and the tmpfs", want)
+	}
+	for kind, paths := range want {
+		for _, p := range paths {
+			mode, ok := inside[p]
+			switch {
+			case !ok:
+				t.Errorf("explain lists %s %s, which is no mount inside", kind, p)
+			case kind == "ro" && mode != "ro", kind != "ro" && mode != "rw":
+				t.Errorf("explain lists %s %s, mounted %s inside", kind, p, mode)
+			}
+		}
+	}
+}
