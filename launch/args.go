@@ -1,15 +1,18 @@
 package launch
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
-// argPaths are the arguments that name existing host paths, made
+// argPaths are the server's arguments that name existing host paths, made
 // absolute: the directories a filesystem server serves, a database file.
-// A --flag=PATH counts by its value. The program is not an argument.
+// A --flag=PATH counts by its value. The program is not an argument, nor
+// are a launcher's or interpreter's own flags and the package or script
+// it runs (serverArgs).
 func argPaths(args []string, h Host) ([]string, error) {
 	var paths []string
 	for _, a := range args {
@@ -27,12 +30,39 @@ func argPaths(args []string, h Host) ([]string, error) {
 		if _, err := os.Lstat(p); err != nil {
 			continue
 		}
-		if p == "/" || within(p, "/proc") || within(p, "/sys") || within(p, "/dev") {
-			return nil, fmt.Errorf("the argument %s would grant %s, which is never granted", a, p)
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			real = p
+		}
+		for _, q := range []string{p, real} {
+			if q == "/" || within(q, "/proc") || within(q, "/sys") || within(q, "/dev") {
+				return nil, &field.Error{Field: "GrantArgs",
+					Problem: "the argument " + a + " names " + q + ", which {GrantArgs} never grants",
+					Fix:     "name the directories the server needs, or set {GrantArgs} none and grant them with {ReadOnly} or {ReadWrite}"}
+			}
 		}
 		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// serverArgs are the arguments of cmd that are the server's own: after
+// npx's or uvx's flags and package, node's or python's flags and script
+// (or module, or code); all of them for another program.
+func serverArgs(cmd []string) []string {
+	args := cmd[1:]
+	var l line
+	switch family(filepath.Base(cmd[0])) {
+	case "npx":
+		l = parseNpx(args)
+	case "uvx":
+		l = parseUvx(args)
+	case "node":
+		l = parseNode(args)
+	case "python3":
+		l = parsePython(args)
+	}
+	return args[min(l.rest, len(args)):]
 }
 
 // looksLikePath: an absolute or explicitly relative path, or a bare name

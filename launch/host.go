@@ -2,6 +2,8 @@ package launch
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -39,6 +41,13 @@ func runWhich(dir string) func(string, ...string) (string, error) {
 		cmd.Dir = dir
 		out, err := cmd.Output()
 		if err != nil {
+			// The manager's own words say what is missing.
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				if msg, _, _ := strings.Cut(strings.TrimSpace(string(exit.Stderr)), "\n"); msg != "" {
+					return "", fmt.Errorf("%w: %s", err, msg)
+				}
+			}
 			return "", err
 		}
 		line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")

@@ -1,6 +1,8 @@
 package launch
 
 import (
+	"errors"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,17 +12,21 @@ import (
 
 // Launch is a launch line read on this host.
 type Launch struct {
-	Given    []string // the launch line as given
-	Command  []string // what to start confined: the interpreter behind a shim put first
-	Name     string   // the server's name (logs, its cgroup, its state directory)
-	Choice   Choice   // the built-in that fits, for when no policy is given
-	Runtime  Runtime
-	Project  string // ${PROJECT}
-	StateDir string // ${STATE}: where the state directory is when the policy turns it on
-	Vars     policy.Vars
-	argPaths []string
-	argErr   error
-	home     string
+	Given   []string // the launch line as given
+	Command []string // what to start confined: the interpreter behind a shim put first
+	Name    string   // the server's name (logs, its cgroup, its state directory)
+	Choice  Choice   // the built-in that fits, for when no policy is given
+	Runtime Runtime
+	// RuntimeErr says why the program, found, could not be resolved (a
+	// version manager's shim that names no interpreter): Command then
+	// keeps it as given, which the sandbox is unlikely to run.
+	RuntimeErr error
+	Project    string // ${PROJECT}
+	StateDir   string // ${STATE}: where the state directory is when the policy turns it on
+	Vars       policy.Vars
+	argPaths   []string
+	argErr     error
+	home       string
 }
 
 // Read reads cmd on host h; matches are the built-ins' match sections.
@@ -32,11 +38,15 @@ func Read(cmd []string, matches []policy.Match, h Host) Launch {
 	if len(cmd) == 0 {
 		return l
 	}
-	if rt, err := resolveRuntime(cmd[0], h); err == nil {
+	rt, err := resolveRuntime(cmd[0], h)
+	switch {
+	case err == nil:
 		l.Runtime = rt
 		if rt.Shim != "" {
 			l.Command[0] = rt.Exe
 		}
+	case !errors.Is(err, exec.ErrNotFound):
+		l.RuntimeErr = err
 	}
 	fam := family(filepath.Base(cmd[0]))
 	var script string
@@ -50,7 +60,7 @@ func Read(cmd []string, matches []policy.Match, h Host) Launch {
 		l.Project = projectOf(absPath(h.WorkDir, script), fam, h)
 	}
 	l.StateDir = stateDir(l.Name, h)
-	l.argPaths, l.argErr = argPaths(cmd[1:], h)
+	l.argPaths, l.argErr = argPaths(serverArgs(cmd), h)
 	l.Vars = policy.Vars{Home: h.Home, WorkDir: h.WorkDir, Args: slices.Clone(cmd[1:]), State: l.StateDir, Project: l.Project}
 	return l
 }
@@ -84,7 +94,7 @@ func (l Launch) Apply(p *policy.Policy) error {
 			}
 		}
 	}
-	if p.State && p.StateEnv != "" && !setsEnv(p.Env, p.StateEnv) {
+	if p.State && p.StateEnv != "" && l.StateDir != "" && !setsEnv(p.Env, p.StateEnv) {
 		p.Env = append(p.Env, p.StateEnv+"="+l.StateDir)
 	}
 	return nil
@@ -94,8 +104,9 @@ func (l Launch) Apply(p *policy.Policy) error {
 // replaces it whole), which a runtime's bin precedes.
 const serverPath = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
+// setsEnv: env sets name, or passes it from mcpsandbox's own (a bare NAME).
 func setsEnv(env []string, name string) bool {
-	return slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
+	return slices.ContainsFunc(env, func(e string) bool { return e == name || strings.HasPrefix(e, name+"=") })
 }
 
 func addPath(list []string, p string) []string {

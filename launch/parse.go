@@ -9,9 +9,14 @@ import (
 type line struct {
 	pkg    string   // npm or PyPI package
 	specs  []string // the package specs as given, versions kept (npx, uvx)
+	with   []string // uvx --with: more packages in the tool's environment
+	python string   // uvx --python
 	script string   // node or python script, as given
 	module string   // python -m module
 	refuse string
+	// rest is where the server's own arguments begin among the arguments
+	// read: after the launcher's or interpreter's flags and its operand.
+	rest int
 }
 
 // parseNpx reads npx's own flags up to the package. --package names it
@@ -33,58 +38,60 @@ func parseNpx(args []string) line {
 		case a == "-c" || a == "--call" || strings.HasPrefix(a, "--call="):
 			return line{refuse: "npx " + a + " runs a shell command"}
 		case a == "--":
-			if len(pkgs) == 0 && i+1 < len(args) {
+			if i+1 >= len(args) {
+				return line{refuse: "npx -- without a command"}
+			}
+			if len(pkgs) == 0 {
 				pkgs = append(pkgs, args[i+1])
 			}
-			return onePackage(pkgs)
+			return onePackage(pkgs, i+2)
 		case strings.HasPrefix(a, "-"):
 			return line{refuse: "npx flag " + a + " is not one mcpsandbox reads"}
 		default:
 			if len(pkgs) == 0 {
 				pkgs = append(pkgs, a)
 			}
-			return onePackage(pkgs)
+			return onePackage(pkgs, i+1)
 		}
 	}
-	if len(pkgs) == 0 {
-		return line{refuse: "npx without a package"}
-	}
-	return onePackage(pkgs)
+	return line{refuse: "npx without a package"}
 }
 
-// onePackage: only a single package names the server's policy.
-func onePackage(pkgs []string) line {
+// onePackage: only a single package names the server's policy; the others
+// run more code than that policy's package.
+func onePackage(pkgs []string, rest int) line {
 	l := line{}
 	if len(pkgs) == 1 {
 		l = npmLine(pkgs[0])
 	}
-	l.specs = pkgs
+	l.specs, l.rest = pkgs, rest
 	return l
 }
 
-// npmLine reads a package spec: name, name@version, @scope/name@version.
-// Anything else (a path, a URL, git:) names no registry package.
+// npmLine reads a registry package spec: name, name@version,
+// @scope/name@version. Anything else names no registry package: a path, a
+// URL, git:, and an alias (name@npm:other), which installs other as name.
 func npmLine(spec string) line {
-	name := spec
-	if at := strings.LastIndex(spec, "@"); at > 0 {
-		name = spec[:at]
+	name, version := spec, ""
+	start := 0
+	if strings.HasPrefix(spec, "@") {
+		start = 1 // the scope's @
 	}
-	if !npmName(name) {
+	if at := strings.Index(spec[start:], "@"); at >= 0 {
+		name, version = spec[:start+at], spec[start+at+1:]
+	}
+	if !npmName(name) || strings.ContainsAny(version, ":/@") {
 		return line{}
 	}
 	return line{pkg: name}
 }
 
 func npmName(s string) bool {
-	rest := s
 	if strings.HasPrefix(s, "@") {
 		scope, pkg, ok := strings.Cut(s[1:], "/")
-		if !ok || !npmPart(scope) || !npmPart(pkg) {
-			return false
-		}
-		return true
+		return ok && npmPart(scope) && npmPart(pkg)
 	}
-	return !strings.Contains(rest, "/") && npmPart(rest)
+	return !strings.Contains(s, "/") && npmPart(s)
 }
 
 func npmPart(s string) bool {
@@ -100,51 +107,65 @@ func npmPart(s string) bool {
 }
 
 // parseUvx reads uvx's flags up to the tool; --from names the package.
+// --with adds packages to the tool's environment, so the tool's own
+// policy no longer decides.
 func parseUvx(args []string) line {
+	var l line
 	from := ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		name, value, hasValue := strings.Cut(a, "=")
 		switch {
 		case a == "-q" || a == "--quiet" || a == "--offline" || a == "--isolated":
-		case a == "--from" || a == "--python" || a == "-p" || a == "--with":
-			if i+1 >= len(args) {
-				return line{refuse: "uvx " + a + " without a value"}
+		case name == "--from" || name == "--python" || name == "-p" || name == "--with":
+			if !hasValue {
+				if i+1 >= len(args) {
+					return line{refuse: "uvx " + a + " without a value"}
+				}
+				i++
+				value = args[i]
 			}
-			i++
-			if a == "--from" {
-				from = args[i]
+			switch name {
+			case "--from":
+				from = value
+			case "--with":
+				l.with = append(l.with, value)
+			default:
+				l.python = value
 			}
-		case strings.HasPrefix(a, "--from="):
-			from = strings.TrimPrefix(a, "--from=")
 		case strings.HasPrefix(a, "-"):
 			return line{refuse: "uvx flag " + a + " is not one mcpsandbox reads"}
 		default:
 			if from == "" {
 				from = a
 			}
-			l := pypiLine(from)
-			l.specs = []string{from}
+			if len(l.with) == 0 {
+				l.pkg = pypiLine(from).pkg
+			}
+			l.specs, l.rest = []string{from}, i+1
 			return l
 		}
 	}
 	return line{refuse: "uvx without a tool"}
 }
 
-// pypiLine reads a requirement: name, name==1.0, name[extra]>=1, name@1.
+// pypiLine reads a registry requirement: name, name==1.0, name[extra]>=1,
+// name@1. A direct reference (name @ https://..., a path, git+...) names
+// no registry package.
 func pypiLine(req string) line {
-	end := strings.IndexAny(req, "=<>!~[@; ")
-	if end >= 0 {
-		req = req[:end]
+	name, rest := req, ""
+	if end := strings.IndexAny(req, "=<>!~[@; "); end >= 0 {
+		name, rest = req[:end], req[end:]
 	}
-	for _, c := range req {
+	if name == "" || strings.ContainsAny(rest, ":/") {
+		return line{}
+	}
+	for _, c := range name {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
 			return line{}
 		}
 	}
-	if req == "" {
-		return line{}
-	}
-	return line{pkg: req}
+	return line{pkg: name}
 }
 
 // nodeValueFlags take the next argument as their value.
@@ -156,44 +177,78 @@ func parseNode(args []string) line {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case a == "-e" || a == "--eval" || a == "-p" || a == "--print" || a == "-":
-			return line{}
+		case a == "-e" || a == "--eval" || a == "-p" || a == "--print":
+			return line{rest: min(i+2, len(args))}
+		case a == "-" || strings.HasPrefix(a, "--eval=") || strings.HasPrefix(a, "--print="):
+			return line{rest: i + 1}
 		case nodeValueFlags[a]:
 			i++
 		case a == "--":
 			if i+1 < len(args) {
-				return line{script: args[i+1]}
+				return line{script: args[i+1], rest: i + 2}
 			}
-			return line{}
+			return line{rest: len(args)}
 		case strings.HasPrefix(a, "-"):
 		default:
-			return line{script: a}
+			return line{script: a, rest: i + 1}
 		}
 	}
-	return line{}
+	return line{rest: len(args)}
 }
 
-// parsePython finds python's script or -m module; -c runs code.
+// pythonValueFlags are python's options that take a value: c (code), m
+// (module), W and X; the value is the rest of the argument or the next.
+const pythonValueFlags = "cmWX"
+
+// parsePython finds python's script or -m module; -c runs code. Short
+// options combine as python reads them: -Im mod, -uc code.
 func parsePython(args []string) line {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case a == "-c" || a == "-":
-			return line{}
-		case a == "-m":
+		case a == "-":
+			return line{rest: i + 1}
+		case a == "--":
 			if i+1 < len(args) {
-				return line{module: args[i+1], pkg: strings.SplitN(args[i+1], ".", 2)[0]}
+				return line{script: args[i+1], rest: i + 2}
 			}
-			return line{}
-		case strings.HasPrefix(a, "-m"):
-			mod := strings.TrimPrefix(a, "-m")
-			return line{module: mod, pkg: strings.SplitN(mod, ".", 2)[0]}
-		case a == "-X" || a == "-W" || a == "--check-hash-based-pycs":
+			return line{rest: len(args)}
+		case a == "--check-hash-based-pycs":
 			i++
+		case strings.HasPrefix(a, "--"):
 		case strings.HasPrefix(a, "-"):
+			flag, value, ok := pythonValueFlag(a)
+			if !ok {
+				continue
+			}
+			next := i + 1
+			if value == "" {
+				if i+1 >= len(args) {
+					return line{rest: len(args)}
+				}
+				value, next = args[i+1], i+2
+			}
+			switch flag {
+			case 'c':
+				return line{rest: next}
+			case 'm':
+				return line{module: value, pkg: strings.SplitN(value, ".", 2)[0], rest: next}
+			}
+			i = next - 1
 		default:
-			return line{script: a}
+			return line{script: a, rest: i + 1}
 		}
 	}
-	return line{}
+	return line{rest: len(args)}
+}
+
+// pythonValueFlag finds the option that takes a value among combined short
+// options (-uc: u, then c) and what follows it in the same argument.
+func pythonValueFlag(a string) (flag byte, value string, ok bool) {
+	for j := 1; j < len(a); j++ {
+		if strings.IndexByte(pythonValueFlags, a[j]) >= 0 {
+			return a[j], a[j+1:], true
+		}
+	}
+	return 0, "", false
 }

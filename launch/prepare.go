@@ -38,7 +38,16 @@ func (l Launch) PrepareStep() (Prepare, error) {
 		if ln.refuse != "" || len(ln.specs) == 0 {
 			return Prepare{}, errors.New("cannot prepare this uvx line: " + ln.refuse)
 		}
-		return Prepare{Command: []string{l.Command[0], "--from", ln.specs[0], "python", "-c", ""}, Env: []string{"UV_OFFLINE=0"}}, nil
+		// The run's environment: its Python, every package in it.
+		cmd := []string{l.Command[0]}
+		if ln.python != "" {
+			cmd = append(cmd, "--python", ln.python)
+		}
+		for _, w := range ln.with {
+			cmd = append(cmd, "--with", w)
+		}
+		cmd = append(cmd, "--from", ln.specs[0], "python", "-c", "")
+		return Prepare{Command: cmd, Env: []string{"UV_OFFLINE=0"}}, nil
 	}
 	return Prepare{}, ErrNothingToPrepare
 }

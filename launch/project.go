@@ -26,16 +26,23 @@ var projectMarkers = map[string][]string{
 // inside node_modules resolves its dependencies upwards, so its project is
 // the directory that holds the outermost node_modules. "" when the script
 // does not exist.
+//
+// A directory (node ., python3 app/) is run by what it holds, so it is
+// its own script's directory.
 func projectOf(script, fam string, h Host) string {
-	if st, err := os.Stat(script); err != nil || st.IsDir() {
+	st, err := os.Stat(script)
+	if err != nil {
 		return ""
 	}
 	if fam == "node" {
-		if before, _, ok := strings.Cut(script, "/node_modules/"); ok && before != "" && !isHomeOrAbove(before, h.Home) {
+		if before, _, ok := strings.Cut(script+"/", "/node_modules/"); ok && before != "" && !isHomeOrAbove(before, h.Home) {
 			return before
 		}
 	}
 	dir := filepath.Dir(script)
+	if st.IsDir() {
+		dir = script
+	}
 	for d := dir; !isHomeOrAbove(d, h.Home); d = filepath.Dir(d) {
 		for _, m := range projectMarkers[fam] {
 			if _, err := os.Stat(filepath.Join(d, m)); err == nil {
@@ -43,10 +50,13 @@ func projectOf(script, fam string, h Host) string {
 			}
 		}
 	}
-	if isHomeOrAbove(dir, h.Home) {
-		return script
+	switch {
+	case !isHomeOrAbove(dir, h.Home):
+		return dir
+	case st.IsDir():
+		return "" // granting it would grant the home directory, or /
 	}
-	return dir
+	return script
 }
 
 // isHomeOrAbove: granting d would grant the home directory, or all of /.
@@ -57,10 +67,16 @@ func isHomeOrAbove(d, home string) bool {
 	return home != "" && (d == home || strings.HasPrefix(home, d+"/"))
 }
 
-// npmPackageOf is the name in the package.json nearest above script, the
-// package the script belongs to; "" if there is none.
+// npmPackageOf is the name in the package.json nearest above script (or
+// in it, a directory), the package the script belongs to; "" if there is
+// none. A package.json without a name (dist/package.json saying only
+// "type": "module") is not a package's.
 func npmPackageOf(script string) string {
-	for d := filepath.Dir(script); d != "/" && d != "."; d = filepath.Dir(d) {
+	start := filepath.Dir(script)
+	if st, err := os.Stat(script); err == nil && st.IsDir() {
+		start = script
+	}
+	for d := start; d != "/" && d != "."; d = filepath.Dir(d) {
 		data, err := os.ReadFile(filepath.Join(d, "package.json"))
 		if err != nil {
 			continue
@@ -71,7 +87,9 @@ func npmPackageOf(script string) string {
 		if json.Unmarshal(data, &pkg) != nil {
 			return ""
 		}
-		return pkg.Name
+		if pkg.Name != "" {
+			return pkg.Name
+		}
 	}
 	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -66,8 +67,11 @@ func resolveRuntime(prog string, h Host) (Runtime, error) {
 			return rt, fmt.Errorf("%s is a %s shim, and nothing here can ask %s where it leads", found, m.name, m.name)
 		}
 		real, err := h.Which(exe, args...)
-		if err != nil || !filepath.IsAbs(real) {
-			return rt, fmt.Errorf("%s is a %s shim, and `%s %s` did not name an interpreter (%v): install the version it wants or name the interpreter's path",
+		if err == nil && !filepath.IsAbs(real) {
+			err = fmt.Errorf("it answered %q, not an absolute path", real)
+		}
+		if err != nil {
+			return rt, fmt.Errorf("%s is a %s shim, and `%s %s` named no interpreter (%v): install the version it wants, or give the interpreter's own path",
 				found, m.name, m.name, strings.Join(args, " "), err)
 		}
 		rt.Shim, rt.Via, rt.Exe = found, m.name, real
@@ -76,31 +80,49 @@ func resolveRuntime(prog string, h Host) (Runtime, error) {
 	rt.Roots = installRoots(rt.Exe, h.Home)
 	if len(rt.Roots) > 0 {
 		rt.Bin = filepath.Dir(rt.Exe)
+		if real, err := filepath.EvalSymlinks(rt.Bin); err == nil {
+			rt.Bin = real // as granted
+		}
 	}
 	return rt, nil
 }
 
 // installRoots are the installations exe needs outside /usr (which is
 // always visible): for DIR/bin/prog, DIR (a node or Python installation
-// holds its libraries beside bin); for a virtualenv's interpreter the
-// virtualenv and the interpreter it links to. Never the home directory
-// itself or anything above it.
+// holds its libraries beside bin); for a link (a virtualenv's interpreter,
+// nvm's npx, ~/.local/bin/x) the installation it leads to as well. Never
+// the home directory itself or anything above it, nor ~/.local, the
+// user's catch-all prefix (its share and state hold every program's data,
+// other servers' state directories too). Paths are real ones: the sandbox
+// follows no symlink in a grant.
 func installRoots(exe, home string) []string {
+	homes := []string{home}
+	if real, err := filepath.EvalSymlinks(home); err == nil && home != "" && real != home {
+		homes = append(homes, real)
+	}
+	tooBroad := func(d string) bool {
+		return slices.ContainsFunc(homes, func(h string) bool {
+			return isHomeOrAbove(d, h) || h != "" && d == filepath.Join(h, ".local")
+		})
+	}
 	var roots []string
 	add := func(path string) {
-		if within(path, "/usr") {
+		dir := filepath.Dir(path)
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		if within(dir, "/usr") {
 			return
 		}
-		dir := filepath.Dir(path)
 		root := dir
 		if filepath.Base(dir) == "bin" {
 			root = filepath.Dir(dir)
 		}
-		if isHomeOrAbove(root, home) {
+		if tooBroad(root) {
 			root = dir
 		}
-		if isHomeOrAbove(root, home) {
-			root = path
+		if tooBroad(root) {
+			root = filepath.Join(dir, filepath.Base(path))
 		}
 		for _, r := range roots {
 			if within(root, r) {

@@ -7,7 +7,8 @@ import (
 
 // stateDir is where the server's private state lives, as systemd places a
 // StateDirectory=: /var/lib/mcpsandbox/NAME for root, else
-// $XDG_STATE_HOME/mcpsandbox/NAME (~/.local/state by default).
+// $XDG_STATE_HOME/mcpsandbox/NAME (~/.local/state by default; "" without
+// a home directory).
 func stateDir(name string, h Host) string {
 	name = stateName(name)
 	if h.Root {
@@ -15,6 +16,9 @@ func stateDir(name string, h Host) string {
 	}
 	base := h.env("XDG_STATE_HOME")
 	if !filepath.IsAbs(base) {
+		if !filepath.IsAbs(h.Home) {
+			return "" // nowhere of the user's: ${STATE} is then unknown
+		}
 		base = filepath.Join(h.Home, ".local", "state")
 	}
 	return filepath.Join(base, "mcpsandbox", name)

@@ -87,4 +87,7 @@ func (r resolved) logChoice(log *slog.Logger) {
 		attrs = append(attrs, "interpreter", rt.Exe, "via", rt.Via+" shim "+rt.Shim)
 	}
 	log.Info("mcpsandbox: policy", attrs...)
+	if err := r.launch.RuntimeErr; err != nil {
+		log.Warn("mcpsandbox: the program is started as given", "server", r.launch.Name, "err", err)
+	}
 }

@@ -56,6 +56,12 @@ var rules = []rule{
 		why:   "policy is a leaf that every layer reads (internal/field, the error vocabulary it shares with sandbox, is a leaf too)",
 	},
 	{
+		pkgs:  []string{"launch"},
+		notOn: []string{"./...", mcpSDK},
+		but:   []string{"policy", "internal/field"},
+		why:   "launch reads a launch line and the host for the command, which hands what it finds to the policy: it knows nothing of confinement, supervision or MCP",
+	},
+	{
 		pkgs:  []string{"policies"},
 		notOn: []string{"./..."},
 		why:   "the built-in policy files are data that the commands and the policy loader read: the package only embeds them",
