@@ -116,7 +116,12 @@ func TestConfinedEnvironment(t *testing.T) {
 // host gets no such directory.
 func TestConfinedWorkingDirectoryNothingGrants(t *testing.T) {
 	requireConfinement(t)
-	project := t.TempDir()
+	// Not under /tmp, which is the server's own writable tmpfs inside.
+	project, err := os.MkdirTemp("/var/tmp", "mcpsandbox-workdir-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(project) })
 	if err := os.MkdirAll(filepath.Join(project, "tools"), 0o755); err != nil {
 		t.Fatal(err)
 	}
