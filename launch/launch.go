@@ -39,18 +39,20 @@ func Read(cmd []string, matches []policy.Match, h Host) Launch {
 		}
 	}
 	fam := family(filepath.Base(cmd[0]))
-	var script string
+	var script line
 	switch fam {
 	case "node":
-		script = parseNode(cmd[1:]).script
+		script = parseNode(cmd[1:])
 	case "python3":
-		script = parsePython(cmd[1:]).script
+		script = parsePython(cmd[1:])
 	}
-	if script != "" {
-		l.Project = projectOf(absPath(h.WorkDir, script), fam, h)
+	args := cmd[1:]
+	if script.script != "" {
+		l.Project = projectOf(absPath(h.WorkDir, script.script), fam, h)
+		args = args[script.after:] // the script is the program's, not an argument to grant
 	}
 	l.StateDir = stateDir(l.Name, h)
-	l.argPaths, l.argErr = argPaths(cmd[1:], h)
+	l.argPaths, l.argErr = argPaths(args, h)
 	l.Vars = policy.Vars{Home: h.Home, WorkDir: h.WorkDir, Args: slices.Clone(cmd[1:]), State: l.StateDir, Project: l.Project}
 	return l
 }

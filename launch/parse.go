@@ -10,6 +10,7 @@ type line struct {
 	pkg    string   // npm or PyPI package
 	specs  []string // the package specs as given, versions kept (npx, uvx)
 	script string   // node or python script, as given
+	after  int      // where the script's own arguments start
 	module string   // python -m module
 	refuse string
 }
@@ -162,12 +163,12 @@ func parseNode(args []string) line {
 			i++
 		case a == "--":
 			if i+1 < len(args) {
-				return line{script: args[i+1]}
+				return line{script: args[i+1], after: i + 2}
 			}
 			return line{}
 		case strings.HasPrefix(a, "-"):
 		default:
-			return line{script: a}
+			return line{script: a, after: i + 1}
 		}
 	}
 	return line{}
@@ -192,7 +193,7 @@ func parsePython(args []string) line {
 			i++
 		case strings.HasPrefix(a, "-"):
 		default:
-			return line{script: a}
+			return line{script: a, after: i + 1}
 		}
 	}
 	return line{}
