@@ -54,7 +54,7 @@ func TestPolicyExamplesLoad(t *testing.T) {
 			if err := os.WriteFile(path, b[1], 0o644); err != nil {
 				t.Fatal(err)
 			}
-			vars := policy.Vars{Home: "/home/you", WorkDir: "/work", Args: []string{"-y", "pkg", "/home/you/notes"}}
+			vars := policy.Vars{Home: "/home/you", WorkDir: "/work", Args: []string{"-y", "pkg", "/home/you/notes"}, State: "/var/lib/mcpsandbox/pkg"}
 			p, origin, err := policy.Loader{Builtin: policies.FS, Vars: vars}.Load(path)
 			if err == nil {
 				p.Command = []string{"server"}
