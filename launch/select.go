@@ -40,8 +40,6 @@ func Choose(cmd []string, matches []policy.Match, h Host) Choice {
 		}
 	case "python3":
 		l = parsePython(cmd[1:])
-	default:
-		return Choice{fallback, "no built-in policy is for the program " + filepath.Base(cmd[0])}
 	}
 	if l.refuse != "" {
 		return Choice{fallback, l.refuse + ": the strictest policy"}

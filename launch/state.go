@@ -8,9 +8,13 @@ import (
 // stateDir is where the server's private state lives, as systemd places a
 // StateDirectory=: /var/lib/mcpsandbox/NAME for root, else
 // $XDG_STATE_HOME/mcpsandbox/NAME (~/.local/state by default; "" without
-// a home directory).
+// a home directory); $MCPSANDBOX_STATE_DIR/NAME for either when that is an
+// absolute path.
 func stateDir(name string, h Host) string {
 	name = stateName(name)
+	if base := h.env("MCPSANDBOX_STATE_DIR"); filepath.IsAbs(base) {
+		return filepath.Join(base, name)
+	}
 	if h.Root {
 		return filepath.Join("/var/lib/mcpsandbox", name)
 	}

@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if len(os.Args) > 1 && os.Args[1] == asStandIn {
+		os.Exit(serveStandIn())
+	}
 	if len(os.Args) > 1 && os.Args[1] == asHost {
 		os.Exit(hostRole())
 	}
