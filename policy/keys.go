@@ -59,6 +59,12 @@ var keys = []Key{
 	{"mcp", "deny-tools", "DenyTools", false},
 	{"mcp", "tool-prefix", "ToolPrefix", false},
 	{"mcp", "call-timeout", "CallTimeout", false},
+	{"mcp", "allow-prompts", "AllowPrompts", false},
+	{"mcp", "deny-prompts", "DenyPrompts", false},
+	{"mcp", "allow-resources", "AllowResources", false},
+	{"mcp", "deny-resources", "DenyResources", false},
+	{"mcp", "rate-limits", "RateLimits", false},
+	{"mcp", "max-concurrent-calls", "MaxConcurrentCalls", false},
 
 	{"log", "file", "LogFile", true},
 	{"log", "level", "LogLevel", false},

@@ -68,6 +68,10 @@ mcp:
   allow-tools: [read_*, "list_?"]
   deny-tools: [read_secret]
   call-timeout: 30s
+  deny-prompts: [secret-*]
+  allow-resources: ["demo://resource/static/*"]
+  rate-limits: [60/1m, "write_*=5/1m"]
+  max-concurrent-calls: 4
 `})
 	p, origin, err := load(t, dir, "p.yaml")
 	if err != nil {
@@ -85,6 +89,8 @@ mcp:
 	want.LogLevel, want.LogFile = "debug", "/home/ann/mcp.log"
 	want.AllowTools, want.DenyTools = []string{"read_*", "list_?"}, []string{"read_secret"}
 	want.CallTimeout = 30 * time.Second
+	want.DenyPrompts, want.AllowResources = []string{"secret-*"}, []string{"demo://resource/static/*"}
+	want.RateLimits, want.MaxConcurrentCalls = []string{"60/1m", "write_*=5/1m"}, 4
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", p, want)
 	}

@@ -39,6 +39,14 @@ type Policy struct {
 	ToolPrefix  string        // --tool-prefix P: the host sees every tool as P+name
 	CallTimeout time.Duration // --call-timeout (0 = none)
 
+	// MCP rules on prompts, resources and the tools/call budget.
+	AllowPrompts       []string // --allow-prompt GLOB (repeatable; none = every prompt)
+	DenyPrompts        []string // --deny-prompt GLOB (repeatable; wins over allow)
+	AllowResources     []string // --allow-resource GLOB on URIs (repeatable; none = every resource)
+	DenyResources      []string // --deny-resource GLOB on URIs (repeatable; wins over allow)
+	RateLimits         []string // --rate-limit [GLOB=]N/DURATION (repeatable; see ParseRateLimit)
+	MaxConcurrentCalls int      // --max-concurrent-calls (0 = no cap)
+
 	// Logging of the supervisor itself.
 	LogFile  string // --log-file
 	LogLevel string // --log-level: debug, info, warn, error
@@ -143,6 +151,8 @@ func (p *Policy) Validate() error {
 		return bad("ToolPrefix", strconv.Quote(p.ToolPrefix), "holds a character tool names cannot", "use letters, digits, _ - and . (e.g. github_)")
 	case p.CallTimeout < 0:
 		return bad("CallTimeout", p.CallTimeout.String(), "must not be negative", "0 means no timeout")
+	case p.MaxConcurrentCalls < 0:
+		return bad("MaxConcurrentCalls", strconv.Itoa(p.MaxConcurrentCalls), "must not be negative", "0 means no cap")
 	case p.NoFile < 16:
 		return bad("NoFile", strconv.FormatUint(p.NoFile, 10), "is too small for any server", "use at least 16")
 	}
@@ -154,11 +164,17 @@ func (p *Policy) Validate() error {
 	for _, list := range []struct {
 		field string
 		globs []string
-	}{{"AllowTools", p.AllowTools}, {"DenyTools", p.DenyTools}} {
+	}{{"AllowTools", p.AllowTools}, {"DenyTools", p.DenyTools}, {"AllowPrompts", p.AllowPrompts}, {"DenyPrompts", p.DenyPrompts},
+		{"AllowResources", p.AllowResources}, {"DenyResources", p.DenyResources}} {
 		for _, g := range list.globs {
 			if !ValidGlob(g) {
 				return bad(list.field, strconv.Quote(g), "is no glob", "use * for any run of characters, ? for one, [a-z] for a class; \\ quotes")
 			}
+		}
+	}
+	for _, s := range p.RateLimits {
+		if _, err := ParseRateLimit(s); err != nil {
+			return &field.Error{Field: "RateLimits", Value: strconv.Quote(s), Problem: "is no rate limit: " + err.Error(), Fix: rateLimitFix}
 		}
 	}
 	for _, e := range p.Env {

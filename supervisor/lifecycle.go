@@ -153,6 +153,7 @@ func (r *relay) answerCrashed(g *generation, reason string, restart bool, stop s
 			continue // held for the next process
 		}
 		delete(r.inflight, k)
+		r.releaseCallLocked(req)
 		if req.cancelled {
 			continue
 		}
@@ -225,6 +226,7 @@ func (r *relay) shutdown(g *generation, reason string, answerHost bool) Outcome 
 		r.mu.Lock()
 		for k, req := range r.inflight {
 			delete(r.inflight, k)
+			r.releaseCallLocked(req)
 			if !req.cancelled {
 				answers = append(answers, errorResponse([]byte(req.hostID), CodeServerStopped, "mcpsandbox is shutting down", errorData{Reason: reason}))
 			}

@@ -101,6 +101,7 @@ type hostRequest struct {
 	cancelled bool        // the host sent notifications/cancelled for it
 	call      uint64      // tells a --call-timeout clock its request from a later one under the same id
 	timer     *time.Timer // the --call-timeout clock; nil without one
+	slot      bool        // holds one of --max-concurrent-calls
 }
 
 // serverRequest is a server→host request awaiting the host's response.
