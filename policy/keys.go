@@ -66,6 +66,12 @@ var keys = []Key{
 	{"mcp", "deny-tools", "DenyTools", false},
 	{"mcp", "tool-prefix", "ToolPrefix", false},
 	{"mcp", "call-timeout", "CallTimeout", false},
+	{"mcp", "allow-prompts", "AllowPrompts", false},
+	{"mcp", "deny-prompts", "DenyPrompts", false},
+	{"mcp", "allow-resources", "AllowResources", false},
+	{"mcp", "deny-resources", "DenyResources", false},
+	{"mcp", "rate-limits", "RateLimits", false},
+	{"mcp", "max-concurrent-calls", "MaxConcurrentCalls", false},
 
 	{"audit", "file", "AuditLog", true},
 	{"audit", "max-size", "AuditMaxSize", false},

@@ -73,6 +73,10 @@ mcp:
   allow-tools: [read_*, "list_?"]
   deny-tools: [read_secret]
   call-timeout: 30s
+  deny-prompts: [secret-*]
+  allow-resources: ["demo://resource/static/*"]
+  rate-limits: [60/1m, "write_*=5/1m"]
+  max-concurrent-calls: 4
 audit:
   file: "${HOME}/audit.log"
   max-size: 1MiB
@@ -96,6 +100,8 @@ audit:
 	want.AllowTools, want.DenyTools = []string{"read_*", "list_?"}, []string{"read_secret"}
 	want.CallTimeout = 30 * time.Second
 	want.AuditLog, want.AuditMaxSize, want.AuditMask = "/home/ann/audit.log", MiB, []string{"pin*"}
+	want.DenyPrompts, want.AllowResources = []string{"secret-*"}, []string{"demo://resource/static/*"}
+	want.RateLimits, want.MaxConcurrentCalls = []string{"60/1m", "write_*=5/1m"}, 4
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", p, want)
 	}

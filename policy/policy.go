@@ -47,6 +47,14 @@ type Policy struct {
 	ToolPrefix  string        // --tool-prefix P: the host sees every tool as P+name
 	CallTimeout time.Duration // --call-timeout (0 = none)
 
+	// MCP rules on prompts, resources and the tools/call budget.
+	AllowPrompts       []string // --allow-prompt GLOB (repeatable; none = every prompt)
+	DenyPrompts        []string // --deny-prompt GLOB (repeatable; wins over allow)
+	AllowResources     []string // --allow-resource GLOB on URIs (repeatable; none = every resource)
+	DenyResources      []string // --deny-resource GLOB on URIs (repeatable; wins over allow)
+	RateLimits         []string // --rate-limit [GLOB=]N/DURATION (repeatable; see ParseRateLimit)
+	MaxConcurrentCalls int      // --max-concurrent-calls (0 = no cap)
+
 	// Audit log of the host's tools/call, prompts/get and resources/read.
 	AuditLog     string   // --audit-log FILE ("" = none)
 	AuditMaxSize ByteSize // --audit-max-size: rotate past it (0 = never)
@@ -175,6 +183,8 @@ func (p *Policy) Validate() error {
 		return bad("AuditMaxSize", p.AuditMaxSize.String(), "must not be negative", "0 means the audit log is never rotated")
 	case p.AuditLog != "" && p.AuditLog == p.LogFile:
 		return bad("AuditLog", strconv.Quote(p.AuditLog), "is also {LogFile}", "give the audit log a file of its own")
+	case p.MaxConcurrentCalls < 0:
+		return bad("MaxConcurrentCalls", strconv.Itoa(p.MaxConcurrentCalls), "must not be negative", "0 means no cap")
 	case p.NoFile < 16:
 		return bad("NoFile", strconv.FormatUint(p.NoFile, 10), "is too small for any server", "use at least 16")
 	}
@@ -186,11 +196,17 @@ func (p *Policy) Validate() error {
 	for _, list := range []struct {
 		field string
 		globs []string
-	}{{"AllowTools", p.AllowTools}, {"DenyTools", p.DenyTools}, {"AuditMask", p.AuditMask}} {
+	}{{"AllowTools", p.AllowTools}, {"DenyTools", p.DenyTools}, {"AllowPrompts", p.AllowPrompts}, {"DenyPrompts", p.DenyPrompts},
+		{"AllowResources", p.AllowResources}, {"DenyResources", p.DenyResources}, {"AuditMask", p.AuditMask}} {
 		for _, g := range list.globs {
 			if !ValidGlob(g) {
 				return bad(list.field, strconv.Quote(g), "is no glob", "use * for any run of characters, ? for one, [a-z] for a class; \\ quotes")
 			}
+		}
+	}
+	for _, s := range p.RateLimits {
+		if _, err := ParseRateLimit(s); err != nil {
+			return &field.Error{Field: "RateLimits", Value: strconv.Quote(s), Problem: "is no rate limit: " + err.Error(), Fix: rateLimitFix}
 		}
 	}
 	for _, e := range p.Env {

@@ -201,6 +201,10 @@ func ownOutcome(code int) string {
 		return "denied"
 	case CodeCallTimeout:
 		return "timeout"
+	case CodeRateLimited:
+		return "rate-limited"
+	case CodeTooManyCalls:
+		return "too-many-calls"
 	case CodeServerCrashed:
 		return "server-crashed"
 	case CodeServerStopped:

@@ -81,8 +81,9 @@
 //
 // # MCP rules
 //
-// The policy's rules on MCP traffic are applied in one place (mcprules.go),
-// and only tools/list results and tools/call requests are decoded for them.
+// The policy's rules on MCP traffic are applied in the relay (mcprules.go
+// and the files it names), and only the messages a rule concerns are
+// decoded for them.
 // Tools matching a --deny-tool glob, or none of the --allow-tool globs when
 // there are any, are left out of tools/list (other members, nextCursor
 // included, kept) and a tools/call of one is answered with CodePolicyDenied
@@ -93,6 +94,25 @@
 // gets CodeCallTimeout; the server gets notifications/cancelled under the
 // id it knows (after the call, if it is still held for a restart) and its
 // late answer is dropped.
+//
+// Prompts are allowed and denied by name the same way (--allow-prompt,
+// --deny-prompt: prompts/list filtered, prompts/get refused), resources by
+// URI (--allow-resource, --deny-resource: resources/list filtered,
+// resources/templates/list by uriTemplate, resources/read and
+// resources/subscribe refused, notifications/resources/updated dropped);
+// completion/complete of a denied prompt or resource is refused too. In a
+// URI glob * runs across '/'. While resource rules are set, a URI a server
+// might resolve other than as written (a . or .. segment, %2e, %2f or %5c,
+// a backslash, an upper-case scheme) is refused as uncheckable.
+//
+// --rate-limit gives each tool a token bucket (N calls at once, one more
+// every DURATION/N; the most specific matching glob sets a tool's limit): a
+// call over it gets CodeRateLimited with retryAfterMs. With
+// --max-concurrent-calls N, a tools/call while N are registered and not yet
+// answered (held for a restart included; a call the host cancelled no
+// longer counts) gets CodeTooManyCalls at once: refused, never queued.
+// Neither reaches the server, and a refused call takes nothing from the
+// other budget.
 //
 // # Audit log
 //
@@ -129,7 +149,10 @@
 //	                            every host parses (too deep, not UTF-8)
 //	-32006 CodeServerRequestRefused  (to the server) its request to the host is not
 //	                            tracked: 1024 pending already, or its id is over 256 bytes
-//	-32007 CodePolicyDenied     the policy's MCP rules forbid the request (a denied tool)
+//	-32007 CodePolicyDenied     the policy's MCP rules forbid the request (a denied tool,
+//	                            prompt or resource)
 //	-32008 CodeCallTimeout      a tools/call took longer than --call-timeout
+//	-32009 CodeRateLimited      a tools/call over its tool's --rate-limit (data: limit, retryAfterMs)
+//	-32010 CodeTooManyCalls     a tools/call while --max-concurrent-calls are in flight
 //	-32700 / -32600             the host sent a line that is not JSON / not a JSON-RPC request
 package supervisor

@@ -40,6 +40,14 @@ const (
 	// CodeCallTimeout answers a tools/call the server did not answer within
 	// --call-timeout; the server got notifications/cancelled for it.
 	CodeCallTimeout = -32008
+	// CodeRateLimited answers a tools/call over the tool's --rate-limit;
+	// data has the limit ("5/1m") and retryAfterMs. It never reached the
+	// server.
+	CodeRateLimited = -32009
+	// CodeTooManyCalls answers a tools/call while --max-concurrent-calls
+	// calls are in flight already: it is refused at once, not queued, and
+	// never reached the server; data has the limit.
+	CodeTooManyCalls = -32010
 )
 
 // Standard JSON-RPC codes mcpsandbox answers malformed host input (and an

@@ -22,8 +22,14 @@ const (
 	mSubscribe
 	mUnsubscribe
 	mDiscover
-	mToolsList // the MCP rules filter its result
-	mToolsCall // the MCP rules may refuse it or time it out
+	mToolsList // the MCP rules filter its result (this and the kinds below)
+	mToolsCall // the MCP rules may refuse it, time it out or hold it to a budget
+	mPromptsList
+	mPromptsGet
+	mResourcesList
+	mTemplatesList
+	mResourcesRead
+	mComplete
 )
 
 // cached reports whether the session cache keeps requests of kind mk.
@@ -51,6 +57,18 @@ func methodKindOf(e *envelope) methodKind {
 		return mToolsList
 	case "tools/call":
 		return mToolsCall
+	case "prompts/list":
+		return mPromptsList
+	case "prompts/get":
+		return mPromptsGet
+	case "resources/list":
+		return mResourcesList
+	case "resources/templates/list":
+		return mTemplatesList
+	case "resources/read":
+		return mResourcesRead
+	case "completion/complete":
+		return mComplete
 	}
 	return mOther
 }
@@ -107,6 +125,7 @@ func (r *relay) hostSingle(line []byte, e *envelope) {
 		if !r.enqueueLocked(out) {
 			out = nil
 			if e.kind == kindRequest {
+				r.releaseCallLocked(r.inflight[key])
 				answer = errorResponse(e.id(line), CodeQueueFull, r.queueFullMessage(), nil)
 				r.inflight[key].audit.endOwn(answer)
 				delete(r.inflight, key)
@@ -159,14 +178,21 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 	}
 	out, idStart, idEnd := msg, e.idStart, e.idEnd
 	ac := r.audit.begin(msg, e, mk)
+	var tool string
 	if mk == mToolsCall && r.rules != nil {
 		var shift int
-		if out, answer, shift = r.toolCallLocked(msg, e); answer != nil {
+		if out, answer, shift, tool = r.toolCallLocked(msg, e); answer != nil {
 			ac.endOwn(answer)
 			return nil, answer, ""
 		}
 		if idStart > offsetIn(msg, e.params) {
 			idStart, idEnd = idStart+shift, idEnd+shift
+		}
+	}
+	if r.rules != nil && (mk > mToolsCall || mk == mSubscribe) {
+		if answer = r.requestDenialLocked(mk, msg, e); answer != nil {
+			ac.endOwn(answer)
+			return nil, answer, ""
 		}
 	}
 	if r.state == stateStopped || r.state == stateClosing {
@@ -179,6 +205,12 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 		return nil, resultResponse(raw, r.sess.init.result), ""
 	}
 	req := hostRequest{hostID: string(raw), method: mk, audit: ac}
+	if mk == mToolsCall && r.rules != nil && r.rules.budget != nil {
+		if answer, req.slot = r.budgetDenialLocked(raw, tool); answer != nil {
+			ac.endOwn(answer)
+			return nil, answer, ""
+		}
+	}
 	key = req.hostID
 	if e.idEscaped {
 		key = idKey(raw, true)
@@ -194,6 +226,7 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 	if old, dup := r.inflight[key]; dup {
 		r.log.Warn("host reused the id of a request still in flight", "id", logValue([]byte(req.hostID)))
 		old.audit.endUnanswered(auditIDReused)
+		r.releaseCallLocked(old) // its answer will be taken for the new one's
 	}
 	if live {
 		req.gen = r.gen.n
@@ -249,6 +282,9 @@ func (r *relay) hostCancelLocked(msg []byte, e *envelope) []byte {
 	}
 	req.cancelled = true
 	req.audit.endUnanswered(auditCancelled)
+	// The server need not answer a cancelled call: its slot is free now.
+	r.releaseCallLocked(req)
+	req.slot = false
 	r.inflight[key] = req
 	if req.remapped {
 		start := offsetIn(msg, reqID)
@@ -417,6 +453,7 @@ func (r *relay) hostBatch(line []byte, b *batch) {
 		if !r.enqueueLocked(msg) {
 			for _, k := range keys {
 				if req, ok := r.inflight[k]; ok {
+					r.releaseCallLocked(req)
 					delete(r.inflight, k)
 					a := errorResponse([]byte(req.hostID), CodeQueueFull, r.queueFullMessage(), nil)
 					req.audit.endOwn(a)

@@ -28,6 +28,8 @@ type errorData struct {
 	Reason     string `json:"reason"`
 	Generation int    `json:"generation,omitempty"`
 	Limit      string `json:"limit,omitempty"`
+	// RetryAfterMs is when a rate-limited call would be let through.
+	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
 }
 
 // errorResponse builds a newline-terminated error response for a raw id.

@@ -175,6 +175,7 @@ func (r *relay) answerCrashed(g *generation, reason string, restart, early bool,
 			continue // it never reached a working server: the next one gets it
 		}
 		delete(r.inflight, k)
+		r.releaseCallLocked(req)
 		if req.cancelled {
 			continue
 		}
@@ -249,6 +250,7 @@ func (r *relay) shutdown(g *generation, reason string, answerHost bool) Outcome 
 		r.mu.Lock()
 		for k, req := range r.inflight {
 			delete(r.inflight, k)
+			r.releaseCallLocked(req)
 			if !req.cancelled {
 				a := errorResponse([]byte(req.hostID), CodeServerStopped, "mcpsandbox is shutting down", errorData{Reason: reason})
 				req.audit.endOwn(a)

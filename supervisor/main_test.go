@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 		case rolePagedServer:
 			servePaged()
 			os.Exit(0)
+		case roleRulesServer:
+			serveRules()
+			os.Exit(0)
 		}
 	}
 	os.Exit(m.Run())

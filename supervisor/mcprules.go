@@ -16,28 +16,43 @@ import (
 // server; with --tool-prefix the host sees every tool's name prefixed and
 // the server gets its own names back; a tools/call unanswered after
 // --call-timeout gets the host CodeCallTimeout and the server
-// notifications/cancelled. The globs match the server's own names. Only
-// the messages a rule concerns are decoded; with no rule set the relay
-// takes no step beyond a nil check.
+// notifications/cancelled. The globs match the server's own names. Prompts
+// and resources are allowed and denied the same way (promptrules.go), and
+// tools/call is held to --rate-limit and --max-concurrent-calls
+// (callbudget.go). Only the messages a rule concerns are decoded; with no
+// rule set the relay takes no step beyond a nil check.
 
 // rules is nil when the policy sets none.
 type rules struct {
-	allowTools  []string
-	denyTools   []string
-	toolPrefix  string
-	callTimeout time.Duration
+	allowTools     []string
+	denyTools      []string
+	toolPrefix     string
+	callTimeout    time.Duration
+	allowPrompts   []string
+	denyPrompts    []string
+	allowResources []string
+	denyResources  []string
+	budget         *callBudget // nil without --rate-limit and --max-concurrent-calls
 }
 
 func newRules(p policy.Policy) *rules {
-	if len(p.AllowTools) == 0 && len(p.DenyTools) == 0 && p.ToolPrefix == "" && p.CallTimeout <= 0 {
+	ru := &rules{allowTools: p.AllowTools, denyTools: p.DenyTools, toolPrefix: p.ToolPrefix, callTimeout: p.CallTimeout,
+		allowPrompts: p.AllowPrompts, denyPrompts: p.DenyPrompts, allowResources: p.AllowResources, denyResources: p.DenyResources,
+		budget: newCallBudget(p.RateLimits, p.MaxConcurrentCalls)}
+	if !ru.rewritesTools() && ru.callTimeout <= 0 && !ru.prompts() && !ru.resources() && ru.budget == nil {
 		return nil
 	}
-	return &rules{allowTools: p.AllowTools, denyTools: p.DenyTools, toolPrefix: p.ToolPrefix, callTimeout: p.CallTimeout}
+	return ru
 }
 
 // rewritesTools reports whether tools/list and tools/call are looked into.
 func (ru *rules) rewritesTools() bool {
 	return len(ru.allowTools) > 0 || len(ru.denyTools) > 0 || ru.toolPrefix != ""
+}
+
+// readsToolName reports whether a tools/call's tool name is needed.
+func (ru *rules) readsToolName() bool {
+	return ru.rewritesTools() || ru.budget != nil
 }
 
 // toolDenial says which setting hides a tool ("" when it is allowed): deny
@@ -66,11 +81,12 @@ func members(obj []byte) (map[string]json.RawMessage, bool) {
 // the answer when mcpsandbox refuses it, or else the message for the server
 // (the tool's own name restored) and how far that moved the bytes after the
 // params. A call whose tool cannot be read is refused too: the server might
-// read a name the rules did not check.
-func (r *relay) toolCallLocked(msg []byte, e *envelope) (out, answer []byte, shift int) {
+// read a name the rules did not check. own is the server's name of the
+// tool ("" when no rule needs it).
+func (r *relay) toolCallLocked(msg []byte, e *envelope) (out, answer []byte, shift int, own string) {
 	id := e.id(msg)
-	if !r.rules.rewritesTools() {
-		return msg, nil, 0
+	if !r.rules.readsToolName() {
+		return msg, nil, 0, ""
 	}
 	params, ok := members(e.params)
 	var name string
@@ -79,11 +95,11 @@ func (r *relay) toolCallLocked(msg []byte, e *envelope) (out, answer []byte, shi
 	}
 	if !ok {
 		r.log.Warn("host sent a tools/call without a readable tool name; refused under the tool rules")
-		return nil, errorResponse(id, CodePolicyDenied, "tools/call has no tool name mcpsandbox can check against its tool rules; it was not relayed", errorData{Reason: "denied by policy"}), 0
+		return nil, errorResponse(id, CodePolicyDenied, "tools/call has no tool name mcpsandbox can check against its tool rules; it was not relayed", errorData{Reason: "denied by policy"}), 0, ""
 	}
 	own, prefixed := strings.CutPrefix(name, r.rules.toolPrefix)
 	if !prefixed {
-		return nil, errorResponse(id, codeInvalidParams, fmt.Sprintf("Unknown tool %q: the tools of this server are named %s... (mcpsandbox's %s)", name, r.rules.toolPrefix, r.setting("ToolPrefix")), nil), 0
+		return nil, errorResponse(id, codeInvalidParams, fmt.Sprintf("Unknown tool %q: the tools of this server are named %s... (mcpsandbox's %s)", name, r.rules.toolPrefix, r.setting("ToolPrefix")), nil), 0, ""
 	}
 	if why := r.rules.toolDenial(own); why != "" {
 		rule := "it matches " + r.setting(why)
@@ -91,18 +107,18 @@ func (r *relay) toolCallLocked(msg []byte, e *envelope) (out, answer []byte, shi
 			rule = "it matches no " + r.setting(why)
 		}
 		r.log.Info("tools/call refused by the tool rules", "tool", logValue([]byte(own)), "setting", r.setting(why))
-		return nil, errorResponse(id, CodePolicyDenied, fmt.Sprintf("tool %q is denied by mcpsandbox's policy (%s); it was not relayed", name, rule), errorData{Reason: "denied by policy"}), 0
+		return nil, errorResponse(id, CodePolicyDenied, fmt.Sprintf("tool %q is denied by mcpsandbox's policy (%s); it was not relayed", name, rule), errorData{Reason: "denied by policy"}), 0, ""
 	}
 	if r.rules.toolPrefix == "" {
-		return msg, nil, 0
+		return msg, nil, 0, own
 	}
 	params["name"], _ = json.Marshal(own)
 	enc, err := encodeObject(params)
 	if err != nil {
-		return nil, errorResponse(id, CodePolicyDenied, "tools/call params could not be re-encoded with the tool's own name; it was not relayed", errorData{Reason: "denied by policy"}), 0
+		return nil, errorResponse(id, CodePolicyDenied, "tools/call params could not be re-encoded with the tool's own name; it was not relayed", errorData{Reason: "denied by policy"}), 0, ""
 	}
 	start := offsetIn(msg, e.params)
-	return splice(msg, start, start+len(e.params), enc), nil, len(enc) - len(e.params)
+	return splice(msg, start, start+len(e.params), enc), nil, len(enc) - len(e.params), own
 }
 
 // nameOf is the name member of a tool or a tools/call's params. A Go
@@ -110,13 +126,17 @@ func (r *relay) toolCallLocked(msg []byte, e *envelope) (out, answer []byte, shi
 // {"name":"echo","NAME":"crash"} reads as crash to a Go SDK server: a name
 // spelt more than one way is unreadable, never checked one way and used
 // another.
-func nameOf(m map[string]json.RawMessage) (string, bool) {
+func nameOf(m map[string]json.RawMessage) (string, bool) { return exactMember(m, "name") }
+
+// exactMember is the string member key of m, unreadable when spelt more
+// than one way (see nameOf).
+func exactMember(m map[string]json.RawMessage, key string) (string, bool) {
 	for k := range m {
-		if k != "name" && strings.EqualFold(k, "name") {
+		if k != key && strings.EqualFold(k, key) {
 			return "", false
 		}
 	}
-	return stringValue(m["name"])
+	return stringValue(m[key])
 }
 
 // stringValue decodes a JSON string value (nil: missing).
@@ -139,68 +159,6 @@ func encodeObject(m map[string]json.RawMessage) ([]byte, error) {
 	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
 }
 
-// toolsListLocked applies the tool rules to a tools/list response for the
-// host: denied tools are taken out, the others renamed with the prefix.
-// Without a change msg is returned as it is. Every other member
-// (nextCursor, _meta) is kept, so pagination goes on as the server pages. A
-// result the rules cannot read becomes an error rather than passing
-// unchecked.
-func (r *relay) toolsListLocked(msg []byte, e *envelope, req hostRequest, gen int) []byte {
-	id := []byte(req.hostID)
-	unreadable := func(why string) []byte {
-		r.log.Warn("server's tools/list result cannot be checked against the tool rules; answered with an error", "problem", why)
-		return bytes.TrimSuffix(errorResponse(id, CodeInvalidResponse, "MCP server sent a tools/list result mcpsandbox cannot check against its tool rules ("+why+")", errorData{Reason: why, Generation: gen}), []byte("\n"))
-	}
-	res, ok := members(e.result)
-	if !ok {
-		return unreadable("the result is not an object")
-	}
-	var tools []json.RawMessage
-	if json.Unmarshal(res["tools"], &tools) != nil {
-		return unreadable("tools is not a list")
-	}
-	list := []byte{'['}
-	kept := 0
-	for _, t := range tools {
-		tool, ok := members(t)
-		var name string
-		if ok {
-			name, ok = nameOf(tool)
-		}
-		if !ok {
-			return unreadable("a tool has no name")
-		}
-		if r.rules.toolDenial(name) != "" {
-			continue
-		}
-		if r.rules.toolPrefix != "" {
-			tool["name"], _ = json.Marshal(r.rules.toolPrefix + name)
-			var err error
-			if t, err = encodeObject(tool); err != nil {
-				return unreadable("a tool could not be re-encoded")
-			}
-		}
-		if kept > 0 {
-			list = append(list, ',')
-		}
-		list = append(list, t...)
-		kept++
-	}
-	if kept == len(tools) && r.rules.toolPrefix == "" {
-		if req.remapped {
-			return splice(msg, e.idStart, e.idEnd, id)
-		}
-		return msg
-	}
-	res["tools"] = append(list, ']')
-	enc, err := encodeObject(res)
-	if err != nil {
-		return unreadable("it could not be re-encoded")
-	}
-	r.log.Debug("tools/list rewritten by the tool rules", "hidden", len(tools)-kept)
-	return bytes.TrimSuffix(resultResponse(id, enc), []byte("\n"))
-}
-
 // armCallTimeout starts the --call-timeout clock of a host tools/call.
 func (r *relay) armCallTimeout(key string, call uint64) *time.Timer {
 	return time.AfterFunc(r.rules.callTimeout, func() { r.callTimedOut(key, call) })
@@ -220,6 +178,7 @@ func (r *relay) callTimedOut(key string, call uint64) {
 		return // answered, or failed with the process, in the meantime
 	}
 	delete(r.inflight, key)
+	r.releaseCallLocked(req)
 	serverID := req.hostID
 	if req.remapped {
 		serverID = key

@@ -106,6 +106,7 @@ type hostRequest struct {
 	call      uint64      // tells a --call-timeout clock its request from a later one under the same id
 	timer     *time.Timer // the --call-timeout clock; nil without one
 	audit     *auditCall  // its audit record; nil when not audited
+	slot      bool        // holds one of --max-concurrent-calls
 }
 
 // serverRequest is a server→host request awaiting the host's response.

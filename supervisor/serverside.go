@@ -91,8 +91,11 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *s
 			if req.timer != nil {
 				req.timer.Stop()
 			}
-			if req.method == mToolsList && e.hasResult && r.rules != nil && r.rules.rewritesTools() {
-				return r.toolsListLocked(msg, e, req, g.n)
+			r.releaseCallLocked(req)
+			if e.hasResult && req.method >= mToolsList && r.rules != nil {
+				if lr := r.listRuleLocked(req.method); lr != nil {
+					return r.filterListLocked(msg, e, req, g.n, lr)
+				}
 			}
 			if req.method == mToolsCall && e.hasResult {
 				if out := r.explainToolErrorLocked(msg, e, req); len(out) != len(msg) {
@@ -151,6 +154,9 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *s
 			delete(r.pending, nid)
 			start := offsetIn(msg, reqID)
 			return splice(msg, start, start+len(reqID), []byte(nid))
+		}
+		if r.rules != nil && r.rules.resources() && e.methodIs("notifications/resources/updated") && !r.updateAllowedLocked(g, e) {
+			return nil
 		}
 		return msg
 	}
@@ -266,6 +272,7 @@ func (r *relay) failInflight(g *generation, raw []byte, escaped bool, code int, 
 	req, ok := r.inflight[key]
 	if ok && req.gen == g.n {
 		delete(r.inflight, key)
+		r.releaseCallLocked(req)
 	}
 	r.mu.Unlock()
 	if ok && req.gen == g.n {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsandbox/mcpsandbox/demo"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -48,5 +50,52 @@ func TestRunToolRulesAndCallTimeout(t *testing.T) {
 	m.cs.Close()
 	if code := m.wait(t); code != exitOK {
 		t.Errorf("exit status %d, want 0", code)
+	}
+}
+
+// The prompt, resource and rate-limit flags reach the relay, and its
+// errors name them as flags.
+func TestRunPromptResourceAndRateRules(t *testing.T) {
+	requireConfinement(t)
+	m := startRun(t, "--deny-prompt", "gr*", "--deny-resource", "example://*", "--rate-limit", "100/1m", "--rate-limit", "echo=1/1h")
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	refused := func(what string, err error, code int64, flag string) {
+		t.Helper()
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != code || !strings.Contains(werr.Message, flag) {
+			t.Errorf("%s: %v; want error %d naming %s", what, err, code, flag)
+		}
+	}
+	if prompts, err := m.cs.ListPrompts(ctx, nil); err != nil || len(prompts.Prompts) != 0 {
+		t.Errorf("prompts/list: %v %v, want none", prompts, err)
+	}
+	_, err := m.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: demo.ExamplePrompt, Arguments: map[string]string{"name": "x"}})
+	refused("prompts/get", err, supervisor.CodePolicyDenied, "--deny-prompt")
+	if res, err := m.cs.ListResources(ctx, nil); err != nil || len(res.Resources) != 0 {
+		t.Errorf("resources/list: %v %v, want none", res, err)
+	}
+	_, err = m.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: demo.ExampleResource})
+	refused("resources/read", err, supervisor.CodePolicyDenied, "--deny-resource")
+	if got := m.call(t, "echo", map[string]any{"text": "once"}); got != "once" {
+		t.Errorf("echo answered %q", got)
+	}
+	_, err = m.cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "twice"}})
+	refused("second echo", err, supervisor.CodeRateLimited, "--rate-limit")
+	if got := m.call(t, "instance", nil); got == "" {
+		t.Error("instance answered nothing")
+	}
+	m.cs.Close()
+	if code := m.wait(t); code != exitOK {
+		t.Errorf("exit status %d, want 0", code)
+	}
+}
+
+// A bad rate limit is refused before anything starts, with the fix.
+func TestRunRejectsBadRateLimit(t *testing.T) {
+	var stderr strings.Builder
+	code := cli([]string{"run", "--rate-limit", "5 per minute", "--", "true"}, stdio{In: strings.NewReader(""), Out: io.Discard, Err: &stderr})
+	if code != exitUsage || !strings.Contains(stderr.String(), "--rate-limit") || !strings.Contains(stderr.String(), "e.g. 60/1m or 'write_*=5/1m'") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }
