@@ -23,6 +23,9 @@ func (r *relay) diagnose(lines []string) string {
 }
 
 func (r *relay) causeOf(f stderrFinding) string {
+	if f.pattern.kind == causeEnv {
+		return r.envCause(f.path)
+	}
 	if f.pattern.kind == causeOffline {
 		if r.pol.Net == policy.NetHost {
 			return ""
@@ -181,4 +184,25 @@ func knownStateEnv(path string) (env, file string) {
 // pathWithin reports whether clean absolute path is dir or lies beneath it.
 func pathWithin(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// envCause explains a variable the server says it needs: only what the
+// policy passes or sets reaches it, and a passed one only when mcpsandbox
+// has it. Restarting cannot help either way.
+func (r *relay) envCause(name string) string {
+	passed := false
+	for _, e := range r.pol.Env {
+		k, _, set := strings.Cut(e, "=")
+		if k == name && set {
+			return "" // the policy sets it: the server refused its value
+		}
+		passed = passed || k == name
+	}
+	if _, here := os.LookupEnv(name); here && !passed {
+		return fmt.Sprintf("the server needs the environment variable %s, which mcpsandbox has but does not pass on: pass it with %s %s", name, r.setting("Env"), name)
+	}
+	if passed {
+		return fmt.Sprintf("the server needs the environment variable %s, which the policy passes on but mcpsandbox's own environment lacks: set it where the host starts mcpsandbox (its \"env\" for this server)", name)
+	}
+	return fmt.Sprintf("the server needs the environment variable %s, which is not set: set it where the host starts mcpsandbox (its \"env\" for this server) and pass it with %s %s", name, r.setting("Env"), name)
 }

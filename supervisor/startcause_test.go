@@ -97,6 +97,17 @@ func TestStartFailureNodePackageNotGranted(t *testing.T) {
 	startStopsAtOnce(t, []string{"node", entry}, "could not open "+entry, "ReadOnly "+pkg+" ")
 }
 
+// A server that exits saying it needs a variable the policy does not pass
+// (gitlab without its token): one answer naming the variable and the flag
+// that passes it, at once, not after a crash loop.
+func TestStartFailureVariableNotPassed(t *testing.T) {
+	t.Setenv("MCPSANDBOX_TEST_TOKEN", "dummy")
+	startStopsAtOnce(t, []string{"sh", "-c", "echo 'Error: MCPSANDBOX_TEST_TOKEN environment variable is not set' >&2; exit 1"},
+		"needs the environment variable MCPSANDBOX_TEST_TOKEN", "does not pass on", "Env MCPSANDBOX_TEST_TOKEN")
+	startStopsAtOnce(t, []string{"sh", "-c", "echo 'Error: MCPSANDBOX_UNSET_KEY is required' >&2; exit 1"},
+		"needs the environment variable MCPSANDBOX_UNSET_KEY, which is not set", "Env MCPSANDBOX_UNSET_KEY")
+}
+
 // server-memory granted read-only starts, then fails each change writing
 // its graph beside its code: the tool error the host gets says which file
 // and how to give it a writable place.

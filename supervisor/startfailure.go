@@ -19,10 +19,11 @@ const (
 	causeDenied                        // permission denied (EACCES)
 	causeReadOnly                      // read-only file system (EROFS)
 	causeOffline                       // a package download failed (no network)
+	causeEnv                           // a variable the server needs is not in its environment
 )
 
 // stderrPattern recognises one runtime's message; the first submatch is
-// the path (or, for causeOffline, the URL).
+// the path (or, for causeOffline, the URL; for causeEnv, the variable).
 type stderrPattern struct {
 	name   string
 	kind   causeKind
@@ -60,6 +61,9 @@ var stderrPatterns = []stderrPattern{
 	{name: "npm: offline", kind: causeOffline,
 		re:     regexp.MustCompile(`npm (?:error|ERR!) request to (https?://\S+) failed`),
 		sample: `npm error request to https://registry.npmjs.org/cowsay failed: cache mode is 'only-if-cached' but no cached response is available.`},
+	{name: "env: required", kind: causeEnv,
+		re:     regexp.MustCompile(`\b([A-Z][A-Z0-9_]{2,}) (?:environment variable )?is (?:required|not set|missing)\b`),
+		sample: `Error: GITLAB_PERSONAL_ACCESS_TOKEN environment variable is not set`},
 	{name: "shell: ENOENT", kind: causeMissing,
 		re:     regexp.MustCompile(`: (/[^:]+): No such file or directory$`),
 		sample: `/root/.pyenv/shims/python3: line 12: /root/.pyenv/libexec/pyenv: No such file or directory`},
