@@ -115,11 +115,7 @@ func findAuditLine(path, tool string) (string, error) {
 // ChooseAsRun chooses the policy for cmd as `mcpsandbox run` does without
 // --policy: the built-in the command selects, applied to this host.
 func ChooseAsRun(cmd []string) (Chosen, error) {
-	matches, err := policy.Matches(policies.FS)
-	if err != nil {
-		return Chosen{}, err
-	}
-	l := launch.Read(cmd, matches, launch.FromProcess())
+	l := launch.Read(cmd, launch.BuiltinMatches(), launch.FromProcess())
 	p, origin, err := policy.Loader{Builtin: policies.FS, Vars: l.Vars}.Load(l.Choice.Policy)
 	if err != nil {
 		return Chosen{}, err

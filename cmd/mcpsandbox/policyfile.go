@@ -18,6 +18,11 @@ const policyUsage = "Start from the policy file FILE or the built-in policy NAME
 // and the extends chain. An error names what a file set as section.key at
 // file:line:col, and the rest as flags.
 func withPolicyFile(ref string, fs *flag.FlagSet, flagged policy.Policy, vars policy.Vars) (policy.Policy, policy.Origin, []string, error) {
+	if ref == "default" {
+		// The built-in default is policy.Default key by key (a test in
+		// package policies says so): the flags over it need no YAML read.
+		return flagged, policy.Origin{}, []string{"built-in default"}, flagged.Validate()
+	}
 	p, origin, chain, err := policy.Loader{Builtin: policies.FS, Vars: vars}.LoadChain(ref)
 	if err != nil {
 		var fe *policy.FileError

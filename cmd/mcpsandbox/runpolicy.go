@@ -6,7 +6,6 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/launch"
-	"github.com/mcpsandbox/mcpsandbox/policies"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
@@ -38,11 +37,7 @@ func runPolicy(cmdName string, args []string, std stdio) (r resolved, status int
 		return r, status, false
 	}
 	flagged.Command = fs.Args()
-	matches, err := policy.Matches(policies.FS)
-	if err != nil {
-		return r, usageFailure(cmdName, "built-in policies: "+err.Error(), std), false
-	}
-	r.launch = launch.Read(flagged.Command, matches, launch.FromProcess())
+	r.launch = launch.Read(flagged.Command, launch.BuiltinMatches(), launch.FromProcess())
 	r.ref = *ref
 	if r.ref == "" {
 		r.ref, r.chosen = r.launch.Choice.Policy, true
