@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ import (
 // with a Go SDK client session on its stdio.
 type mcpsandbox struct {
 	cmd    *exec.Cmd
-	stderr *bytes.Buffer
+	stderr *lockedBuffer // written by exec's copier while the test reads it
 	cs     *mcp.ClientSession
 	exited chan struct{}
 }
@@ -45,7 +46,7 @@ func startRun(t *testing.T, flags ...string) *mcpsandbox {
 	t.Helper()
 	args := append([]string{asCLI, "run"}, flags...)
 	args = append(args, "--", self(t), asExampleServer)
-	m := &mcpsandbox{cmd: exec.Command(self(t), args...), stderr: new(bytes.Buffer), exited: make(chan struct{})}
+	m := &mcpsandbox{cmd: exec.Command(self(t), args...), stderr: new(lockedBuffer), exited: make(chan struct{})}
 	m.cmd.Stderr = m.stderr
 	in, err := m.cmd.StdinPipe()
 	if err != nil {
@@ -298,4 +299,29 @@ func runUnstartable(t *testing.T, flags []string, subject string, want ...string
 	if last := lastLine(stderr.String()); !strings.Contains(last, "could not be started") || !strings.Contains(last, subject) {
 		t.Errorf("last log line %q does not say the server could not be started and why", last)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that a child's output may be copied into
+// while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *lockedBuffer) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Len()
 }
