@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -81,13 +82,15 @@ func (r *relay) stopDetailLocked() string {
 	return "; its last error: " + r.stopDetail
 }
 
-var errorWords = regexp.MustCompile(`(?i)error|fatal|exception|cannot|can't|failed|denied|not found|no such`)
+var errorWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)error|fatal|exception|cannot|can't|failed|denied|not found|no such`)
+})
 
 // errorLine picks the line that says what went wrong: the last one naming
 // an error (node ends its report with its version), else the last line.
 func errorLine(lines []string) string {
 	for i := len(lines) - 1; i >= 0; i-- {
-		if errorWords.MatchString(lines[i]) {
+		if errorWords().MatchString(lines[i]) {
 			return strings.TrimSpace(lines[i])
 		}
 	}

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A server that cannot start because of its confinement says so on stderr
@@ -29,49 +30,60 @@ type stderrPattern struct {
 	kind   causeKind
 	entry  bool // the path is the program the runtime was asked to run
 	node   bool // node resolves the path's package upward
-	re     *regexp.Regexp
+	expr   string
 	sample string
 }
 
+// stderrRegexps are the patterns' expressions compiled, on the first
+// failed start: most runs never read a start failure, and compiling them
+// at init would cost every start.
+var stderrRegexps = sync.OnceValue(func() []*regexp.Regexp {
+	res := make([]*regexp.Regexp, len(stderrPatterns))
+	for i, p := range stderrPatterns {
+		res[i] = regexp.MustCompile(p.expr)
+	}
+	return res
+})
+
 var stderrPatterns = []stderrPattern{
 	{name: "python: script", kind: causeMissing, entry: true,
-		re:     regexp.MustCompile(`can't open file '(/[^']+)': \[Errno 2\]`),
+		expr:   `can't open file '(/[^']+)': \[Errno 2\]`,
 		sample: `/usr/bin/python3: can't open file '/tmp/frx/py/server.py': [Errno 2] No such file or directory`},
 	{name: "python: ENOENT", kind: causeMissing,
-		re:     regexp.MustCompile(`\[Errno 2\] No such file or directory: '(/[^']+)'`),
+		expr:   `\[Errno 2\] No such file or directory: '(/[^']+)'`,
 		sample: `FileNotFoundError: [Errno 2] No such file or directory: '/tmp/frx/py/server.py'`},
 	{name: "python: EACCES", kind: causeDenied,
-		re:     regexp.MustCompile(`\[Errno 13\] Permission denied: '(/[^']+)'`),
+		expr:   `\[Errno 13\] Permission denied: '(/[^']+)'`,
 		sample: `PermissionError: [Errno 13] Permission denied: '/tmp/frx/secret/f'`},
 	{name: "python: EROFS", kind: causeReadOnly,
-		re:     regexp.MustCompile(`\[Errno 30\] Read-only file system: '(/[^']+)'`),
+		expr:   `\[Errno 30\] Read-only file system: '(/[^']+)'`,
 		sample: `OSError: [Errno 30] Read-only file system: '/tmp/frx/w/out.txt'`},
 	{name: "node: module", kind: causeMissing, node: true,
-		re:     regexp.MustCompile(`Error(?: \[ERR_MODULE_NOT_FOUND\])?: Cannot find module '(/[^']+)'`),
+		expr:   `Error(?: \[ERR_MODULE_NOT_FOUND\])?: Cannot find module '(/[^']+)'`,
 		sample: `Error: Cannot find module '/tmp/frx/nodepkg/dist/index.js'`},
 	{name: "node: ENOENT", kind: causeMissing,
-		re:     regexp.MustCompile(`ENOENT: no such file or directory, \w+ '(/[^']+)'`),
+		expr:   `ENOENT: no such file or directory, \w+ '(/[^']+)'`,
 		sample: `Error: ENOENT: no such file or directory, open '/tmp/frx/py/server.py'`},
 	{name: "node: EACCES", kind: causeDenied,
-		re:     regexp.MustCompile(`EACCES: permission denied, \w+ '(/[^']+)'`),
+		expr:   `EACCES: permission denied, \w+ '(/[^']+)'`,
 		sample: `Error: EACCES: permission denied, open '/tmp/frx/secret/f'`},
 	{name: "node: EROFS", kind: causeReadOnly,
-		re:     regexp.MustCompile(`EROFS: read-only file system, \w+ '(/[^']+)'`),
+		expr:   `EROFS: read-only file system, \w+ '(/[^']+)'`,
 		sample: `Error: EROFS: read-only file system, open '/tmp/frx/w/out.txt'`},
 	{name: "npm: offline", kind: causeOffline,
-		re:     regexp.MustCompile(`npm (?:error|ERR!) request to (https?://\S+) failed`),
+		expr:   `npm (?:error|ERR!) request to (https?://\S+) failed`,
 		sample: `npm error request to https://registry.npmjs.org/cowsay failed: cache mode is 'only-if-cached' but no cached response is available.`},
 	{name: "env: required", kind: causeEnv,
-		re:     regexp.MustCompile(`\b([A-Z][A-Z0-9_]{2,}) (?:environment variable )?is (?:required|not set|missing)\b`),
+		expr:   `\b([A-Z][A-Z0-9_]{2,}) (?:environment variable )?is (?:required|not set|missing)\b`,
 		sample: `Error: GITLAB_PERSONAL_ACCESS_TOKEN environment variable is not set`},
 	{name: "shell: ENOENT", kind: causeMissing,
-		re:     regexp.MustCompile(`: (/[^:]+): No such file or directory$`),
+		expr:   `: (/[^:]+): No such file or directory$`,
 		sample: `/root/.pyenv/shims/python3: line 12: /root/.pyenv/libexec/pyenv: No such file or directory`},
 	{name: "dash: script", kind: causeMissing, entry: true,
-		re:     regexp.MustCompile(`^sh: \d+: cannot open (/\S+): No such file$`),
+		expr:   `^sh: \d+: cannot open (/\S+): No such file$`,
 		sample: `sh: 0: cannot open /tmp/frx/py/run.sh: No such file`},
 	{name: "dash: command", kind: causeMissing,
-		re:     regexp.MustCompile(`^\S+: \d+: (?:exec: )?(/\S+): not found$`),
+		expr:   `^\S+: \d+: (?:exec: )?(/\S+): not found$`,
 		sample: `sh: 1: exec: /tmp/frx/py/nothere: not found`},
 }
 
@@ -90,7 +102,7 @@ func findCauses(lines []string) []stderrFinding {
 		line := strings.TrimSpace(lines[i])
 		for j := range stderrPatterns {
 			p := &stderrPatterns[j]
-			if m := p.re.FindStringSubmatch(line); m != nil {
+			if m := stderrRegexps()[j].FindStringSubmatch(line); m != nil {
 				found = append(found, stderrFinding{pattern: p, path: m[1], line: line})
 				break
 			}

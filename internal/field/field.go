@@ -13,6 +13,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Error says which setting is wrong, why, and what to do.
@@ -75,14 +76,16 @@ func (e *Error) Render(name Namer) string {
 	return strings.Join(parts, ": ")
 }
 
-var ref = regexp.MustCompile(`\{([A-Z][A-Za-z0-9.]*)\}`)
+// ref is compiled on first use: errors are rendered rarely, and every
+// start would pay for it at init.
+var ref = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Z][A-Za-z0-9.]*)\}`) })
 
 // Refs renders the {Field} references in s; a policy variable such as
 // ${STATE} is no reference.
 func Refs(s string, name Namer) string {
 	var b strings.Builder
 	last := 0
-	for _, m := range ref.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range ref().FindAllStringSubmatchIndex(s, -1) {
 		if m[0] > 0 && s[m[0]-1] == '$' {
 			continue
 		}
