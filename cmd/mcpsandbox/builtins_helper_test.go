@@ -86,42 +86,20 @@ func (b *stateBase) prepare(t *testing.T, command ...string) time.Duration {
 	return took
 }
 
-// started is a running `mcpsandbox run` with a Go SDK client on its stdio.
+// started is a `mcpsandbox run` started by host, with how long its
+// initialize took and, when it failed, why.
 type started struct {
-	cmd    *exec.Cmd
-	log    *testenv.LogCapture // its stderr
-	cs     *mcp.ClientSession
-	took   time.Duration // from exec until initialize was answered
-	err    error         // Connect's, when it failed
-	exited chan struct{}
+	*mcpsandbox
+	took time.Duration // from exec until initialize was answered
+	err  error         // Connect's, when it failed
 }
 
 // start starts `mcpsandbox run args...` and connects a client; s.err says
 // why it could not.
 func (b *stateBase) start(t *testing.T, args ...string) *started {
 	t.Helper()
-	s := &started{cmd: exec.Command(self(t), append([]string{asCLI, "run"}, args...)...), log: testenv.NewLogCapture(t), exited: make(chan struct{})}
-	s.cmd.Env, s.cmd.Stderr = b.env, s.log
-	in, err := s.cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := s.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	begin := time.Now()
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { s.cmd.Wait(); close(s.exited) }()
-	t.Cleanup(s.stop)
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "builtins-test", Version: "1"}, nil)
-	s.cs, s.err = client.Connect(ctx, &mcp.IOTransport{Reader: out, Writer: in}, nil)
-	s.took = time.Since(begin)
-	return s
+	m, took, err := host(t, "", b.env, nil, append([]string{"mcpsandbox", "run"}, args...)...)
+	return &started{mcpsandbox: m, took: took, err: err}
 }
 
 // mustStart is start that fails the test when no session started.
@@ -179,7 +157,7 @@ func (s *started) mustCall(t *testing.T, tool string, args map[string]any) strin
 
 // policyLogged is the policy mcpsandbox's log says it applied.
 func (s *started) policyLogged() string {
-	for line := range strings.SplitSeq(s.log.String(), "\n") {
+	for line := range strings.SplitSeq(s.stderr.String(), "\n") {
 		if !strings.Contains(line, `msg="mcpsandbox: policy"`) {
 			continue
 		}

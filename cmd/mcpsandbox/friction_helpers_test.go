@@ -115,7 +115,7 @@ func host(t *testing.T, dir string, env []string, roots []*mcp.Root, argv ...str
 	if argv[0] == "mcpsandbox" { // this test binary as the CLI
 		argv = append([]string{self(t), asCLI}, argv[1:]...)
 	}
-	m := &mcpsandbox{cmd: exec.Command(argv[0], argv[1:]...), stderr: new(lockedBuffer), exited: make(chan struct{})}
+	m := &mcpsandbox{cmd: exec.Command(argv[0], argv[1:]...), stderr: testenv.NewLogCapture(t), exited: make(chan struct{})}
 	m.cmd.Dir, m.cmd.Env, m.cmd.Stderr = dir, env, m.stderr
 	in, err := m.cmd.StdinPipe()
 	if err != nil {

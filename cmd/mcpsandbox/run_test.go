@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,7 +25,7 @@ import (
 // with a Go SDK client session on its stdio.
 type mcpsandbox struct {
 	cmd    *exec.Cmd
-	stderr *lockedBuffer // written by exec's copier while the test reads it
+	stderr *testenv.LogCapture // written by exec's copier while the test reads it
 	cs     *mcp.ClientSession
 	exited chan struct{}
 }
@@ -40,34 +39,11 @@ func self(t *testing.T) string {
 }
 
 // startRun starts `mcpsandbox run FLAGS -- <the example server>` (this
-// test binary as both) and
-// connects a client to it.
+// test binary as both) and connects a client to it.
 func startRun(t *testing.T, flags ...string) *mcpsandbox {
 	t.Helper()
-	args := append([]string{asCLI, "run"}, flags...)
-	args = append(args, "--", self(t), asExampleServer)
-	m := &mcpsandbox{cmd: exec.Command(self(t), args...), stderr: new(lockedBuffer), exited: make(chan struct{})}
-	m.cmd.Stderr = m.stderr
-	in, err := m.cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := m.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { m.cmd.Wait(); close(m.exited) }()
-	t.Cleanup(func() {
-		m.cmd.Process.Kill()
-		<-m.exited
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "cmd-test", Version: "1"}, nil)
-	m.cs, err = client.Connect(ctx, &mcp.IOTransport{Reader: out, Writer: in}, nil)
+	argv := append(append([]string{"mcpsandbox", "run"}, flags...), "--", self(t), asExampleServer)
+	m, _, err := host(t, "", nil, nil, argv...)
 	if err != nil {
 		t.Fatalf("connecting through mcpsandbox run: %v\nstderr:\n%s", err, m.stderr)
 	}
@@ -120,7 +96,7 @@ func TestRunConfinedSessionEndsCleanlyWhenTheHostLeaves(t *testing.T) {
 	if code := m.wait(t); code != exitOK {
 		t.Errorf("exit status %d after the host left, want 0", code)
 	}
-	if m.stderr.Len() != 0 {
+	if m.stderr.String() != "" {
 		t.Errorf("with --log-file, stderr got %q", m.stderr)
 	}
 	log, err := os.ReadFile(logFile)
@@ -299,29 +275,4 @@ func runUnstartable(t *testing.T, flags []string, subject string, want ...string
 	if last := lastLine(stderr.String()); !strings.Contains(last, "could not be started") || !strings.Contains(last, subject) {
 		t.Errorf("last log line %q does not say the server could not be started and why", last)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer that a child's output may be copied into
-// while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *lockedBuffer) Len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Len()
 }
