@@ -46,22 +46,12 @@ func argPaths(args []string, h Host) ([]string, error) {
 	return paths, nil
 }
 
-// serverArgs are the arguments of cmd that are the server's own: after
-// npx's or uvx's flags and package, node's or python's flags and script
-// (or module, or code); all of them for another program.
-func serverArgs(cmd []string) []string {
+// serverArgs are the arguments of cmd that are the server's own, after
+// what l (parseLine's) says is the launcher's or interpreter's: npx's or
+// uvx's flags and package, node's or python's flags and script (or module,
+// or code); all of them for another program.
+func serverArgs(cmd []string, l line) []string {
 	args := cmd[1:]
-	var l line
-	switch family(filepath.Base(cmd[0])) {
-	case "npx":
-		l = parseNpx(args)
-	case "uvx":
-		l = parseUvx(args)
-	case "node":
-		l = parseNode(args)
-	case "python3":
-		l = parsePython(args)
-	}
 	return args[min(l.rest, len(args)):]
 }
 

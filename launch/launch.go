@@ -3,7 +3,6 @@ package launch
 import (
 	"errors"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -27,6 +26,7 @@ type Launch struct {
 	argPaths   []string
 	argErr     error
 	home       string
+	line       line // what parseLine read of Given
 }
 
 // Read reads cmd on host h; matches are the built-ins' match sections.
@@ -34,10 +34,12 @@ type Launch struct {
 // it as it always has.
 func Read(cmd []string, matches []policy.Match, h Host) Launch {
 	l := Launch{Given: slices.Clone(cmd), Command: slices.Clone(cmd), Name: policy.ServerName(cmd), home: h.Home}
-	l.Choice = Choose(cmd, matches, h)
 	if len(cmd) == 0 {
+		l.Choice = Choose(cmd, matches, h)
 		return l
 	}
+	fam, ln := parseLine(cmd)
+	l.Choice, l.line = choose(cmd, fam, ln, matches, h), ln
 	rt, err := resolveRuntime(cmd[0], h)
 	switch {
 	case err == nil:
@@ -48,19 +50,11 @@ func Read(cmd []string, matches []policy.Match, h Host) Launch {
 	case !errors.Is(err, exec.ErrNotFound):
 		l.RuntimeErr = err
 	}
-	fam := family(filepath.Base(cmd[0]))
-	var script string
-	switch fam {
-	case "node":
-		script = parseNode(cmd[1:]).script
-	case "python3":
-		script = parsePython(cmd[1:]).script
-	}
-	if script != "" {
-		l.Project = projectOf(absPath(h.WorkDir, script), fam, h)
+	if ln.script != "" {
+		l.Project = projectOf(absPath(h.WorkDir, ln.script), fam, h)
 	}
 	l.StateDir = stateDir(l.Name, h)
-	l.argPaths, l.argErr = argPaths(serverArgs(cmd), h)
+	l.argPaths, l.argErr = argPaths(serverArgs(cmd, ln), h)
 	l.Vars = policy.Vars{Home: h.Home, WorkDir: h.WorkDir, Args: slices.Clone(cmd[1:]), State: l.StateDir, Project: l.Project}
 	return l
 }
@@ -100,8 +94,9 @@ func (l Launch) Apply(p *policy.Policy) error {
 	return nil
 }
 
-// serverPath is the PATH the sandbox gives a server (sandbox.Spec.Env
-// replaces it whole), which a runtime's bin precedes.
+// serverPath is the PATH the sandbox gives a server, sandbox.DefaultPath
+// (Spec.Env replaces it whole), which a runtime's bin precedes; launch
+// may not import sandbox, so a test holds the two equal.
 const serverPath = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
 // setsEnv: env sets name, or passes it from mcpsandbox's own (a bare NAME).

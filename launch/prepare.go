@@ -21,9 +21,9 @@ func (l Launch) PrepareStep() (Prepare, error) {
 	if len(l.Command) == 0 {
 		return Prepare{}, ErrNothingToPrepare
 	}
+	ln := l.line
 	switch family(filepath.Base(l.Given[0])) {
 	case "npx":
-		ln := parseNpx(l.Given[1:])
 		if ln.refuse != "" || len(ln.specs) == 0 {
 			return Prepare{}, errors.New("cannot prepare this npx line: " + ln.refuse)
 		}
@@ -34,7 +34,6 @@ func (l Launch) PrepareStep() (Prepare, error) {
 		// true exits at once: npx installs the packages first.
 		return Prepare{Command: append(cmd, "--", "true"), Env: []string{"npm_config_offline=false"}}, nil
 	case "uvx":
-		ln := parseUvx(l.Given[1:])
 		if ln.refuse != "" || len(ln.specs) == 0 {
 			return Prepare{}, errors.New("cannot prepare this uvx line: " + ln.refuse)
 		}

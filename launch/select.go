@@ -26,20 +26,31 @@ func Choose(cmd []string, matches []policy.Match, h Host) Choice {
 	if len(cmd) == 0 {
 		return Choice{fallback, "no command"}
 	}
-	prog := family(filepath.Base(cmd[0]))
-	var l line
+	prog, l := parseLine(cmd)
+	return choose(cmd, prog, l, matches, h)
+}
+
+// parseLine reads cmd as its program would: the program's family, and
+// what it names (package, script, its own arguments' start).
+func parseLine(cmd []string) (string, line) {
+	prog, args := family(filepath.Base(cmd[0])), cmd[1:]
 	switch prog {
 	case "npx":
-		l = parseNpx(cmd[1:])
+		return prog, parseNpx(args)
 	case "uvx":
-		l = parseUvx(cmd[1:])
+		return prog, parseUvx(args)
 	case "node":
-		l = parseNode(cmd[1:])
-		if l.script != "" {
-			l.pkg = npmPackageOf(absPath(h.WorkDir, l.script))
-		}
+		return prog, parseNode(args)
 	case "python3":
-		l = parsePython(cmd[1:])
+		return prog, parsePython(args)
+	}
+	return prog, line{}
+}
+
+// choose is Choose of a line parseLine read.
+func choose(cmd []string, prog string, l line, matches []policy.Match, h Host) Choice {
+	if prog == "node" && l.script != "" {
+		l.pkg = npmPackageOf(absPath(h.WorkDir, l.script))
 	}
 	if l.refuse != "" {
 		return Choice{fallback, l.refuse + ": the strictest policy"}

@@ -17,9 +17,12 @@ import (
 const (
 	sandboxHome     = initstage.Home
 	sandboxHostname = initstage.Hostname
-	sandboxPath     = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
+	sandboxPath     = DefaultPath
 	sandboxLang     = "C.UTF-8"
 )
+
+// DefaultPath is the PATH a server gets unless Spec.Env sets one.
+const DefaultPath = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
 // initConfig is what the supervisor resolves for one sandbox: the init
 // stage's configuration and the user name its /etc files are made from.
