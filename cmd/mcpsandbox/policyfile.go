@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"reflect"
 
@@ -17,7 +16,7 @@ const policyUsage = "Start from the policy file FILE or the built-in policy NAME
 // with where the file's values came from (the fields a flag set left out)
 // and the extends chain. An error names what a file set as section.key at
 // file:line:col, and the rest as flags.
-func withPolicyFile(ref string, fs *flag.FlagSet, flagged policy.Policy, vars policy.Vars) (policy.Policy, policy.Origin, []string, error) {
+func withPolicyFile(ref string, given map[string]bool, flagged policy.Policy, vars policy.Vars) (policy.Policy, policy.Origin, []string, error) {
 	if ref == "default" {
 		// The built-in default is policy.Default key by key (a test in
 		// package policies says so): the flags over it need no YAML read.
@@ -32,14 +31,10 @@ func withPolicyFile(ref string, fs *flag.FlagSet, flagged policy.Policy, vars po
 		return p, origin, chain, err
 	}
 	// Only flags actually given override the file.
-	fs.Visit(func(f *flag.Flag) {
-		for _, rf := range runFlags {
-			if rf.Name == f.Name {
-				overrideField(&p, &flagged, rf.Field)
-				delete(origin, rf.Field)
-			}
-		}
-	})
+	for field := range given {
+		overrideField(&p, &flagged, field)
+		delete(origin, field)
+	}
 	p.Command = flagged.Command
 	return p, origin, chain, origin.Validate(&p)
 }

@@ -42,8 +42,6 @@ func runPolicy(cmdName string, args []string, std stdio) (r resolved, status int
 	if r.ref == "" {
 		r.ref, r.chosen = r.launch.Choice.Policy, true
 	}
-	p, origin, chain, err := withPolicyFile(r.ref, fs, flagged, r.launch.Vars)
-	r.chain, r.origin, r.flagged, r.loaded = chain, origin, flagged, p
 	r.given = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) {
 		for _, rf := range runFlags {
@@ -52,6 +50,8 @@ func runPolicy(cmdName string, args []string, std stdio) (r resolved, status int
 			}
 		}
 	})
+	p, origin, chain, err := withPolicyFile(r.ref, r.given, flagged, r.launch.Vars)
+	r.chain, r.origin, r.flagged, r.loaded = chain, origin, flagged, p
 	if err == nil && len(p.Command) > 0 {
 		err = r.launch.Apply(&p)
 	}
