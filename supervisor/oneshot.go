@@ -27,8 +27,7 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (sandbox.Exit, er
 	}
 	defer proc.Close()
 	proc.Stdin().Close()
-	var mu sync.Mutex
-	w := &lockedWriter{mu: &mu, w: out}
+	w := &lockedWriter{w: out} // stdout and stderr are copied at once
 	var copied sync.WaitGroup
 	for _, r := range []io.Reader{proc.Stdout(), proc.Stderr()} {
 		copied.Add(1)
@@ -48,7 +47,7 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (sandbox.Exit, er
 }
 
 type lockedWriter struct {
-	mu *sync.Mutex
+	mu sync.Mutex
 	w  io.Writer
 }
 
