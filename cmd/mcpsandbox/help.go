@@ -70,8 +70,8 @@ func mainPage() *cmdline.Page {
 		ExitStatus: []string{"Each command documents its own. 2 always means the command line was wrong; the message says how to fix it."},
 		Examples: []cmdline.Example{
 			{Command: "mcpsandbox-demo", Text: "See what supervision and confinement do, with a bundled example server:"},
-			{Command: "mcpsandbox prepare -- npx -y @modelcontextprotocol/server-filesystem ~/notes", Text: "Fetch a filesystem server's package once, with the network:"},
-			{Command: "mcpsandbox run -- npx -y @modelcontextprotocol/server-filesystem ~/notes", Text: "Then what to configure a host with (hosts do not expand ~: write the full path): the server may read and write ~/notes and nothing else of your files, and has no network:"},
+			{Command: "mcpsandbox prepare -- npx -y @modelcontextprotocol/server-filesystem@2026.8.31 ~/notes", Text: "Fetch a filesystem server's package once, with the network:"},
+			{Command: "mcpsandbox run -- npx -y @modelcontextprotocol/server-filesystem@2026.8.31 ~/notes", Text: "Then what to configure a host with (hosts do not expand ~: write the full path): the server may read and write ~/notes and nothing else of your files, and has no network:"},
 			{Command: "mcpsandbox doctor", Text: "Check that this machine can enforce the default confinement:"},
 		},
 	}

@@ -154,7 +154,7 @@ func policyPage() *cmdline.Page {
 			{Command: "mcpsandbox policy list", Text: "See the built-in policies:"},
 			{Command: "mcpsandbox policy show default", Text: "Print the built-in default, a starting point for a file of your own:"},
 			{Command: "mcpsandbox policy check ./github.yaml", Text: "Check a file before a host starts a server with it:"},
-			{Command: "mcpsandbox policy explain -- npx -y @modelcontextprotocol/server-memory", Text: "See what run would grant the memory server, and why:"},
+			{Command: "mcpsandbox policy explain -- npx -y @modelcontextprotocol/server-memory@2026.8.31", Text: "See what run would grant the memory server, and why:"},
 		},
 	}
 }

@@ -79,8 +79,8 @@ func preparePage() *cmdline.Page {
 			"2 on a wrong command line, or a COMMAND that fetches nothing at start (not npx or uvx).",
 		},
 		Examples: []cmdline.Example{
-			{Command: "mcpsandbox prepare -- npx -y @modelcontextprotocol/server-memory",
-				Text: "Fetch the memory server once; a host then starts it with `mcpsandbox run -- npx -y @modelcontextprotocol/server-memory`, offline:"},
+			{Command: "mcpsandbox prepare -- npx -y @modelcontextprotocol/server-memory@2026.8.31",
+				Text: "Fetch the memory server once; a host then starts it with `mcpsandbox run -- npx -y @modelcontextprotocol/server-memory@2026.8.31`, offline:"},
 		},
 	}
 }
