@@ -19,9 +19,9 @@ import (
 // starts the sandbox makes it (missing parents 0755, owned by whoever runs
 // mcpsandbox; the directory itself 0700) owned by the uid the server runs
 // as, and binds it read-write at the same path. A root supervisor's
-// dynamic uid comes from the server's identity, which counts the state
-// dir (identity.go), so the same server gets the same uid and finds its
-// files again. A directory someone else owns is refused, never chowned:
+// dynamic uid for a server with a state dir comes from that directory
+// alone (identity.go), so the server gets the same uid and finds its files
+// again whatever else of it changes. A directory someone else owns is refused, never chowned:
 // only a new one, one the server's uid owns already, or (as root) an empty
 // one of root's, made for the purpose, is used.
 
@@ -75,26 +75,14 @@ func prepareStateDir(path string, uid, gid uint32, asRoot bool) error {
 	} else if !errors.Is(err, unix.EEXIST) {
 		return stateDirError(path, "cannot be created", err)
 	}
-	fd, err := unix.Openat2(parent, leaf, &unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	fd, err := openDirNoSymlinks(parent, leaf)
 	if err != nil {
 		return stateDirError(path, "cannot be opened as a directory (a symlink or a file?)", err)
 	}
 	dir := os.NewFile(uintptr(fd), path)
 	defer dir.Close()
 	if created {
-		if asRoot {
-			if err := unix.Fchown(fd, int(uid), int(gid)); err != nil {
-				return stateDirError(path, "cannot be given to the server's uid", err)
-			}
-		}
-		// The umask may have taken bits the owner needs.
-		if err := unix.Fchmod(fd, 0o700); err != nil {
-			return stateDirError(path, "cannot be made mode 0700", err)
-		}
-		return nil
+		return giveStateDir(fd, path, uid, gid, asRoot)
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
@@ -115,13 +103,32 @@ func prepareStateDir(path string, uid, gid uint32, asRoot bool) error {
 		}
 		return &field.Error{Field: "StateDir", Value: path, Problem: owner + " and is not empty, so it is not taken over", Fix: fix}
 	}
-	if err := unix.Fchown(fd, int(uid), int(gid)); err != nil {
-		return stateDirError(path, "cannot be given to the server's uid", err)
+	return giveStateDir(fd, path, uid, gid, true)
+}
+
+// giveStateDir makes the open state dir the server's: owned by uid:gid
+// (chown: the supervisor is root and may give it away) and mode 0700,
+// which the umask may have narrowed.
+func giveStateDir(fd int, path string, uid, gid uint32, chown bool) error {
+	if chown {
+		if err := unix.Fchown(fd, int(uid), int(gid)); err != nil {
+			return stateDirError(path, "cannot be given to the server's uid", err)
+		}
 	}
 	if err := unix.Fchmod(fd, 0o700); err != nil {
 		return stateDirError(path, "cannot be made mode 0700", err)
 	}
 	return nil
+}
+
+// openDirNoSymlinks opens the directory name beneath dirfd for reading
+// and changing (openNoSymlinks' O_PATH descriptors allow neither),
+// following no symlink.
+func openDirNoSymlinks(dirfd int, name string) (int, error) {
+	return unix.Openat2(dirfd, name, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
 }
 
 // stateDirParent opens path's parent, making the directories missing on
@@ -157,10 +164,7 @@ func stateDirParent(path string) (int, error) {
 // stateDirParentMade opens a parent just made and sets its mode, which
 // the umask may have narrowed.
 func stateDirParentMade(dirfd int, name string) (int, error) {
-	fd, err := unix.Openat2(dirfd, name, &unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	fd, err := openDirNoSymlinks(dirfd, name)
 	if err != nil {
 		return -1, err
 	}
