@@ -101,7 +101,7 @@ func checkSession(t *testing.T, rep *Report, out string) {
 	if rep.Denied.Code != supervisor.CodePolicyDenied {
 		t.Errorf("the denied call got %+v, want code %d", rep.Denied, supervisor.CodePolicyDenied)
 	}
-	for _, want := range []string{`"tool":"wipe"`, `"outcome":"denied"`, `"api_key":"***"`, `"code":-32007`} {
+	for _, want := range []string{`"tool":"wipe"`, `"outcome":"denied"`, `"api_key":"***"`, `"code":-31107`} {
 		if !strings.Contains(rep.AuditLine, want) {
 			t.Errorf("audit line %s lacks %s", rep.AuditLine, want)
 		}

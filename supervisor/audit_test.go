@@ -316,7 +316,7 @@ func TestAuditLogTimeoutCrashAndCancel(t *testing.T) {
 		}
 		outcomes = append(outcomes, s)
 	}
-	want := "sleep:timeout:-32008 crash:server-crashed:-32001 sleep:cancelled"
+	want := "sleep:timeout:-31108 crash:server-crashed:-31101 sleep:cancelled"
 	if strings.Join(outcomes, " ") != want {
 		t.Errorf("audit outcomes %v, want %s", outcomes, want)
 	}

@@ -139,20 +139,20 @@
 // Errors mcpsandbox answers host requests with are stable; the data member
 // holds "reason" and, where it applies, "generation" and "limit":
 //
-//	-32001 CodeServerCrashed    the server died or hung during the request; it is being restarted
-//	-32002 CodeServerStopped    the server is down for good (crash loop, --restart never,
+//	-31101 CodeServerCrashed    the server died or hung during the request; it is being restarted
+//	-31102 CodeServerStopped    the server is down for good (crash loop, --restart never,
 //	                            clean exit, could not start) or mcpsandbox is shutting down;
 //	                            the message says which
-//	-32003 CodeMessageTooLarge  the request, or its response, was over --max-message
-//	-32004 CodeQueueFull        too many messages held while the server restarts
-//	-32005 CodeInvalidResponse  the server's response was not valid JSON-RPC, or not JSON
+//	-31103 CodeMessageTooLarge  the request, or its response, was over --max-message
+//	-31104 CodeQueueFull        too many messages held while the server restarts
+//	-31105 CodeInvalidResponse  the server's response was not valid JSON-RPC, or not JSON
 //	                            every host parses (too deep, not UTF-8)
-//	-32006 CodeServerRequestRefused  (to the server) its request to the host is not
+//	-31106 CodeServerRequestRefused  (to the server) its request to the host is not
 //	                            tracked: 1024 pending already, or its id is over 256 bytes
-//	-32007 CodePolicyDenied     the policy's MCP rules forbid the request (a denied tool,
+//	-31107 CodePolicyDenied     the policy's MCP rules forbid the request (a denied tool,
 //	                            prompt or resource)
-//	-32008 CodeCallTimeout      a tools/call took longer than --call-timeout
-//	-32009 CodeRateLimited      a tools/call over its tool's --rate-limit (data: limit, retryAfterMs)
-//	-32010 CodeTooManyCalls     a tools/call while --max-concurrent-calls are in flight
+//	-31108 CodeCallTimeout      a tools/call took longer than --call-timeout
+//	-31109 CodeRateLimited      a tools/call over its tool's --rate-limit (data: limit, retryAfterMs)
+//	-31110 CodeTooManyCalls     a tools/call while --max-concurrent-calls are in flight
 //	-32700 / -32600             the host sent a line that is not JSON / not a JSON-RPC request
 package supervisor

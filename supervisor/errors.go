@@ -1,16 +1,22 @@
 package supervisor
 
-// JSON-RPC error codes mcpsandbox answers host requests with. They sit in
-// the implementation-defined server-error range (-32000..-32099) and are
-// stable: hosts and scripts may match on them. Each error's data object
-// carries "reason" (what happened, e.g. "exited with status 2" or "hang: no
-// answer to 3 pings") and, where it applies, "generation" (the server
-// process, counted from 1).
+// JSON-RPC error codes mcpsandbox answers host requests with. They are
+// stable (hosts and scripts may match on them) and sit in one private block,
+// -31101..-31110, outside JSON-RPC's reserved -32768..-32000: MCP
+// 2026-07-28 forbids new codes in -32000..-32099, and the older -32001..
+// -32010 collided with what SDK clients decode themselves (the Go SDK reads
+// -32003/-32004 as a closed connection, Swift -32000/-32001 as transport
+// errors, -32002 was "resource not found"). No SDK, the spec or a common
+// gateway uses -31002..-31999 (DESIGN.md §12). Each error's data object
+// carries "source": "mcpsandbox", a stable "kind" (codeKinds), "reason"
+// (for people: e.g. "exited with status 2" or "hang: no answer to 3
+// pings") and, where it applies, "generation" (the server process, counted
+// from 1), "limit" and "retryAfterMs".
 const (
 	// CodeServerCrashed answers requests that were in flight when the server
 	// process died or was killed as hung. mcpsandbox is restarting it; the
 	// host may retry the request.
-	CodeServerCrashed = -32001
+	CodeServerCrashed = -31101
 	// CodeServerStopped answers requests while the server is down for good:
 	// it crash-looped (--max-restarts within --restart-window), exited with
 	// --restart never (or exited cleanly with on-failure), could not be
@@ -18,37 +24,71 @@ const (
 	// path not granted, a read-only grant, no network: never restarted,
 	// the message names the setting that fixes it), or mcpsandbox is
 	// shutting down. The message says which.
-	CodeServerStopped = -32002
+	CodeServerStopped = -31102
 	// CodeMessageTooLarge answers a request that was longer than
 	// --max-message, or whose response from the server was.
-	CodeMessageTooLarge = -32003
+	CodeMessageTooLarge = -31103
 	// CodeQueueFull answers a request that arrived while the server was
 	// restarting and the queue of held host messages was full.
-	CodeQueueFull = -32004
+	CodeQueueFull = -31104
 	// CodeInvalidResponse answers a request whose response from the server
 	// was not valid JSON-RPC (it went to the log instead).
-	CodeInvalidResponse = -32005
+	CodeInvalidResponse = -31105
 	// CodeServerRequestRefused answers, to the server, a request of its to
 	// the host that mcpsandbox will not track: 1024 of its requests are
 	// already waiting for the host's answer, or its id is longer than 256
 	// bytes. The host never sees it.
-	CodeServerRequestRefused = -32006
+	CodeServerRequestRefused = -31106
 	// CodePolicyDenied answers a request the policy's MCP rules forbid, e.g.
 	// a tools/call of a tool --deny-tool hides (or --allow-tool leaves out).
 	// It never reached the server.
-	CodePolicyDenied = -32007
+	CodePolicyDenied = -31107
 	// CodeCallTimeout answers a tools/call the server did not answer within
 	// --call-timeout; the server got notifications/cancelled for it.
-	CodeCallTimeout = -32008
+	CodeCallTimeout = -31108
 	// CodeRateLimited answers a tools/call over the tool's --rate-limit;
 	// data has the limit ("5/1m") and retryAfterMs. It never reached the
 	// server.
-	CodeRateLimited = -32009
+	CodeRateLimited = -31109
 	// CodeTooManyCalls answers a tools/call while --max-concurrent-calls
 	// calls are in flight already: it is refused at once, not queued, and
 	// never reached the server; data has the limit.
-	CodeTooManyCalls = -32010
+	CodeTooManyCalls = -31110
 )
+
+// errorSource names mcpsandbox as the sender in data.source, so a host can
+// tell its errors from a server's that reuse the numbers.
+const errorSource = "mcpsandbox"
+
+// codeKinds is data.kind for each of mcpsandbox's codes: the same words as
+// the audit log's outcomes.
+var codeKinds = map[int]string{
+	CodeServerCrashed:        "server-crashed",
+	CodeServerStopped:        "server-stopped",
+	CodeMessageTooLarge:      "too-large",
+	CodeQueueFull:            "queue-full",
+	CodeInvalidResponse:      "invalid-response",
+	CodeServerRequestRefused: "request-refused",
+	CodePolicyDenied:         "denied",
+	CodeCallTimeout:          "timeout",
+	CodeRateLimited:          "rate-limited",
+	CodeTooManyCalls:         "too-many-calls",
+}
+
+// withKind gives the data of one of mcpsandbox's own errors its source and
+// kind (a reason too, if it had none); other codes' data is left alone.
+func withKind(code int, data any) any {
+	kind, ok := codeKinds[code]
+	if !ok {
+		return data
+	}
+	d, _ := data.(errorData)
+	d.Source, d.Kind = errorSource, kind
+	if d.Reason == "" {
+		d.Reason = kind
+	}
+	return d
+}
 
 // Standard JSON-RPC codes mcpsandbox answers malformed host input (and an
 // unknown prefixed tool) with.

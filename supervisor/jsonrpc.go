@@ -25,6 +25,8 @@ func quoteID(s string) []byte { return []byte(`"` + s + `"`) }
 
 // errorData is the data member of mcpsandbox's own errors.
 type errorData struct {
+	Source     string `json:"source,omitempty"` // "mcpsandbox" (withKind)
+	Kind       string `json:"kind,omitempty"`   // codeKinds
 	Reason     string `json:"reason"`
 	Generation int    `json:"generation,omitempty"`
 	Limit      string `json:"limit,omitempty"`
@@ -44,7 +46,7 @@ func errorResponse(id []byte, code int, message string, data any) []byte {
 	b = strconv.AppendInt(b, int64(code), 10)
 	b = append(b, `,"message":`...)
 	b = appendJSON(b, message)
-	if data != nil {
+	if data = withKind(code, data); data != nil {
 		b = append(b, `,"data":`...)
 		b = appendJSON(b, data)
 	}

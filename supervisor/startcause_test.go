@@ -35,7 +35,7 @@ func writeFile(t *testing.T, path, text string) {
 }
 
 // startStopsAtOnce runs a server that cannot start under pol and checks
-// that the host's requests get one -32002 each naming want, that only one
+// that the host's requests get one -31102 each naming want, that only one
 // process was started, and that it did not wait out the restart backoff.
 func startStopsAtOnce(t *testing.T, cmd []string, want ...string) {
 	t.Helper()
@@ -133,7 +133,7 @@ func TestToolErrorOfAReadOnlyGrantSaysHowToFixIt(t *testing.T) {
 }
 
 // A crash loop with a failure mcpsandbox cannot explain: the log quotes the
-// failure once and counts the repeats; the host gets one -32002 per
+// failure once and counts the repeats; the host gets one -31102 per
 // request, the held initialize too, naming the last error.
 func TestCrashLoopIsReportedOnce(t *testing.T) {
 	pol := testPolicy([]string{"sh", "-c", "echo 'fatal: config file missing' >&2; exit 3"})

@@ -131,7 +131,7 @@ func outsideDir(t *testing.T) string {
 }
 
 // An npx server that was never prepared fails at once without the
-// network: the host's initialize gets -32002 naming prepare and --net.
+// network: the host's initialize gets -31102 naming prepare and --net.
 func TestBuiltinUnpreparedNPXFailsFast(t *testing.T) {
 	skipShortBuiltins(t)
 	base := newStateBase(t)
@@ -142,8 +142,8 @@ func TestBuiltinUnpreparedNPXFailsFast(t *testing.T) {
 	if !errors.As(s.err, &werr) {
 		t.Fatalf("initialize of an unprepared server: %v, want a JSON-RPC error", s.err)
 	}
-	if werr.Code != -32002 {
-		t.Errorf("error code %d, want -32002", werr.Code)
+	if werr.Code != -31102 {
+		t.Errorf("error code %d, want -31102", werr.Code)
 	}
 	for _, want := range []string{"`mcpsandbox prepare -- " + strings.Join(line, " ") + "`", "--net host"} {
 		if !strings.Contains(werr.Message, want) {

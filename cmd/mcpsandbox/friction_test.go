@@ -140,8 +140,8 @@ func TestFrictionNpxFilesystemPrepareThenOffline(t *testing.T) {
 	m, took, err := host(t, home, env, nil, append([]string{"mcpsandbox", "run", "--"}, line...)...)
 	we, ok := rpcError(err)
 	t.Logf("unprepared: initialize answered in %s", took)
-	if !ok || we.Code != -32002 || !strings.Contains(we.Message, "mcpsandbox prepare -- npx -y "+filesystemPkg) || !strings.Contains(we.Message, "--net host") {
-		t.Fatalf("unprepared run: initialize got %v, want -32002 naming `mcpsandbox prepare -- %s` and --net host; stderr:\n%s", err, strings.Join(line, " "), m.stderr)
+	if !ok || we.Code != -31102 || !strings.Contains(we.Message, "mcpsandbox prepare -- npx -y "+filesystemPkg) || !strings.Contains(we.Message, "--net host") {
+		t.Fatalf("unprepared run: initialize got %v, want -31102 naming `mcpsandbox prepare -- %s` and --net host; stderr:\n%s", err, strings.Join(line, " "), m.stderr)
 	}
 	if took > 10e9 {
 		t.Errorf("unprepared run: the host waited %s for its answer, want under 10s", took)

@@ -94,8 +94,8 @@ func TestRulesOnServerFilesystem(t *testing.T) {
 		t.Fatalf("audit log: %v, mode %v; want 0600", err, st)
 	}
 	outcomes := auditOutcomes(t, audit)
-	want := []string{"fs_read_text_file ok", "fs_write_file ok", "fs_move_file denied -32007", "fs_read_media_file denied -32007",
-		"read_text_file error -32602", "fs_list_directory ok", "fs_list_directory ok", "fs_list_directory rate-limited -32009"}
+	want := []string{"fs_read_text_file ok", "fs_write_file ok", "fs_move_file denied -31107", "fs_read_media_file denied -31107",
+		"read_text_file error -32602", "fs_list_directory ok", "fs_list_directory ok", "fs_list_directory rate-limited -31109"}
 	if strings.Join(outcomes, "\n") != strings.Join(want, "\n") {
 		t.Errorf("audit lines:\n%s\nwant:\n%s", strings.Join(outcomes, "\n"), strings.Join(want, "\n"))
 	}

@@ -215,7 +215,7 @@ func TestRunGrantTheServerCannotUseIsRefusedToTheHost(t *testing.T) {
 }
 
 // runUnstartable runs the example server under flags that keep it from
-// starting, and checks that the host gets one -32002 answer to each
+// starting, and checks that the host gets one -31102 answer to each
 // request, saying all of want, and that the log's last line names subject.
 func runUnstartable(t *testing.T, flags []string, subject string, want ...string) {
 	t.Helper()
@@ -253,8 +253,8 @@ func runUnstartable(t *testing.T, flags []string, subject string, want ...string
 			t.Fatalf("answer %q: %v", lines.Text(), err)
 		}
 		answers[string(resp.ID)]++
-		if resp.Error.Code != -32002 {
-			t.Errorf("answer %s: want code -32002", lines.Text())
+		if resp.Error.Code != -31102 {
+			t.Errorf("answer %s: want code -31102", lines.Text())
 		}
 		for _, w := range want {
 			if !strings.Contains(resp.Error.Message, w) {
