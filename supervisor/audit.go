@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
@@ -164,7 +162,6 @@ type auditCall struct {
 	argsLen int // the arguments' size as sent, when cut
 	note    string
 	bytesIn int
-	ended   atomic.Bool // a request ends once, whichever path sees it first
 }
 
 // auditRecord is one line of the audit log.
@@ -184,41 +181,6 @@ type auditRecord struct {
 	DurationMS float64         `json:"duration_ms"`
 	BytesIn    int             `json:"bytes_in"`
 	BytesOut   int             `json:"bytes_out"`
-}
-
-// Outcomes of an audited call.
-const (
-	auditOK        = "ok"         // the server answered with a result
-	auditError     = "error"      // a JSON-RPC error, from the server or (e.g. an unknown prefixed tool) mcpsandbox
-	auditToolError = "tool-error" // a tools/call result with isError: true
-	auditCancelled = "cancelled"  // the host sent notifications/cancelled for it
-	auditHostGone  = "host-gone"  // the host left before the answer
-	auditIDReused  = "id-reused"  // the host sent another request under its id while it was in flight
-)
-
-// ownOutcome names the end of a call mcpsandbox answered itself.
-func ownOutcome(code int) string {
-	switch code {
-	case CodePolicyDenied:
-		return "denied"
-	case CodeCallTimeout:
-		return "timeout"
-	case CodeRateLimited:
-		return "rate-limited"
-	case CodeTooManyCalls:
-		return "too-many-calls"
-	case CodeServerCrashed:
-		return "server-crashed"
-	case CodeServerStopped:
-		return "server-stopped"
-	case CodeMessageTooLarge:
-		return "too-large"
-	case CodeQueueFull:
-		return "queue-full"
-	case CodeInvalidResponse:
-		return "invalid-response"
-	}
-	return auditError
 }
 
 // begin starts the record of a host request, or returns nil when there is
@@ -275,18 +237,17 @@ func (a *auditor) begin(msg []byte, e *jsonrpc.Envelope, mk methodKind) *auditCa
 	return c
 }
 
-// oversized records a request over --max-message, never read whole: its
-// method comes from its head, and answer is what the host got (nil: none,
-// its id was not found).
-func (a *auditor) oversized(f *jsonrpc.Frame, answer []byte) {
+// beginOversized starts the record of a request over --max-message, never
+// read whole: its method comes from its head.
+func (a *auditor) beginOversized(f *jsonrpc.Frame) *auditCall {
 	if a == nil {
-		return
+		return nil
 	}
 	var sc jsonrpc.Scanner
 	var b jsonrpc.Batch
 	_ = sc.Scan(f.Head, &b)
 	if b.IsArray || len(b.Msgs) != 1 || b.Msgs[0].Method == nil {
-		return
+		return nil
 	}
 	e := &b.Msgs[0]
 	mk := mOther
@@ -294,61 +255,26 @@ func (a *auditor) oversized(f *jsonrpc.Frame, answer []byte) {
 		mk = mToolsCall
 	}
 	c := a.begin(nil, &jsonrpc.Envelope{Method: e.Method, MethodEscaped: e.MethodEscaped}, mk)
-	if c == nil {
-		return
+	if c != nil {
+		c.bytesIn, c.note = int(f.Size), "over the message size limit; not read"
 	}
-	c.bytesIn, c.note = int(f.Size), "over the message size limit; not read"
-	if answer == nil {
-		c.finish("too-large", nil, 0)
-		return
-	}
-	c.endOwn(answer)
+	return c
 }
 
-// endServer ends the record with the server's answer out (as relayed).
-func (c *auditCall) endServer(e *jsonrpc.Envelope, out []byte) {
+// end writes the record's line: how the request ended, with what the host
+// got.
+func (c *auditCall) end(end ending) {
 	if c == nil {
 		return
 	}
-	switch {
-	case e.HasError:
-		if code, err := strconv.Atoi(string(jsonrpc.MemberValue(e.ErrorValue, "code"))); err == nil {
-			c.finish(auditError, &code, msgLen(out))
-		} else {
-			c.finish(auditError, nil, msgLen(out))
-		}
-	case c.method == "tools/call" && bytes.Equal(jsonrpc.MemberValue(e.Result, "isError"), []byte("true")):
-		c.finish(auditToolError, nil, msgLen(out))
-	default:
-		c.finish(auditOK, nil, msgLen(out))
+	var code *int
+	if end.code != 0 {
+		code = &end.code
 	}
-}
-
-// endOwn ends the record with an error answer mcpsandbox made itself.
-func (c *auditCall) endOwn(answer []byte) {
-	if c == nil {
-		return
-	}
-	code, err := strconv.Atoi(string(jsonrpc.MemberValue(jsonrpc.MemberValue(answer, "error"), "code")))
-	if err != nil {
-		c.finish(auditError, nil, msgLen(answer))
-		return
-	}
-	c.finish(ownOutcome(code), &code, msgLen(answer))
-}
-
-// endUnanswered ends the record of a request the host gets no answer to.
-func (c *auditCall) endUnanswered(outcome string) {
-	if c == nil {
-		return
-	}
-	c.finish(outcome, nil, 0)
+	c.finish(end.outcome.String(), code, msgLen(end.answer))
 }
 
 func (c *auditCall) finish(outcome string, code *int, bytesOut int) {
-	if c.ended.Swap(true) {
-		return
-	}
 	d := time.Since(c.start)
 	rec := auditRecord{
 		Time: auditTime(c.start), Server: c.a.server, Session: c.a.session, Method: c.method,

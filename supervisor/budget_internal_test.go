@@ -20,7 +20,17 @@ func budgetRelay(p policy.Policy, now *time.Time) *relay {
 	return r
 }
 
-func refusal(t *testing.T, answer []byte) (code int, data errorData) {
+// take asks the budget for a call of tool: the refusal (nil: let through)
+// and the request, which may hold a slot.
+func take(r *relay, tool string) ([]byte, *hostRequest) {
+	req := &hostRequest{}
+	if end, refused := r.budgetDenialLocked([]byte("1"), tool, req); refused {
+		return end.answer, req
+	}
+	return nil, req
+}
+
+func refusalOf(t *testing.T, answer []byte) (code int, data errorData) {
 	t.Helper()
 	var m struct {
 		Error struct {
@@ -45,24 +55,24 @@ func TestRateLimitBucket(t *testing.T) {
 	p.RateLimits = []string{"3/3s"}
 	r := budgetRelay(p, &now)
 	for i := range 3 {
-		if a, _ := r.budgetDenialLocked([]byte("1"), "a"); a != nil {
+		if a, _ := take(r, "a"); a != nil {
 			t.Fatalf("call %d refused: %s", i, a)
 		}
 	}
-	a, _ := r.budgetDenialLocked([]byte("1"), "a")
-	if code, d := refusal(t, a); code != CodeRateLimited || d.RetryAfterMs != 1000 || d.Limit != "3/3s" {
+	a, _ := take(r, "a")
+	if code, d := refusalOf(t, a); code != CodeRateLimited || d.RetryAfterMs != 1000 || d.Limit != "3/3s" {
 		t.Fatalf("fourth call: %s", a)
 	}
-	if a, _ := r.budgetDenialLocked([]byte("1"), "b"); a != nil {
+	if a, _ := take(r, "b"); a != nil {
 		t.Errorf("another tool shares the budget: %s", a)
 	}
 	now = now.Add(400 * time.Millisecond)
-	a, _ = r.budgetDenialLocked([]byte("1"), "a")
-	if _, d := refusal(t, a); d.RetryAfterMs != 600 {
+	a, _ = take(r, "a")
+	if _, d := refusalOf(t, a); d.RetryAfterMs != 600 {
 		t.Errorf("retry after %dms, want 600 (a refusal must not take a token)", d.RetryAfterMs)
 	}
 	now = now.Add(600 * time.Millisecond)
-	if a, _ := r.budgetDenialLocked([]byte("1"), "a"); a != nil {
+	if a, _ := take(r, "a"); a != nil {
 		t.Errorf("after 1s: %s", a)
 	}
 }
@@ -75,12 +85,12 @@ func TestRateLimitBucketsBounded(t *testing.T) {
 	p.RateLimits = []string{"1/1h"}
 	r := budgetRelay(p, &now)
 	for i := range 2 * maxBuckets {
-		r.budgetDenialLocked([]byte("1"), fmt.Sprint("tool", i))
+		take(r, fmt.Sprint("tool", i))
 	}
 	if n := len(r.rules.budget.buckets); n > maxBuckets {
 		t.Errorf("%d buckets kept, want at most %d", n, maxBuckets)
 	}
-	if a, _ := r.budgetDenialLocked([]byte("1"), "real_tool"); a == nil {
+	if a, _ := take(r, "real_tool"); a == nil {
 		t.Error("a tool first called past the bound went unlimited")
 	}
 }
@@ -91,20 +101,20 @@ func TestConcurrencySlots(t *testing.T) {
 	p.MaxConcurrentCalls = 2
 	now := time.Now()
 	r := budgetRelay(p, &now)
-	var held []hostRequest
+	var held []*hostRequest
 	for range 2 {
-		a, slot := r.budgetDenialLocked([]byte("1"), "t")
-		if a != nil || !slot {
-			t.Fatalf("within the cap: %s %v", a, slot)
+		a, req := take(r, "t")
+		if a != nil || !req.slot {
+			t.Fatalf("within the cap: %s %v", a, req.slot)
 		}
-		held = append(held, hostRequest{slot: slot})
+		held = append(held, req)
 	}
-	a, _ := r.budgetDenialLocked([]byte("1"), "t")
-	if code, d := refusal(t, a); code != CodeTooManyCalls || d.Limit != "2" {
+	a, _ := take(r, "t")
+	if code, d := refusalOf(t, a); code != CodeTooManyCalls || d.Limit != "2" {
 		t.Fatalf("over the cap: %s", a)
 	}
 	r.releaseCallLocked(held[0])
-	if a, _ := r.budgetDenialLocked([]byte("1"), "t"); a != nil {
+	if a, _ := take(r, "t"); a != nil {
 		t.Errorf("after a release: %s", a)
 	}
 }

@@ -93,16 +93,16 @@ func newToolBucket(rl policy.RateLimit) *toolBucket {
 }
 
 // budgetDenialLocked checks a host tools/call of tool (the server's name)
-// against the budget and takes its share: the answer when mcpsandbox
-// refuses it, else nil, and then whether the call holds a concurrency slot
-// (to give back with releaseCallLocked).
-func (r *relay) budgetDenialLocked(id []byte, tool string) (answer []byte, slot bool) {
+// against the budget and takes its share: refused, with its end, when
+// mcpsandbox refuses it; else req may hold a concurrency slot, given back
+// when it ends (releaseCallLocked).
+func (r *relay) budgetDenialLocked(id []byte, tool string, req *hostRequest) (end ending, refused bool) {
 	b := r.rules.budget
 	if b.maxCalls > 0 && b.calls >= b.maxCalls {
 		limit := strconv.Itoa(b.maxCalls)
 		r.log.Info("tools/call refused: too many concurrent calls", "tool", logValue([]byte(tool)), "setting", r.setting("MaxConcurrentCalls"), "limit", limit)
-		return errorResponse(id, CodeTooManyCalls, fmt.Sprintf("too many concurrent calls: mcpsandbox's %s %s are in flight already; it was not relayed, retry when one is answered", r.setting("MaxConcurrentCalls"), limit),
-			errorData{Reason: "too many concurrent calls", Limit: limit}), false
+		return refusal(outTooManyCalls, id, 0, fmt.Sprintf("too many concurrent calls: mcpsandbox's %s %s are in flight already; it was not relayed, retry when one is answered", r.setting("MaxConcurrentCalls"), limit),
+			errorData{Reason: "too many concurrent calls", Limit: limit}), true
 	}
 	if b.limits != nil {
 		if tb := b.bucket(tool); tb != nil {
@@ -113,22 +113,23 @@ func (r *relay) budgetDenialLocked(id []byte, tool string) (answer []byte, slot 
 				ms := int64(math.Ceil(float64(wait) / float64(time.Millisecond)))
 				limit := tb.limit.String()
 				r.log.Info("tools/call refused: rate limited", "tool", logValue([]byte(tool)), "setting", r.setting("RateLimits"), "limit", limit, "retryAfterMs", ms)
-				return errorResponse(id, CodeRateLimited, fmt.Sprintf("rate limited: tool %q may be called %s under mcpsandbox's %s; it was not relayed, retry after %s", tool, limit, r.setting("RateLimits"), time.Duration(ms)*time.Millisecond),
-					errorData{Reason: "rate limited", Limit: limit, RetryAfterMs: ms}), false
+				return refusal(outRateLimited, id, 0, fmt.Sprintf("rate limited: tool %q may be called %s under mcpsandbox's %s; it was not relayed, retry after %s", tool, limit, r.setting("RateLimits"), time.Duration(ms)*time.Millisecond),
+					errorData{Reason: "rate limited", Limit: limit, RetryAfterMs: ms}), true
 			}
 		}
 	}
 	if b.maxCalls > 0 {
 		b.calls++
-		return nil, true
+		req.slot = true
 	}
-	return nil, false
+	return ending{}, false
 }
 
-// releaseCallLocked gives back the concurrency slot of a request leaving
-// r.inflight (answered, failed, timed out or replaced).
-func (r *relay) releaseCallLocked(req hostRequest) {
+// releaseCallLocked gives back the concurrency slot of a request that
+// ended.
+func (r *relay) releaseCallLocked(req *hostRequest) {
 	if req.slot {
 		r.rules.budget.calls--
+		req.slot = false
 	}
 }

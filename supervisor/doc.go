@@ -116,12 +116,17 @@
 //
 // # Audit log
 //
+// Every host request ends in one place (endLocked, end.go), whatever ends
+// it: the server's answer, one of mcpsandbox's errors, the host's
+// cancellation, the host leaving, its id reused. There it leaves the
+// request table, gives back its --max-concurrent-calls slot, its
+// --call-timeout clock stops, its audit line is written and mcpsandbox's
+// answer, if it gives one, is sent: once.
+//
 // With --audit-log (audit.go, audit_mask.go, audit_file.go) each host
-// tools/call, prompts/get and resources/read carries an audit record in
-// its hostRequest from arrival to its end, and every path that ends a host
-// request (the server's answer, mcpsandbox's own error, the host's
-// cancellation, the host leaving) ends the record once: one JSON line with
-// the outcome, code, duration and bytes, the arguments masked and bounded.
+// tools/call, prompts/get and resources/read carries an audit record from
+// arrival to its end: one JSON line with the outcome, code, duration and
+// bytes, the arguments masked and bounded.
 // A writer goroutine behind a bounded queue writes the file, so a slow disk
 // costs dropped (and counted) lines, never a stalled relay.
 //

@@ -42,3 +42,12 @@ func TestOwnErrorsCarrySourceAndKind(t *testing.T) {
 		t.Errorf("a standard code's error got data %v; only mcpsandbox's own codes carry source and kind", m.Error.Data)
 	}
 }
+
+// An error's data.kind is the audit log's word for how its request ended.
+func TestKindIsOutcome(t *testing.T) {
+	for o := outAnswered; o <= outIDReused; o++ {
+		if c := o.code(); c != 0 && codeKinds[c] != o.String() {
+			t.Errorf("outcome %s answers with code %d, whose kind is %q", o, c, codeKinds[c])
+		}
+	}
+}

@@ -24,8 +24,8 @@ const (
 	mSubscribe
 	mUnsubscribe
 	mDiscover
-	mToolsList // the MCP rules filter its result (this and the kinds below)
-	mToolsCall // the MCP rules may refuse it, time it out or hold it to a budget
+	mToolsList
+	mToolsCall
 	mPromptsList
 	mPromptsGet
 	mResourcesList
@@ -34,8 +34,29 @@ const (
 	mComplete
 )
 
-// cached reports whether the session cache keeps requests of kind mk.
-func (mk methodKind) cached() bool { return mk >= mInitialize && mk <= mDiscover && mk != mPing }
+// methodSet is a set of methodKinds: which rules apply to a method is said
+// by naming it, never by where its constant sits.
+type methodSet uint32
+
+func setOf(ms ...methodKind) methodSet {
+	var s methodSet
+	for _, m := range ms {
+		s |= 1 << m
+	}
+	return s
+}
+
+func (s methodSet) has(m methodKind) bool { return s&(1<<m) != 0 }
+
+var (
+	// cachedMethods are those whose successful answer the session cache
+	// records, to replay onto a restarted server.
+	cachedMethods = setOf(mInitialize, mSetLevel, mSubscribe, mUnsubscribe, mDiscover)
+	// listMethods are those whose result the MCP rules may filter.
+	listMethods = setOf(mToolsList, mPromptsList, mResourcesList, mTemplatesList)
+	// namingMethods name a prompt or a resource the MCP rules may deny.
+	namingMethods = setOf(mPromptsGet, mResourcesRead, mSubscribe, mComplete)
+)
 
 func methodKindOf(e *jsonrpc.Envelope) methodKind {
 	m := e.Method
@@ -120,98 +141,95 @@ func (r *relay) hostSingle(line []byte, e *jsonrpc.Envelope) {
 	defer r.writeMu.Unlock()
 	r.mu.Lock()
 	live := r.liveLocked()
-	out, answer, key := r.hostElemLocked(line, e, live)
+	out, key := r.hostElemLocked(line, e, live)
 	// Answers to server→host requests go to the process that asked, even
 	// while it is still being brought up (it may ask during replay).
 	direct := live || e.Kind == jsonrpc.Response
 	if out != nil && !direct {
 		if !r.enqueueLocked(out) {
-			out = nil
-			if e.Kind == jsonrpc.Request {
-				r.releaseCallLocked(r.inflight[key])
-				answer = errorResponse(e.ID(line), CodeQueueFull, r.queueFullMessage(), nil)
-				r.inflight[key].audit.endOwn(answer)
-				delete(r.inflight, key)
+			if req, ok := r.inflight[key]; ok && e.Kind == jsonrpc.Request {
+				r.endLocked(key, &req, refusal(outQueueFull, []byte(req.hostID), 0, r.queueFullMessage(), nil))
 			} else {
 				r.log.Warn("host notification dropped: the restart queue is full", "method", e.MethodString())
 			}
-		} else {
-			out = nil
 		}
+		out = nil
 	}
 	g := r.gen
-	r.mu.Unlock()
-	if answer != nil {
-		r.host.write(answer)
-	}
+	r.unlock()
 	if out != nil {
 		g.write(jsonrpc.WithNewline(out))
 	}
 }
 
 // hostElemLocked routes one host message: it registers requests, rewrites
-// ids where needed, and returns what to send to the server (nil: nothing),
-// what to answer the host at once (nil: nothing) and, for a registered
-// request, its in-flight key. r.mu is held.
-func (r *relay) hostElemLocked(msg []byte, e *jsonrpc.Envelope, live bool) (out, answer []byte, key string) {
+// ids where needed, and returns what to send to the server (nil: nothing)
+// and, for a registered request, its in-flight key. What mcpsandbox
+// answers itself is left for unlock. r.mu is held.
+func (r *relay) hostElemLocked(msg []byte, e *jsonrpc.Envelope, live bool) (out []byte, key string) {
 	switch e.Kind {
 	case jsonrpc.Request:
 		return r.hostRequestLocked(msg, e, live)
 	case jsonrpc.Notification:
-		return r.hostNotificationLocked(msg, e, live), nil, ""
+		return r.hostNotificationLocked(msg, e, live), ""
 	case jsonrpc.Response:
-		return r.hostResponseLocked(msg, e), nil, ""
+		return r.hostResponseLocked(msg, e), ""
 	}
 	if id := e.ID(msg); e.Method != nil || (id != nil && !e.HasResult && !e.HasError) {
 		r.log.Warn("host sent an invalid request; answered with an error", "problem", e.Problem)
-		return nil, errorResponse(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+e.Problem, nil), ""
+		r.endLocked("", &hostRequest{hostID: string(id)}, refusal(outError, id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+e.Problem, nil))
+		return nil, ""
 	}
 	r.log.Warn("host sent an invalid message; dropped", "problem", e.Problem, "line", logValue(msg))
-	return nil, nil, ""
+	return nil, ""
 }
 
-func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (out, answer []byte, key string) {
+func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (out []byte, key string) {
 	raw := e.ID(msg)
 	mk := methodKindOf(e)
+	req := hostRequest{hostID: string(raw), method: mk}
 	if mk == mPing && !live {
 		// mcpsandbox itself is alive: a host keepalive must not end the
 		// session while the server restarts, or while it is down and
 		// requests get errors saying why.
-		return nil, jsonrpc.NewResult(raw, []byte("{}")), ""
+		r.endLocked("", &req, ending{outcome: outAnswered, answer: jsonrpc.NewResult(raw, []byte("{}"))})
+		return nil, ""
 	}
 	out, idStart, idEnd := msg, e.IDStart, e.IDEnd
-	ac := r.audit.begin(msg, e, mk)
+	req.audit = r.audit.begin(msg, e, mk)
 	var tool string
 	if mk == mToolsCall && r.rules != nil {
 		var shift int
-		if out, answer, shift, tool = r.toolCallLocked(msg, e); answer != nil {
-			ac.endOwn(answer)
-			return nil, answer, ""
+		var end ending
+		var refused bool
+		if out, end, refused, shift, tool = r.toolCallLocked(msg, e); refused {
+			r.endLocked("", &req, end)
+			return nil, ""
 		}
 		if idStart > jsonrpc.OffsetIn(msg, e.Params) {
 			idStart, idEnd = idStart+shift, idEnd+shift
 		}
 	}
-	if r.rules != nil && (mk > mToolsCall || mk == mSubscribe) {
-		if answer = r.requestDenialLocked(mk, msg, e); answer != nil {
-			ac.endOwn(answer)
-			return nil, answer, ""
+	if r.rules != nil && namingMethods.has(mk) {
+		if end, refused := r.requestDenialLocked(mk, msg, e); refused {
+			r.endLocked("", &req, end)
+			return nil, ""
 		}
 	}
 	if r.state == stateStopped || r.state == stateClosing {
-		answer = r.stoppedAnswerLocked(raw)
-		ac.endOwn(answer)
-		return nil, answer, ""
+		r.endLocked("", &req, r.stoppedEndLocked(raw))
+		return nil, ""
 	}
 	if mk == mInitialize && r.sess.init != nil {
 		r.log.Warn("host sent initialize again; answered from the session cache (a server process never gets two)")
-		return nil, jsonrpc.NewResult(raw, r.sess.init.result), ""
+		r.endLocked("", &req, ending{outcome: outAnswered, answer: jsonrpc.NewResult(raw, r.sess.init.result)})
+		return nil, ""
 	}
-	req := hostRequest{hostID: string(raw), method: mk, audit: ac}
 	if mk == mToolsCall && r.rules != nil && r.rules.budget != nil {
-		if answer, req.slot = r.budgetDenialLocked(raw, tool); answer != nil {
-			ac.endOwn(answer)
-			return nil, answer, ""
+		end, refused := r.budgetDenialLocked(raw, tool, &req)
+		if refused {
+			r.endLocked("", &req, end)
+			return nil, ""
 		}
 	}
 	key = req.hostID
@@ -227,26 +245,25 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 		key, req.remapped = string(nid), true
 	}
 	if old, dup := r.inflight[key]; dup {
-		r.log.Warn("host reused the id of a request still in flight", "id", logValue([]byte(req.hostID)))
-		old.audit.endUnanswered(auditIDReused)
-		r.releaseCallLocked(old) // its answer will be taken for the new one's
+		if !old.ended {
+			r.log.Warn("host reused the id of a request still in flight", "id", logValue([]byte(req.hostID)))
+		}
+		// The server's answer to the old one will be taken for the new one's.
+		r.endLocked(key, &old, quietEnd(outIDReused))
 	}
+	r.seq++
+	req.seq = r.seq
 	if live {
 		req.gen = r.gen.n
 	}
-	if mk.cached() {
+	if cachedMethods.has(mk) {
 		req.params = bytes.Clone(e.Params)
 	}
 	if mk == mToolsCall && r.rules != nil && r.rules.callTimeout > 0 {
-		if old, ok := r.inflight[key]; ok && old.timer != nil {
-			old.timer.Stop()
-		}
-		r.seq++
-		req.call = r.seq
-		req.timer = r.armCallTimeout(key, req.call)
+		req.timer = r.armCallTimeout(key, req.seq)
 	}
 	r.inflight[key] = req
-	return out, nil, key
+	return out, key
 }
 
 func (r *relay) hostNotificationLocked(msg []byte, e *jsonrpc.Envelope, live bool) []byte {
@@ -283,12 +300,12 @@ func (r *relay) hostCancelLocked(msg []byte, e *jsonrpc.Envelope) []byte {
 	if !ok {
 		return nil
 	}
-	req.cancelled = true
-	req.audit.endUnanswered(auditCancelled)
-	// The server need not answer a cancelled call: its slot is free now.
-	r.releaseCallLocked(req)
-	req.slot = false
-	r.inflight[key] = req
+	if !req.ended {
+		// The host expects no answer now: the request ends here (its
+		// concurrency slot is free, though the server may still answer).
+		r.endLocked(key, &req, quietEnd(outCancelled))
+		r.inflight[key] = req
+	}
 	if req.remapped {
 		start := jsonrpc.OffsetIn(msg, reqID)
 		return jsonrpc.Splice(msg, start, start+len(reqID), []byte(key))
@@ -334,13 +351,13 @@ func (r *relay) queueFullMessage() string {
 	return fmt.Sprintf("MCP server is restarting and mcpsandbox already holds %d messages (%d bytes max, --max-message) for it; retry later", maxQueued, r.pol.MaxMessage)
 }
 
-// stoppedAnswerLocked is the answer to any request while the server is down
-// for good or mcpsandbox is shutting down.
-func (r *relay) stoppedAnswerLocked(id []byte) []byte {
+// stoppedEndLocked is the end of any request while the server is down for
+// good or mcpsandbox is shutting down.
+func (r *relay) stoppedEndLocked(id []byte) ending {
 	if r.state == stateClosing {
-		return errorResponse(id, CodeServerStopped, "mcpsandbox is shutting down", errorData{Reason: "shutting down"})
+		return refusal(outServerStopped, id, 0, "mcpsandbox is shutting down", errorData{Reason: "shutting down"})
 	}
-	return errorResponse(id, CodeServerStopped, "MCP server is down: "+r.stopReason+r.stopDetailLocked(), errorData{Reason: r.stopReason})
+	return refusal(outServerStopped, id, 0, "MCP server is down: "+r.stopReason+r.stopDetailLocked(), errorData{Reason: r.stopReason})
 }
 
 // hostUnparsable answers a line that is not JSON at all.
@@ -350,7 +367,9 @@ func (r *relay) hostUnparsable(line []byte, b *jsonrpc.Batch, err error) {
 	if !b.IsArray && len(b.Msgs) == 1 && (b.Msgs[0].IDKind == jsonrpc.IDString || b.Msgs[0].IDKind == jsonrpc.IDNumber) {
 		id = b.Msgs[0].ID(line)
 	}
-	r.host.write(errorResponse(id, jsonrpc.CodeParseError, "Parse error: "+err.Error(), nil))
+	r.mu.Lock()
+	r.endLocked("", &hostRequest{hostID: string(id)}, refusal(outError, id, jsonrpc.CodeParseError, "Parse error: "+err.Error(), nil))
+	r.unlock()
 }
 
 // hostOversize answers a host message over --max-message with an error
@@ -358,15 +377,18 @@ func (r *relay) hostUnparsable(line []byte, b *jsonrpc.Batch, err error) {
 func (r *relay) hostOversize(f *jsonrpc.Frame) {
 	r.log.Warn("host message over the message size limit discarded", "setting", r.setting("MaxMessage"), "bytes", f.Size, "limit", r.pol.MaxMessage.String(), "head", logValue(f.Head))
 	raw, escaped, isRequest, isResponse := f.RecoverID()
-	if raw == nil {
-		r.audit.oversized(f, nil)
-		return
-	}
 	data := errorData{Reason: "message too large", Limit: r.pol.MaxMessage.String()}
 	if isRequest || !isResponse {
-		answer := errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's %s %s; it was not relayed", f.Size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
-		r.audit.oversized(f, answer)
-		r.host.write(answer)
+		// Its id unknown, it cannot be answered; its audit line still says
+		// it came.
+		req := hostRequest{hostID: string(raw), audit: r.audit.beginOversized(f)}
+		end := ending{outcome: outTooLarge}
+		if raw != nil {
+			end = refusal(outTooLarge, raw, 0, fmt.Sprintf("request of %d bytes is over mcpsandbox's %s %s; it was not relayed", f.Size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
+		}
+		r.mu.Lock()
+		r.endLocked("", &req, end)
+		r.unlock()
 		return
 	}
 	r.mu.Lock()
@@ -387,7 +409,9 @@ func (r *relay) hostOversize(f *jsonrpc.Frame) {
 // id in it. Answers mcpsandbox gives itself go out as separate messages.
 func (r *relay) hostBatch(line []byte, b *jsonrpc.Batch) {
 	if len(b.Spans) == 0 {
-		r.host.write(errorResponse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch", nil))
+		r.mu.Lock()
+		r.endLocked("", &hostRequest{}, refusal(outError, nil, jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch", nil))
+		r.unlock()
 		return
 	}
 	r.writeMu.Lock()
@@ -396,7 +420,6 @@ func (r *relay) hostBatch(line []byte, b *jsonrpc.Batch) {
 		sc      jsonrpc.Scanner
 		eb      jsonrpc.Batch
 		parts   [][]byte
-		answers [][]byte
 		keys    []string
 		changed bool
 	)
@@ -407,10 +430,7 @@ func (r *relay) hostBatch(line []byte, b *jsonrpc.Batch) {
 		if sc.Scan(elem, &eb) != nil {
 			continue // cannot happen: the batch scanned as valid
 		}
-		out, answer, key := r.hostElemLocked(elem, &eb.Msgs[0], live)
-		if answer != nil {
-			answers = append(answers, answer)
-		}
+		out, key := r.hostElemLocked(elem, &eb.Msgs[0], live)
 		if key != "" {
 			keys = append(keys, key)
 		}
@@ -433,21 +453,14 @@ func (r *relay) hostBatch(line []byte, b *jsonrpc.Batch) {
 		if !r.enqueueLocked(msg) {
 			for _, k := range keys {
 				if req, ok := r.inflight[k]; ok {
-					r.releaseCallLocked(req)
-					delete(r.inflight, k)
-					a := errorResponse([]byte(req.hostID), CodeQueueFull, r.queueFullMessage(), nil)
-					req.audit.endOwn(a)
-					answers = append(answers, a)
+					r.endLocked(k, &req, refusal(outQueueFull, []byte(req.hostID), 0, r.queueFullMessage(), nil))
 				}
 			}
 		}
 		msg = nil
 	}
 	g := r.gen
-	r.mu.Unlock()
-	for _, a := range answers {
-		r.host.write(a)
-	}
+	r.unlock()
 	if msg != nil {
 		g.write(jsonrpc.WithNewline(msg))
 	}

@@ -159,12 +159,11 @@ func (r *relay) decide(reason string, failed bool, cause string) (restart bool, 
 // answerCrashed answers every host request g left in flight, once, and
 // cancels its pending server→host requests. When the server is down for
 // good, queued requests are answered too.
-func (r *relay) answerCrashed(g *generation, reason string, restart, early bool, stop string, end bool) {
+func (r *relay) answerCrashed(g *generation, reason string, restart, early bool, stop string, finished bool) {
 	gn := 0
 	if g != nil {
 		gn = g.n
 	}
-	var answers [][]byte
 	r.mu.Lock()
 	for k, req := range r.inflight {
 		ofDead := g != nil && req.gen == g.n
@@ -172,28 +171,22 @@ func (r *relay) answerCrashed(g *generation, reason string, restart, early bool,
 		if !ofDead && !(queued && !restart) {
 			continue // held for the next process
 		}
-		if restart && early && !req.cancelled && r.requeueLocked(k, req) {
+		if restart && early && !req.ended && r.requeueLocked(k, req) {
 			continue // it never reached a working server: the next one gets it
-		}
-		delete(r.inflight, k)
-		r.releaseCallLocked(req)
-		if req.cancelled {
-			continue
 		}
 		id := []byte(req.hostID)
 		data := errorData{Reason: reason, Generation: req.gen}
-		var a []byte
+		var end ending
 		switch {
 		case restart:
-			a = errorResponse(id, CodeServerCrashed,
+			end = refusal(outServerCrashed, id, 0,
 				"MCP server process ended while handling the request ("+reason+"); mcpsandbox is restarting it, retry the request", data)
-		case end:
-			a = errorResponse(id, CodeServerStopped, "MCP server exited ("+reason+")", data)
+		case finished:
+			end = refusal(outServerStopped, id, 0, "MCP server exited ("+reason+")", data)
 		default:
-			a = errorResponse(id, CodeServerStopped, "MCP server is down: "+stop+r.stopDetailLocked(), data)
+			end = refusal(outServerStopped, id, 0, "MCP server is down: "+stop+r.stopDetailLocked(), data)
 		}
-		req.audit.endOwn(a)
-		answers = append(answers, a)
+		r.endLocked(k, &req, end)
 	}
 	if !restart {
 		r.queue, r.queueBytes = nil, 0
@@ -201,15 +194,12 @@ func (r *relay) answerCrashed(g *generation, reason string, restart, early bool,
 	for k, p := range r.pending {
 		if p.gen == gn {
 			delete(r.pending, k)
-			answers = append(answers, jsonrpc.NewNotification("notifications/cancelled",
+			r.toHost = append(r.toHost, jsonrpc.NewNotification("notifications/cancelled",
 				map[string]any{"requestId": rawJSON(k), "reason": "the MCP server process that sent this request ended (" + reason + ")"}))
 		}
 	}
 	clear(r.pendingOrig)
-	r.mu.Unlock()
-	for _, a := range answers {
-		r.host.write(a)
-	}
+	r.unlock()
 	if stop != "" {
 		attrs := []any{"reason", stop, "code", CodeServerStopped}
 		if g != nil && g.hold.wasDropped() { // else its stderr is in the log already
@@ -246,29 +236,15 @@ func (r *relay) shutdown(g *generation, reason string, answerHost bool) Outcome 
 	if g != nil && !g.retired.Load() {
 		r.stopProcess(g)
 	}
-	if answerHost {
-		var answers [][]byte
-		r.mu.Lock()
-		for k, req := range r.inflight {
-			delete(r.inflight, k)
-			r.releaseCallLocked(req)
-			if !req.cancelled {
-				a := errorResponse([]byte(req.hostID), CodeServerStopped, "mcpsandbox is shutting down", errorData{Reason: reason})
-				req.audit.endOwn(a)
-				answers = append(answers, a)
-			}
+	r.mu.Lock()
+	for k, req := range r.inflight {
+		if answerHost {
+			r.endLocked(k, &req, refusal(outServerStopped, []byte(req.hostID), 0, "mcpsandbox is shutting down", errorData{Reason: reason}))
+		} else {
+			r.endLocked(k, &req, quietEnd(outHostGone))
 		}
-		r.mu.Unlock()
-		for _, a := range answers {
-			r.host.write(a)
-		}
-	} else {
-		r.mu.Lock()
-		for _, req := range r.inflight {
-			req.audit.endUnanswered(auditHostGone)
-		}
-		r.mu.Unlock()
 	}
+	r.unlock()
 	code := 0
 	if failed {
 		code = 1

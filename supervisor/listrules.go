@@ -43,21 +43,21 @@ func (r *relay) listRuleLocked(mk methodKind) *listRule {
 // filterListLocked applies lr to a list result for the host: hidden items
 // are taken out, the others renamed. Without a change msg is returned as it
 // is. Every other member (nextCursor, _meta) is kept, so pagination goes on
-// as the server pages. A result the rules cannot read becomes an error
-// rather than passing unchecked.
-func (r *relay) filterListLocked(msg []byte, e *jsonrpc.Envelope, req hostRequest, gen int, lr *listRule) []byte {
+// as the server pages. A result the rules cannot read is unreadable: the
+// request ends with CodeInvalidResponse rather than passing unchecked.
+func (r *relay) filterListLocked(msg []byte, e *jsonrpc.Envelope, req hostRequest, gen int, lr *listRule) (out []byte, end ending, unreadable bool) {
 	id := []byte(req.hostID)
-	unreadable := func(why string) []byte {
+	refuse := func(why string) ([]byte, ending, bool) {
 		r.log.Warn("server's "+lr.method+" result cannot be checked against the MCP rules; answered with an error", "problem", why)
-		return bytes.TrimSuffix(errorResponse(id, CodeInvalidResponse, "MCP server sent a "+lr.method+" result mcpsandbox cannot check against its MCP rules ("+why+")", errorData{Reason: why, Generation: gen}), []byte("\n"))
+		return nil, refusal(outInvalidResponse, id, 0, "MCP server sent a "+lr.method+" result mcpsandbox cannot check against its MCP rules ("+why+")", errorData{Reason: why, Generation: gen}), true
 	}
 	res, ok := members(e.Result)
 	if !ok {
-		return unreadable("the result is not an object")
+		return refuse("the result is not an object")
 	}
 	var items []json.RawMessage
 	if json.Unmarshal(res[lr.list], &items) != nil {
-		return unreadable(lr.list + " is not a list")
+		return refuse(lr.list + " is not a list")
 	}
 	list := []byte{'['}
 	kept := 0
@@ -68,7 +68,7 @@ func (r *relay) filterListLocked(msg []byte, e *jsonrpc.Envelope, req hostReques
 			name, ok = exactMember(item, lr.key)
 		}
 		if !ok {
-			return unreadable("an item of " + lr.list + " has no " + lr.key)
+			return refuse("an item of " + lr.list + " has no " + lr.key)
 		}
 		if lr.hidden(name) {
 			continue
@@ -77,7 +77,7 @@ func (r *relay) filterListLocked(msg []byte, e *jsonrpc.Envelope, req hostReques
 			item[lr.key], _ = json.Marshal(lr.rename(name))
 			var err error
 			if it, err = encodeObject(item); err != nil {
-				return unreadable("an item could not be re-encoded")
+				return refuse("an item could not be re-encoded")
 			}
 		}
 		if kept > 0 {
@@ -88,15 +88,15 @@ func (r *relay) filterListLocked(msg []byte, e *jsonrpc.Envelope, req hostReques
 	}
 	if kept == len(items) && lr.rename == nil {
 		if req.remapped {
-			return jsonrpc.Splice(msg, e.IDStart, e.IDEnd, id)
+			return jsonrpc.Splice(msg, e.IDStart, e.IDEnd, id), ending{}, false
 		}
-		return msg
+		return msg, ending{}, false
 	}
 	res[lr.list] = append(list, ']')
 	enc, err := encodeObject(res)
 	if err != nil {
-		return unreadable("it could not be re-encoded")
+		return refuse("it could not be re-encoded")
 	}
 	r.log.Debug(lr.method+" rewritten by the MCP rules", "hidden", len(items)-kept)
-	return bytes.TrimSuffix(jsonrpc.NewResult(id, enc), []byte("\n"))
+	return bytes.TrimSuffix(jsonrpc.NewResult(id, enc), []byte("\n")), ending{}, false
 }

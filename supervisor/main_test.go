@@ -43,6 +43,9 @@ func TestMain(m *testing.M) {
 		case roleRulesServer:
 			serveRules()
 			os.Exit(0)
+		case roleOutcomeServer:
+			serveOutcomes()
+			os.Exit(0)
 		}
 	}
 	os.Exit(m.Run())

@@ -79,15 +79,18 @@ func members(obj []byte) (map[string]json.RawMessage, bool) {
 }
 
 // toolCallLocked applies the tool rules to a host tools/call: it returns
-// the answer when mcpsandbox refuses it, or else the message for the server
+// the end when mcpsandbox refuses it, or else the message for the server
 // (the tool's own name restored) and how far that moved the bytes after the
 // params. A call whose tool cannot be read is refused too: the server might
 // read a name the rules did not check. own is the server's name of the
 // tool ("" when no rule needs it).
-func (r *relay) toolCallLocked(msg []byte, e *jsonrpc.Envelope) (out, answer []byte, shift int, own string) {
+func (r *relay) toolCallLocked(msg []byte, e *jsonrpc.Envelope) (out []byte, end ending, refused bool, shift int, own string) {
 	id := e.ID(msg)
 	if !r.rules.readsToolName() {
-		return msg, nil, 0, ""
+		return msg, ending{}, false, 0, ""
+	}
+	deny := func(message string) (out []byte, end ending, refused bool, shift int, own string) {
+		return nil, refusal(outDenied, id, 0, message, errorData{Reason: "denied by policy"}), true, 0, ""
 	}
 	params, ok := members(e.Params)
 	var name string
@@ -96,11 +99,11 @@ func (r *relay) toolCallLocked(msg []byte, e *jsonrpc.Envelope) (out, answer []b
 	}
 	if !ok {
 		r.log.Warn("host sent a tools/call without a readable tool name; refused under the tool rules")
-		return nil, errorResponse(id, CodePolicyDenied, "tools/call has no tool name mcpsandbox can check against its tool rules; it was not relayed", errorData{Reason: "denied by policy"}), 0, ""
+		return deny("tools/call has no tool name mcpsandbox can check against its tool rules; it was not relayed")
 	}
 	own, prefixed := strings.CutPrefix(name, r.rules.toolPrefix)
 	if !prefixed {
-		return nil, errorResponse(id, jsonrpc.CodeInvalidParams, fmt.Sprintf("Unknown tool %q: the tools of this server are named %s... (mcpsandbox's %s)", name, r.rules.toolPrefix, r.setting("ToolPrefix")), nil), 0, ""
+		return nil, refusal(outError, id, jsonrpc.CodeInvalidParams, fmt.Sprintf("Unknown tool %q: the tools of this server are named %s... (mcpsandbox's %s)", name, r.rules.toolPrefix, r.setting("ToolPrefix")), nil), true, 0, ""
 	}
 	if why := r.rules.toolDenial(own); why != "" {
 		rule := "it matches " + r.setting(why)
@@ -108,18 +111,18 @@ func (r *relay) toolCallLocked(msg []byte, e *jsonrpc.Envelope) (out, answer []b
 			rule = "it matches no " + r.setting(why)
 		}
 		r.log.Info("tools/call refused by the tool rules", "tool", logValue([]byte(own)), "setting", r.setting(why))
-		return nil, errorResponse(id, CodePolicyDenied, fmt.Sprintf("tool %q is denied by mcpsandbox's policy (%s); it was not relayed", name, rule), errorData{Reason: "denied by policy"}), 0, ""
+		return deny(fmt.Sprintf("tool %q is denied by mcpsandbox's policy (%s); it was not relayed", name, rule))
 	}
 	if r.rules.toolPrefix == "" {
-		return msg, nil, 0, own
+		return msg, ending{}, false, 0, own
 	}
 	params["name"], _ = json.Marshal(own)
 	enc, err := encodeObject(params)
 	if err != nil {
-		return nil, errorResponse(id, CodePolicyDenied, "tools/call params could not be re-encoded with the tool's own name; it was not relayed", errorData{Reason: "denied by policy"}), 0, ""
+		return deny("tools/call params could not be re-encoded with the tool's own name; it was not relayed")
 	}
 	start := jsonrpc.OffsetIn(msg, e.Params)
-	return jsonrpc.Splice(msg, start, start+len(e.Params), enc), nil, len(enc) - len(e.Params), own
+	return jsonrpc.Splice(msg, start, start+len(e.Params), enc), ending{}, false, len(enc) - len(e.Params), own
 }
 
 // nameOf is the name member of a tool or a tools/call's params. A Go
@@ -160,57 +163,47 @@ func encodeObject(m map[string]json.RawMessage) ([]byte, error) {
 	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
 }
 
-// armCallTimeout starts the --call-timeout clock of a host tools/call.
-func (r *relay) armCallTimeout(key string, call uint64) *time.Timer {
-	return time.AfterFunc(r.rules.callTimeout, func() { r.callTimedOut(key, call) })
+// armCallTimeout starts the --call-timeout clock of host request seq.
+func (r *relay) armCallTimeout(key string, seq uint64) *time.Timer {
+	return time.AfterFunc(r.rules.callTimeout, func() { r.callTimedOut(key, seq) })
 }
 
 // callTimedOut answers a tools/call still in flight after --call-timeout and
 // cancels it at the server under the id the server knows; the server's late
 // answer then finds nothing in flight and is dropped. A call still held for
 // a restarting server gets its cancellation queued behind it.
-func (r *relay) callTimedOut(key string, call uint64) {
+func (r *relay) callTimedOut(key string, seq uint64) {
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
 	r.mu.Lock()
 	req, ok := r.inflight[key]
-	if !ok || req.call != call {
+	if !ok || req.seq != seq || req.ended {
 		r.mu.Unlock()
 		return // answered, or failed with the process, in the meantime
 	}
-	delete(r.inflight, key)
-	r.releaseCallLocked(req)
+	limit := r.rules.callTimeout.String()
+	r.endLocked(key, &req, refusal(outTimeout, []byte(req.hostID), 0,
+		fmt.Sprintf("tools/call did not complete within mcpsandbox's %s %s; it was cancelled", r.setting("CallTimeout"), limit),
+		errorData{Reason: "call timeout", Generation: req.gen, Limit: limit}))
 	serverID := req.hostID
 	if req.remapped {
 		serverID = key
 	}
-	limit := r.rules.callTimeout.String()
-	var cancel []byte
-	if !req.cancelled {
-		cancel = jsonrpc.NewNotification("notifications/cancelled", map[string]any{
-			"requestId": json.RawMessage(serverID),
-			"reason":    "mcpsandbox: the call took longer than " + r.setting("CallTimeout") + " " + limit,
-		})
-	}
+	cancel := jsonrpc.NewNotification("notifications/cancelled", map[string]any{
+		"requestId": json.RawMessage(serverID),
+		"reason":    "mcpsandbox: the call took longer than " + r.setting("CallTimeout") + " " + limit,
+	})
 	g := r.gen
 	toProcess := false
 	switch {
-	case cancel == nil:
 	case req.gen == 0:
 		r.enqueueLocked(cancel)
 	case g != nil && g.n == req.gen && !g.dead.Load():
 		toProcess = true
 	}
-	r.mu.Unlock()
+	r.unlock()
+	r.log.Warn("tools/call timed out; answered the host with an error and cancelled it at the server", "setting", r.setting("CallTimeout"), "limit", limit, "generation", req.gen)
 	if toProcess {
 		g.write(cancel)
-	}
-	r.log.Warn("tools/call timed out; answered the host with an error and cancelled it at the server", "setting", r.setting("CallTimeout"), "limit", limit, "generation", req.gen)
-	if !req.cancelled {
-		answer := errorResponse([]byte(req.hostID), CodeCallTimeout,
-			fmt.Sprintf("tools/call did not complete within mcpsandbox's %s %s; it was cancelled", r.setting("CallTimeout"), limit),
-			errorData{Reason: "call timeout", Generation: req.gen, Limit: limit})
-		req.audit.endOwn(answer)
-		r.host.write(answer)
 	}
 }

@@ -74,15 +74,15 @@ func uncheckableURI(uri string) string {
 }
 
 // requestDenialLocked applies the prompt and resource rules to a host
-// request of kind mk: the answer when mcpsandbox refuses it, else nil.
-func (r *relay) requestDenialLocked(mk methodKind, msg []byte, e *jsonrpc.Envelope) []byte {
+// request of kind mk: refused, with its end, when mcpsandbox refuses it.
+func (r *relay) requestDenialLocked(mk methodKind, msg []byte, e *jsonrpc.Envelope) (end ending, refused bool) {
 	ru := r.rules
 	var what, name, why string
 	params, ok := members(e.Params)
 	switch mk {
 	case mPromptsGet:
 		if !ru.prompts() {
-			return nil
+			return ending{}, false
 		}
 		what = "prompt"
 		if ok {
@@ -90,7 +90,7 @@ func (r *relay) requestDenialLocked(mk methodKind, msg []byte, e *jsonrpc.Envelo
 		}
 	case mResourcesRead, mSubscribe:
 		if !ru.resources() {
-			return nil
+			return ending{}, false
 		}
 		what = "resource"
 		if ok {
@@ -98,14 +98,14 @@ func (r *relay) requestDenialLocked(mk methodKind, msg []byte, e *jsonrpc.Envelo
 		}
 	case mComplete:
 		if !ru.prompts() && !ru.resources() {
-			return nil
+			return ending{}, false
 		}
 		what, name, ok = completionRef(params, ok)
 		if ok && (what == "prompt" && !ru.prompts() || what == "resource" && !ru.resources()) {
-			return nil
+			return ending{}, false
 		}
 	default:
-		return nil
+		return ending{}, false
 	}
 	method := e.MethodString()
 	id := e.ID(msg)
@@ -119,21 +119,21 @@ func (r *relay) requestDenialLocked(mk methodKind, msg []byte, e *jsonrpc.Envelo
 			why = "it names no " + what + " mcpsandbox can read"
 		}
 		r.log.Warn(method+" refused: its "+what+" cannot be checked against the MCP rules", "problem", why)
-		return errorResponse(id, CodePolicyDenied, fmt.Sprintf("%s cannot be checked against mcpsandbox's %s rules (%s); it was not relayed", method, what, why), errorData{Reason: "denied by policy"})
+		return refusal(outDenied, id, 0, fmt.Sprintf("%s cannot be checked against mcpsandbox's %s rules (%s); it was not relayed", method, what, why), errorData{Reason: "denied by policy"}), true
 	}
 	setting := ru.promptDenial(name)
 	if what == "resource" {
 		setting = ru.resourceDenial(name)
 	}
 	if setting == "" {
-		return nil
+		return ending{}, false
 	}
 	rule := "it matches " + r.setting(setting)
 	if strings.HasPrefix(setting, "Allow") {
 		rule = "it matches no " + r.setting(setting)
 	}
 	r.log.Info(method+" refused by the MCP rules", what, logValue([]byte(name)), "setting", r.setting(setting))
-	return errorResponse(id, CodePolicyDenied, fmt.Sprintf("%s %q is denied by mcpsandbox's policy (%s); it was not relayed", what, name, rule), errorData{Reason: "denied by policy"})
+	return refusal(outDenied, id, 0, fmt.Sprintf("%s %q is denied by mcpsandbox's policy (%s); it was not relayed", what, name, rule), errorData{Reason: "denied by policy"}), true
 }
 
 // completionRef reads what a completion/complete is about: its ref is

@@ -80,6 +80,7 @@ type relay struct {
 	genCount    int
 	stopReason  string // why the server is down for good (stateStopped)
 	inflight    map[string]hostRequest
+	toHost      [][]byte                 // written to the host once r.mu is released (unlock)
 	pending     map[string]serverRequest // server→host requests, by relay id token
 	pendingOrig map[string]string        // server id key → relay id token, current generation
 	queue       [][]byte
@@ -95,18 +96,18 @@ type relay struct {
 	logLimit logLimiter // server-caused log records, all generations
 }
 
-// hostRequest is a host request awaiting its response.
+// hostRequest is a host request from its arrival to its end (endLocked).
 type hostRequest struct {
-	hostID    string // the id token as the host sent it
-	gen       int    // process it was written to; 0 while queued
-	method    methodKind
-	params    []byte      // kept only for methods the session cache needs
-	remapped  bool        // the server sees a relay id instead of hostID
-	cancelled bool        // the host sent notifications/cancelled for it
-	call      uint64      // tells a --call-timeout clock its request from a later one under the same id
-	timer     *time.Timer // the --call-timeout clock; nil without one
-	audit     *auditCall  // its audit record; nil when not audited
-	slot      bool        // holds one of --max-concurrent-calls
+	hostID   string // the id token as the host sent it
+	seq      uint64 // tells it from a later request under the same id (its clock, its end)
+	gen      int    // process it was written to; 0 while queued
+	method   methodKind
+	params   []byte      // kept only for methods the session cache needs
+	remapped bool        // the server sees a relay id instead of hostID
+	ended    bool        // it ended (the host cancelled it) and waits only for the server's late answer
+	timer    *time.Timer // the --call-timeout clock; nil without one
+	audit    *auditCall  // its audit record; nil when not audited
+	slot     bool        // holds one of --max-concurrent-calls
 }
 
 // serverRequest is a server→host request awaiting the host's response.

@@ -59,7 +59,7 @@ func (r *relay) serverSingle(g *generation, line []byte, e *jsonrpc.Envelope) {
 	var acts serverActs
 	r.mu.Lock()
 	out := r.serverElemLocked(g, line, e, &acts)
-	r.mu.Unlock()
+	r.unlock()
 	r.serverFollowUp(g, &acts)
 	if out != nil {
 		r.host.write(jsonrpc.WithNewline(out))
@@ -82,35 +82,42 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 			req, ok = r.inflight[string(raw)] // no allocation on this path
 		}
 		if ok && req.gen == g.n {
+			// Taken out of the table here, so that endLocked need not
+			// make a key (the hot path allocates nothing).
 			if e.IDEscaped {
 				delete(r.inflight, key)
 			} else {
 				delete(r.inflight, string(raw))
 			}
-			if req.method.cached() && !e.HasError {
-				r.sess.record(req, e, r.log)
-			}
 			acts.startHeartbeat = !g.answered.Swap(true)
-			if req.timer != nil {
-				req.timer.Stop()
-			}
-			r.releaseCallLocked(req)
-			if e.HasResult && req.method >= mToolsList && r.rules != nil {
-				if lr := r.listRuleLocked(req.method); lr != nil {
-					return r.filterListLocked(msg, e, req, g.n, lr)
-				}
-			}
-			if req.method == mToolsCall && e.HasResult {
-				if out := r.explainToolErrorLocked(msg, e, req); len(out) != len(msg) {
-					req.audit.endServer(e, out)
-					return out
-				}
-			}
 			out := msg
 			if req.remapped {
 				out = jsonrpc.Splice(msg, e.IDStart, e.IDEnd, []byte(req.hostID))
 			}
-			req.audit.endServer(e, out)
+			if req.ended {
+				return out // the host cancelled it: the late answer goes as it is
+			}
+			if cachedMethods.has(req.method) && !e.HasError {
+				r.sess.record(req, e, r.log)
+			}
+			if e.HasResult && listMethods.has(req.method) && r.rules != nil {
+				if lr := r.listRuleLocked(req.method); lr != nil {
+					filtered, end, unreadable := r.filterListLocked(msg, e, req, g.n, lr)
+					if unreadable {
+						r.endLocked("", &req, end)
+						return nil
+					}
+					out = filtered
+				}
+			}
+			toolErr := req.method == mToolsCall && e.HasResult && isToolError(e.Result)
+			if toolErr {
+				if hinted := r.explainToolErrorLocked(msg, e, req); len(hinted) != len(msg) {
+					out = hinted
+				}
+			}
+			end := serverEnd(e, out, toolErr)
+			r.endLocked("", &req, end)
 			return out
 		}
 		if isRelayID(raw) {
@@ -236,7 +243,7 @@ func (r *relay) serverGarbage(g *generation, line []byte, b *jsonrpc.Batch, prob
 		}
 	}
 	if raw != nil && e.Method == nil {
-		r.failInflight(g, raw, escaped, CodeInvalidResponse,
+		r.failInflight(g, raw, escaped, outInvalidResponse,
 			"MCP server sent an invalid response (not JSON-RPC: "+problem+"); see mcpsandbox's log", errorData{Reason: problem, Generation: g.n})
 	}
 }
@@ -264,25 +271,19 @@ func (r *relay) serverOversize(g *generation, f *jsonrpc.Frame) {
 		r.writeMu.Unlock()
 		return
 	}
-	r.failInflight(g, raw, escaped, CodeMessageTooLarge,
+	r.failInflight(g, raw, escaped, outTooLarge,
 		fmt.Sprintf("MCP server's response of %d bytes is over mcpsandbox's %s %s", f.Size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
 }
 
-// failInflight answers a host request of generation g with an error.
-func (r *relay) failInflight(g *generation, raw []byte, escaped bool, code int, message string, data errorData) {
+// failInflight answers a host request of generation g with an error of
+// outcome o.
+func (r *relay) failInflight(g *generation, raw []byte, escaped bool, o outcome, message string, data errorData) {
 	key := jsonrpc.IDKey(raw, escaped)
 	r.mu.Lock()
-	req, ok := r.inflight[key]
-	if ok && req.gen == g.n {
-		delete(r.inflight, key)
-		r.releaseCallLocked(req)
+	if req, ok := r.inflight[key]; ok && req.gen == g.n {
+		r.endLocked(key, &req, refusal(o, []byte(req.hostID), 0, message, data))
 	}
-	r.mu.Unlock()
-	if ok && req.gen == g.n {
-		answer := errorResponse([]byte(req.hostID), code, message, data)
-		req.audit.endOwn(answer)
-		r.host.write(answer)
-	}
+	r.unlock()
 }
 
 // serverBatch relays a batch from the server element by element: answers
@@ -320,7 +321,7 @@ func (r *relay) serverBatch(g *generation, line []byte, b *jsonrpc.Batch) {
 			parts = append(parts, out)
 		}
 	}
-	r.mu.Unlock()
+	r.unlock()
 	for i := range acts {
 		r.serverFollowUp(g, &acts[i])
 	}

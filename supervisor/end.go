@@ -1,0 +1,154 @@
+package supervisor
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
+)
+
+// outcome is how a host request ended. The words are the audit log's
+// outcomes and, for the errors mcpsandbox answers itself, data.kind.
+type outcome uint8
+
+const (
+	outAnswered        outcome = iota // a result: the server's (or mcpsandbox's, e.g. a ping while the server restarts)
+	outToolError                      // a tools/call result with isError: true
+	outError                          // a JSON-RPC error: the server's, or a standard one of mcpsandbox (invalid request, unknown prefixed tool)
+	outDenied                         // CodePolicyDenied
+	outTimeout                        // CodeCallTimeout
+	outRateLimited                    // CodeRateLimited
+	outTooManyCalls                   // CodeTooManyCalls
+	outServerCrashed                  // CodeServerCrashed
+	outServerStopped                  // CodeServerStopped
+	outTooLarge                       // CodeMessageTooLarge
+	outQueueFull                      // CodeQueueFull
+	outInvalidResponse                // CodeInvalidResponse
+	outCancelled                      // the host cancelled it: no answer
+	outHostGone                       // the host left first: no answer
+	outIDReused                       // the host sent another request under its id: no answer (the server's goes to the new one)
+)
+
+var outcomeWords = [...]string{
+	outAnswered: "ok", outToolError: "tool-error", outError: "error",
+	outDenied: "denied", outTimeout: "timeout", outRateLimited: "rate-limited", outTooManyCalls: "too-many-calls",
+	outServerCrashed: "server-crashed", outServerStopped: "server-stopped", outTooLarge: "too-large",
+	outQueueFull: "queue-full", outInvalidResponse: "invalid-response",
+	outCancelled: "cancelled", outHostGone: "host-gone", outIDReused: "id-reused",
+}
+
+func (o outcome) String() string { return outcomeWords[o] }
+
+// code is the error code mcpsandbox answers a request that ended so with;
+// 0 when the outcome is not one of its own errors.
+func (o outcome) code() int {
+	switch o {
+	case outDenied:
+		return CodePolicyDenied
+	case outTimeout:
+		return CodeCallTimeout
+	case outRateLimited:
+		return CodeRateLimited
+	case outTooManyCalls:
+		return CodeTooManyCalls
+	case outServerCrashed:
+		return CodeServerCrashed
+	case outServerStopped:
+		return CodeServerStopped
+	case outTooLarge:
+		return CodeMessageTooLarge
+	case outQueueFull:
+		return CodeQueueFull
+	case outInvalidResponse:
+		return CodeInvalidResponse
+	}
+	return 0
+}
+
+// unanswered reports whether a request that ended so gets no answer.
+func (o outcome) unanswered() bool {
+	return o == outCancelled || o == outHostGone || o == outIDReused
+}
+
+// ending is how one host request ended.
+type ending struct {
+	outcome outcome
+	// answer is what the host gets: mcpsandbox's own answer, which
+	// endLocked has written once r.mu is released, or the server's as
+	// relayed, which the caller writes in its stream. Nil: nothing.
+	answer  []byte
+	code    int  // answer's error code; 0: a result
+	relayed bool // answer is the server's message
+}
+
+// refusal is mcpsandbox's own error answer to the request with id, for an
+// outcome of its own (o.code()) or outError with a standard code.
+func refusal(o outcome, id []byte, code int, message string, data any) ending {
+	if c := o.code(); c != 0 {
+		code = c
+	}
+	return ending{outcome: o, answer: errorResponse(id, code, message, data), code: code}
+}
+
+// quietEnd is the end of a request the host gets no answer to.
+func quietEnd(o outcome) ending { return ending{outcome: o} }
+
+// serverEnd is the end of a request the server answered (e; out as
+// relayed), toolErr when it is a tools/call result with isError.
+func serverEnd(e *jsonrpc.Envelope, out []byte, toolErr bool) ending {
+	end := ending{outcome: outAnswered, answer: out, relayed: true}
+	switch {
+	case e.HasError:
+		end.outcome = outError
+		end.code, _ = strconv.Atoi(string(jsonrpc.MemberValue(e.ErrorValue, "code")))
+	case toolErr:
+		end.outcome = outToolError
+	}
+	return end
+}
+
+var isErrorTrue = []byte(`"isError":true`)
+
+// isToolError reports whether a tools/call result is a tool error. The
+// byte search keeps the decode off every other result.
+func isToolError(result []byte) bool {
+	return bytes.Contains(result, isErrorTrue) && bytes.Equal(jsonrpc.MemberValue(result, "isError"), []byte("true"))
+}
+
+// endLocked ends host request req, registered under key ("" when it never
+// was): the one place where a request's end is recorded, whatever ends it.
+// The request leaves the table, gives back its concurrency slot, its timer
+// is stopped, its audit line written and mcpsandbox's own answer queued for
+// the host (written by unlock, outside r.mu). A request ends once: one the
+// host cancelled stays in the table, ended, only so that the server's late
+// answer is still relayed under the host's id. r.mu is held.
+func (r *relay) endLocked(key string, req *hostRequest, end ending) {
+	if key != "" {
+		if cur, ok := r.inflight[key]; ok && cur.seq == req.seq {
+			delete(r.inflight, key)
+		}
+	}
+	if req.ended {
+		return // only its place in the table was left
+	}
+	req.ended = true
+	if req.timer != nil {
+		req.timer.Stop()
+	}
+	r.releaseCallLocked(req)
+	req.audit.end(end)
+	if end.answer != nil && !end.relayed && !end.outcome.unanswered() {
+		r.toHost = append(r.toHost, end.answer)
+	}
+}
+
+// unlock releases r.mu, then writes to the host, in order, what was left
+// for it under the lock: mcpsandbox's own answers, cancellations.
+func (r *relay) unlock() {
+	out := r.toHost
+	r.toHost = nil
+	r.mu.Unlock()
+	for _, m := range out {
+		r.host.write(m)
+	}
+}
