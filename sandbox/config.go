@@ -25,10 +25,11 @@ const (
 const DefaultPath = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
 // initConfig is what the supervisor resolves for one sandbox: the init
-// stage's configuration and the user name its /etc files are made from.
+// stage's configuration and what its /etc files and identity are made from.
 type initConfig struct {
 	initstage.Config
-	UserName string // the server's name in the synthesized /etc/passwd
+	UserName string  // the server's name in the synthesized /etc/passwd
+	Net      Network // its mode; the init stage sees only HostNetNS
 }
 
 // reservedPaths are built by the sandbox itself; binding over them would
@@ -189,6 +190,10 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 	if spec.NoFile == 0 {
 		return nil, &field.Error{Field: "NoFile", Value: "0", Problem: "must be positive"}
 	}
+	net, ok := spec.Net.mode()
+	if !ok {
+		return nil, &field.Error{Field: "Net", Value: spec.Net.String(), Problem: "is not a network this sandbox knows", Fix: "use NetNone or NetHost"}
+	}
 	if spec.FileSize < 0 {
 		return nil, &field.Error{Field: "FileSize", Value: strconv.FormatInt(spec.FileSize, 10), Problem: "must not be negative", Fix: "0 means no limit"}
 	}
@@ -201,12 +206,12 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 		ExeBind: !exeVisible(exe, binds),
 		TmpSize: spec.TmpSize,
 		Tmpfs:   tmpfs,
-		NetHost: spec.NetHost,
 		NoFile:  spec.NoFile,
 
+		HostNetNS: net.hostNetNS,
 		FileSize:  uint64(spec.FileSize),
 		NoExecTmp: spec.NoExecTmp,
-	}}, nil
+	}, Net: spec.Net}, nil
 }
 
 // checkNoFile refuses a NOFILE limit a user namespace cannot grant.

@@ -287,7 +287,7 @@ func checkSeccomp() Check {
 		c.Fix = "see the message; the default profile must compile and the kernel must support seccomp filters"
 		return c
 	}
-	prog, _ := seccomp.Compile("default", false, false)
+	prog, _ := seccomp.Compile("default", NetNone.SocketFamilies(), false)
 	c.OK, c.Detail = true, fmt.Sprintf("libseccomp %s; the default profile compiles to %d BPF instructions", version, len(prog)/8)
 	return c
 }
