@@ -15,7 +15,7 @@ var writers struct {
 
 // maxBatch bounds the lines written under one taking of the file's lock,
 // so another process waiting for it is not kept out for long.
-const maxBatch = 256
+const maxBatch = 64
 
 // closeTimeout bounds the wait for the file at the end: a hung file system
 // (or a process holding the lock) must not hold mcpsandbox's exit.
