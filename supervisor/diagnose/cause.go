@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +46,15 @@ func causeOf(found stderrFinding, f *Facts, atStart bool) (Diagnosis, bool) {
 	p := filepath.Clean(found.path)
 	real, err := fsys.EvalSymlinks(p)
 	if err != nil {
+		if atStart && found.pattern.kind == causeMissing && errors.Is(err, fs.ErrNotExist) {
+			if arg, ok := f.scriptArg(p, found.pattern.entry); ok {
+				d := Diagnosis{Kind: ScriptMissing, Path: p, Setting: "Command"}
+				if arg != "" {
+					d.arg, d.workDir = arg, f.WorkDir
+				}
+				return d, true
+			}
+		}
 		if found.pattern.kind != causeReadOnly {
 			return Diagnosis{}, false // not on the host either: a file really missing
 		}
@@ -72,6 +83,27 @@ func causeOf(found stderrFinding, f *Facts, atStart bool) (Diagnosis, bool) {
 		return d, true
 	}
 	return Diagnosis{}, false
+}
+
+// scriptArg reports whether path, missing on the host, is the script the
+// server's command runs: an argument names it (resolved from the working
+// directory when relative; arg is then that argument), or the runtime said
+// so (entry: python's "can't open file" is only ever about its script).
+// No restart can make it appear: the command line is wrong.
+func (f *Facts) scriptArg(path string, entry bool) (arg string, ok bool) {
+	for i, a := range f.Command {
+		if i == 0 || a == "" {
+			continue
+		}
+		if filepath.IsAbs(a) {
+			if filepath.Clean(a) == path {
+				return "", true
+			}
+		} else if f.WorkDir != "" && filepath.Join(f.WorkDir, a) == path {
+			return a, true
+		}
+	}
+	return "", entry
 }
 
 // deniedCause explains a permission error on a granted path: the server
