@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
+
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
@@ -221,7 +223,7 @@ func ownOutcome(code int) string {
 
 // begin starts the record of a host request, or returns nil when there is
 // no audit log or the method is not audited.
-func (a *auditor) begin(msg []byte, e *envelope, mk methodKind) *auditCall {
+func (a *auditor) begin(msg []byte, e *jsonrpc.Envelope, mk methodKind) *auditCall {
 	if a == nil {
 		return nil
 	}
@@ -229,15 +231,15 @@ func (a *auditor) begin(msg []byte, e *envelope, mk methodKind) *auditCall {
 	switch {
 	case mk == mToolsCall:
 		method = "tools/call"
-	case e.methodIs("prompts/get"):
+	case e.MethodIs("prompts/get"):
 		method = "prompts/get"
-	case e.methodIs("resources/read"):
+	case e.MethodIs("resources/read"):
 		method = "resources/read"
 	default:
 		return nil
 	}
 	c := &auditCall{a: a, start: time.Now(), method: method, bytesIn: msgLen(msg)}
-	params, ok := members(e.params)
+	params, ok := members(e.Params)
 	if !ok {
 		c.note = "params are not an object"
 		return c
@@ -276,26 +278,26 @@ func (a *auditor) begin(msg []byte, e *envelope, mk methodKind) *auditCall {
 // oversized records a request over --max-message, never read whole: its
 // method comes from its head, and answer is what the host got (nil: none,
 // its id was not found).
-func (a *auditor) oversized(f *frame, answer []byte) {
+func (a *auditor) oversized(f *jsonrpc.Frame, answer []byte) {
 	if a == nil {
 		return
 	}
-	var sc scanner
-	var b batch
-	_ = sc.scanLine(f.head, &b)
-	if b.isArray || len(b.msgs) != 1 || b.msgs[0].method == nil {
+	var sc jsonrpc.Scanner
+	var b jsonrpc.Batch
+	_ = sc.Scan(f.Head, &b)
+	if b.IsArray || len(b.Msgs) != 1 || b.Msgs[0].Method == nil {
 		return
 	}
-	e := &b.msgs[0]
+	e := &b.Msgs[0]
 	mk := mOther
-	if e.methodIs("tools/call") {
+	if e.MethodIs("tools/call") {
 		mk = mToolsCall
 	}
-	c := a.begin(nil, &envelope{method: e.method, methodEscaped: e.methodEscaped}, mk)
+	c := a.begin(nil, &jsonrpc.Envelope{Method: e.Method, MethodEscaped: e.MethodEscaped}, mk)
 	if c == nil {
 		return
 	}
-	c.bytesIn, c.note = int(f.size), "over the message size limit; not read"
+	c.bytesIn, c.note = int(f.Size), "over the message size limit; not read"
 	if answer == nil {
 		c.finish("too-large", nil, 0)
 		return
@@ -304,18 +306,18 @@ func (a *auditor) oversized(f *frame, answer []byte) {
 }
 
 // endServer ends the record with the server's answer out (as relayed).
-func (c *auditCall) endServer(e *envelope, out []byte) {
+func (c *auditCall) endServer(e *jsonrpc.Envelope, out []byte) {
 	if c == nil {
 		return
 	}
 	switch {
-	case e.hasError:
-		if code, err := strconv.Atoi(string(memberValue(e.errorValue, "code"))); err == nil {
+	case e.HasError:
+		if code, err := strconv.Atoi(string(jsonrpc.MemberValue(e.ErrorValue, "code"))); err == nil {
 			c.finish(auditError, &code, msgLen(out))
 		} else {
 			c.finish(auditError, nil, msgLen(out))
 		}
-	case c.method == "tools/call" && bytes.Equal(memberValue(e.result, "isError"), []byte("true")):
+	case c.method == "tools/call" && bytes.Equal(jsonrpc.MemberValue(e.Result, "isError"), []byte("true")):
 		c.finish(auditToolError, nil, msgLen(out))
 	default:
 		c.finish(auditOK, nil, msgLen(out))
@@ -327,7 +329,7 @@ func (c *auditCall) endOwn(answer []byte) {
 	if c == nil {
 		return
 	}
-	code, err := strconv.Atoi(string(memberValue(memberValue(answer, "error"), "code")))
+	code, err := strconv.Atoi(string(jsonrpc.MemberValue(jsonrpc.MemberValue(answer, "error"), "code")))
 	if err != nil {
 		c.finish(auditError, nil, msgLen(answer))
 		return

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 )
 
 // A crash loop is reported once: the first failure in full, later identical
@@ -120,7 +122,7 @@ func (r *relay) requeueLocked(key string, req hostRequest) bool {
 	if req.remapped {
 		id = key
 	}
-	msg := request([]byte(id), method, req.params)
+	msg := jsonrpc.NewRequest([]byte(id), method, req.params)
 	if len(r.queue) >= maxQueued || r.queueBytes+len(msg) > int(r.pol.MaxMessage) {
 		return false
 	}

@@ -9,10 +9,10 @@
 // One message per '\n'-terminated line, at most --max-message bytes (default
 // 16 MiB) before the newline. A longer line is discarded as it streams in,
 // never held whole; its first 4 KiB and last 512 bytes are kept to find its
-// id. Messages are not decoded: a single-pass scanner validates each line as
-// JSON and finds the top-level id (kept as raw bytes, never a float), the
-// method and whether it carries a result or an error. Rewriting an id splices
-// bytes. Batches (protocol 2025-03-26) pass through with every id tracked.
+// id. Messages are not decoded: a single-pass scanner (package jsonrpc,
+// which frames the lines too) validates each line as JSON and finds the
+// top-level id (kept as raw bytes, never a float), the method and whether
+// it carries a result or an error. Rewriting an id splices bytes. Batches (protocol 2025-03-26) pass through with every id tracked.
 //
 // Lines on the server's stdout that are not JSON-RPC never reach the host
 // (one would end a Go SDK host's session); they are logged. Nor do messages

@@ -89,12 +89,3 @@ func withKind(code int, data any) any {
 	}
 	return d
 }
-
-// Standard JSON-RPC codes mcpsandbox answers malformed host input (and an
-// unknown prefixed tool) with.
-// (The heartbeat's -32601 lives in package healthcheck.)
-const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
-	codeInvalidParams  = -32602 // MCP's answer to a tools/call of an unknown tool
-)

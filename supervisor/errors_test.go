@@ -3,6 +3,8 @@ package supervisor
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 )
 
 // Every code of mcpsandbox's lies in its private block, outside JSON-RPC's
@@ -35,7 +37,7 @@ func TestOwnErrorsCarrySourceAndKind(t *testing.T) {
 		}
 	}
 	var m struct{ Error struct{ Data map[string]any } }
-	json.Unmarshal(errorResponse(nil, codeInvalidParams, "m", nil), &m)
+	json.Unmarshal(errorResponse(nil, jsonrpc.CodeInvalidParams, "m", nil), &m)
 	if m.Error.Data != nil {
 		t.Errorf("a standard code's error got data %v; only mcpsandbox's own codes carry source and kind", m.Error.Data)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/healthcheck"
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 )
 
@@ -119,7 +120,7 @@ func (r *relay) startHeartbeat(g *generation) {
 			if method == "server/discover" {
 				params = discover
 			}
-			msg := request(quoteID(id), method, params)
+			msg := jsonrpc.NewRequest(quoteID(id), method, params)
 			r.writeMu.Lock()
 			g.write(msg)
 			r.writeMu.Unlock()

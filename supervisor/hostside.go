@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 )
 
 // Host → server. One goroutine reads the host; for each message it decides,
@@ -35,10 +37,10 @@ const (
 // cached reports whether the session cache keeps requests of kind mk.
 func (mk methodKind) cached() bool { return mk >= mInitialize && mk <= mDiscover && mk != mPing }
 
-func methodKindOf(e *envelope) methodKind {
-	m := e.method
-	if e.methodEscaped {
-		m = []byte(e.methodString())
+func methodKindOf(e *jsonrpc.Envelope) methodKind {
+	m := e.Method
+	if e.MethodEscaped {
+		m = []byte(e.MethodString())
 	}
 	switch string(m) {
 	case "initialize":
@@ -75,15 +77,16 @@ func methodKindOf(e *envelope) methodKind {
 
 func (r *relay) readHost() {
 	defer r.closeHost()
-	lr := newLineReader(r.hostIn, int(r.pol.MaxMessage))
-	lr.findIDs = true
+	lr := jsonrpc.NewLineReader(r.hostIn, int(r.pol.MaxMessage))
+	lr.FindIDs = true
+	lr.OnShrink = releaseMemorySoon
 	var (
-		f  frame
-		b  batch
-		sc scanner
+		f  jsonrpc.Frame
+		b  jsonrpc.Batch
+		sc jsonrpc.Scanner
 	)
 	for {
-		if err := lr.next(&f); err != nil {
+		if err := lr.Next(&f); err != nil {
 			if err == io.EOF {
 				r.log.Info("host closed its end of the connection")
 			} else {
@@ -92,16 +95,16 @@ func (r *relay) readHost() {
 			return
 		}
 		switch {
-		case f.oversize:
+		case f.Oversize:
 			r.hostOversize(&f)
-		case isBlank(f.line):
+		case jsonrpc.IsBlank(f.Line):
 		default:
-			if err := sc.scanLine(f.line, &b); err != nil {
-				r.hostUnparsable(f.line, &b, err)
-			} else if b.isArray {
-				r.hostBatch(f.line, &b)
+			if err := sc.Scan(f.Line, &b); err != nil {
+				r.hostUnparsable(f.Line, &b, err)
+			} else if b.IsArray {
+				r.hostBatch(f.Line, &b)
 			} else {
-				r.hostSingle(f.line, &b.msgs[0])
+				r.hostSingle(f.Line, &b.Msgs[0])
 			}
 		}
 	}
@@ -112,7 +115,7 @@ func (r *relay) liveLocked() bool {
 	return r.state == stateRunning && !r.gen.dead.Load()
 }
 
-func (r *relay) hostSingle(line []byte, e *envelope) {
+func (r *relay) hostSingle(line []byte, e *jsonrpc.Envelope) {
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
 	r.mu.Lock()
@@ -120,17 +123,17 @@ func (r *relay) hostSingle(line []byte, e *envelope) {
 	out, answer, key := r.hostElemLocked(line, e, live)
 	// Answers to server→host requests go to the process that asked, even
 	// while it is still being brought up (it may ask during replay).
-	direct := live || e.kind == kindResponse
+	direct := live || e.Kind == jsonrpc.Response
 	if out != nil && !direct {
 		if !r.enqueueLocked(out) {
 			out = nil
-			if e.kind == kindRequest {
+			if e.Kind == jsonrpc.Request {
 				r.releaseCallLocked(r.inflight[key])
-				answer = errorResponse(e.id(line), CodeQueueFull, r.queueFullMessage(), nil)
+				answer = errorResponse(e.ID(line), CodeQueueFull, r.queueFullMessage(), nil)
 				r.inflight[key].audit.endOwn(answer)
 				delete(r.inflight, key)
 			} else {
-				r.log.Warn("host notification dropped: the restart queue is full", "method", e.methodString())
+				r.log.Warn("host notification dropped: the restart queue is full", "method", e.MethodString())
 			}
 		} else {
 			out = nil
@@ -142,7 +145,7 @@ func (r *relay) hostSingle(line []byte, e *envelope) {
 		r.host.write(answer)
 	}
 	if out != nil {
-		g.write(withNewline(out))
+		g.write(jsonrpc.WithNewline(out))
 	}
 }
 
@@ -150,33 +153,33 @@ func (r *relay) hostSingle(line []byte, e *envelope) {
 // ids where needed, and returns what to send to the server (nil: nothing),
 // what to answer the host at once (nil: nothing) and, for a registered
 // request, its in-flight key. r.mu is held.
-func (r *relay) hostElemLocked(msg []byte, e *envelope, live bool) (out, answer []byte, key string) {
-	switch e.kind {
-	case kindRequest:
+func (r *relay) hostElemLocked(msg []byte, e *jsonrpc.Envelope, live bool) (out, answer []byte, key string) {
+	switch e.Kind {
+	case jsonrpc.Request:
 		return r.hostRequestLocked(msg, e, live)
-	case kindNotification:
+	case jsonrpc.Notification:
 		return r.hostNotificationLocked(msg, e, live), nil, ""
-	case kindResponse:
+	case jsonrpc.Response:
 		return r.hostResponseLocked(msg, e), nil, ""
 	}
-	if id := e.id(msg); e.method != nil || (id != nil && !e.hasResult && !e.hasError) {
-		r.log.Warn("host sent an invalid request; answered with an error", "problem", e.problem)
-		return nil, errorResponse(id, codeInvalidRequest, "Invalid Request: "+e.problem, nil), ""
+	if id := e.ID(msg); e.Method != nil || (id != nil && !e.HasResult && !e.HasError) {
+		r.log.Warn("host sent an invalid request; answered with an error", "problem", e.Problem)
+		return nil, errorResponse(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+e.Problem, nil), ""
 	}
-	r.log.Warn("host sent an invalid message; dropped", "problem", e.problem, "line", logValue(msg))
+	r.log.Warn("host sent an invalid message; dropped", "problem", e.Problem, "line", logValue(msg))
 	return nil, nil, ""
 }
 
-func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answer []byte, key string) {
-	raw := e.id(msg)
+func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (out, answer []byte, key string) {
+	raw := e.ID(msg)
 	mk := methodKindOf(e)
 	if mk == mPing && !live {
 		// mcpsandbox itself is alive: a host keepalive must not end the
 		// session while the server restarts, or while it is down and
 		// requests get errors saying why.
-		return nil, resultResponse(raw, []byte("{}")), ""
+		return nil, jsonrpc.NewResult(raw, []byte("{}")), ""
 	}
-	out, idStart, idEnd := msg, e.idStart, e.idEnd
+	out, idStart, idEnd := msg, e.IDStart, e.IDEnd
 	ac := r.audit.begin(msg, e, mk)
 	var tool string
 	if mk == mToolsCall && r.rules != nil {
@@ -185,7 +188,7 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 			ac.endOwn(answer)
 			return nil, answer, ""
 		}
-		if idStart > offsetIn(msg, e.params) {
+		if idStart > jsonrpc.OffsetIn(msg, e.Params) {
 			idStart, idEnd = idStart+shift, idEnd+shift
 		}
 	}
@@ -202,7 +205,7 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 	}
 	if mk == mInitialize && r.sess.init != nil {
 		r.log.Warn("host sent initialize again; answered from the session cache (a server process never gets two)")
-		return nil, resultResponse(raw, r.sess.init.result), ""
+		return nil, jsonrpc.NewResult(raw, r.sess.init.result), ""
 	}
 	req := hostRequest{hostID: string(raw), method: mk, audit: ac}
 	if mk == mToolsCall && r.rules != nil && r.rules.budget != nil {
@@ -212,15 +215,15 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 		}
 	}
 	key = req.hostID
-	if e.idEscaped {
-		key = idKey(raw, true)
+	if e.IDEscaped {
+		key = jsonrpc.IDKey(raw, true)
 	}
 	if isRelayID(raw) {
 		// The host picked an id in mcpsandbox's namespace: the server sees
 		// another one, so its answer cannot be mistaken for a relay's.
 		r.seq++
 		nid := quoteID(relayPrefix + "host:" + strconv.FormatUint(r.seq, 10))
-		out = splice(out, idStart, idEnd, nid)
+		out = jsonrpc.Splice(out, idStart, idEnd, nid)
 		key, req.remapped = string(nid), true
 	}
 	if old, dup := r.inflight[key]; dup {
@@ -232,7 +235,7 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 		req.gen = r.gen.n
 	}
 	if mk.cached() {
-		req.params = bytes.Clone(e.params)
+		req.params = bytes.Clone(e.Params)
 	}
 	if mk == mToolsCall && r.rules != nil && r.rules.callTimeout > 0 {
 		if old, ok := r.inflight[key]; ok && old.timer != nil {
@@ -246,14 +249,14 @@ func (r *relay) hostRequestLocked(msg []byte, e *envelope, live bool) (out, answ
 	return out, nil, key
 }
 
-func (r *relay) hostNotificationLocked(msg []byte, e *envelope, live bool) []byte {
-	if live && e.methodIs("notifications/initialized") {
+func (r *relay) hostNotificationLocked(msg []byte, e *jsonrpc.Envelope, live bool) []byte {
+	if live && e.MethodIs("notifications/initialized") {
 		r.sess.hostInitialized = true // held ones count once flushed
 	}
 	if r.state == stateStopped || r.state == stateClosing {
 		return nil
 	}
-	if e.methodIs("notifications/cancelled") {
+	if e.MethodIs("notifications/cancelled") {
 		return r.hostCancelLocked(msg, e)
 	}
 	return msg
@@ -262,12 +265,12 @@ func (r *relay) hostNotificationLocked(msg []byte, e *envelope, live bool) []byt
 // hostCancelLocked handles the host cancelling one of its requests: the
 // request is not answered at a crash any more, a remapped id is rewritten,
 // and a cancellation of a request no longer in flight is dropped.
-func (r *relay) hostCancelLocked(msg []byte, e *envelope) []byte {
-	reqID := memberValue(e.params, "requestId")
+func (r *relay) hostCancelLocked(msg []byte, e *jsonrpc.Envelope) []byte {
+	reqID := jsonrpc.MemberValue(e.Params, "requestId")
 	if reqID == nil {
 		return msg
 	}
-	key := idKey(reqID, bytes.IndexByte(reqID, '\\') >= 0)
+	key := jsonrpc.IDKey(reqID, bytes.IndexByte(reqID, '\\') >= 0)
 	req, ok := r.inflight[key]
 	if !ok && isRelayID(reqID) {
 		for k, v := range r.inflight {
@@ -287,17 +290,17 @@ func (r *relay) hostCancelLocked(msg []byte, e *envelope) []byte {
 	req.slot = false
 	r.inflight[key] = req
 	if req.remapped {
-		start := offsetIn(msg, reqID)
-		return splice(msg, start, start+len(reqID), []byte(key))
+		start := jsonrpc.OffsetIn(msg, reqID)
+		return jsonrpc.Splice(msg, start, start+len(reqID), []byte(key))
 	}
 	return msg
 }
 
 // hostResponseLocked maps the host's answer to a server→host request back to
 // the id the server used, or drops it when that process is gone.
-func (r *relay) hostResponseLocked(msg []byte, e *envelope) []byte {
-	raw := e.id(msg)
-	key := idKey(raw, e.idEscaped)
+func (r *relay) hostResponseLocked(msg []byte, e *jsonrpc.Envelope) []byte {
+	raw := e.ID(msg)
+	key := jsonrpc.IDKey(raw, e.IDEscaped)
 	p, ok := r.pending[key]
 	if !ok {
 		r.log.Debug("host answered a request that is not pending; dropped", "id", logValue(raw))
@@ -311,7 +314,7 @@ func (r *relay) hostResponseLocked(msg []byte, e *envelope) []byte {
 		r.log.Debug("host answered a request of a server process that is gone; dropped", "id", logValue(raw), "generation", p.gen)
 		return nil
 	}
-	return splice(msg, e.idStart, e.idEnd, []byte(p.origID))
+	return jsonrpc.Splice(msg, e.IDStart, e.IDEnd, []byte(p.origID))
 }
 
 // enqueueLocked holds a host message until the restarted server is ready.
@@ -321,7 +324,7 @@ func (r *relay) enqueueLocked(msg []byte) bool {
 	}
 	c := make([]byte, 0, len(msg)+1)
 	c = append(c, msg...)
-	c = withNewline(c)
+	c = jsonrpc.WithNewline(c)
 	r.queue = append(r.queue, c)
 	r.queueBytes += len(c)
 	return true
@@ -341,80 +344,57 @@ func (r *relay) stoppedAnswerLocked(id []byte) []byte {
 }
 
 // hostUnparsable answers a line that is not JSON at all.
-func (r *relay) hostUnparsable(line []byte, b *batch, err error) {
+func (r *relay) hostUnparsable(line []byte, b *jsonrpc.Batch, err error) {
 	r.log.Warn("host sent a line that is not JSON; answered with a parse error", "error", err, "line", logValue(line))
 	var id []byte
-	if !b.isArray && len(b.msgs) == 1 && (b.msgs[0].idKind == idString || b.msgs[0].idKind == idNumber) {
-		id = b.msgs[0].id(line)
+	if !b.IsArray && len(b.Msgs) == 1 && (b.Msgs[0].IDKind == jsonrpc.IDString || b.Msgs[0].IDKind == jsonrpc.IDNumber) {
+		id = b.Msgs[0].ID(line)
 	}
-	r.host.write(errorResponse(id, codeParseError, "Parse error: "+err.Error(), nil))
+	r.host.write(errorResponse(id, jsonrpc.CodeParseError, "Parse error: "+err.Error(), nil))
 }
 
 // hostOversize answers a host message over --max-message with an error
 // (to the host for a request, to the server for an answer it awaits).
-func (r *relay) hostOversize(f *frame) {
-	r.log.Warn("host message over the message size limit discarded", "setting", r.setting("MaxMessage"), "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", logValue(f.head))
-	raw, escaped, isRequest, isResponse := recoverID(f)
+func (r *relay) hostOversize(f *jsonrpc.Frame) {
+	r.log.Warn("host message over the message size limit discarded", "setting", r.setting("MaxMessage"), "bytes", f.Size, "limit", r.pol.MaxMessage.String(), "head", logValue(f.Head))
+	raw, escaped, isRequest, isResponse := f.RecoverID()
 	if raw == nil {
 		r.audit.oversized(f, nil)
 		return
 	}
 	data := errorData{Reason: "message too large", Limit: r.pol.MaxMessage.String()}
 	if isRequest || !isResponse {
-		answer := errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's %s %s; it was not relayed", f.size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
+		answer := errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's %s %s; it was not relayed", f.Size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
 		r.audit.oversized(f, answer)
 		r.host.write(answer)
 		return
 	}
 	r.mu.Lock()
-	key := idKey(raw, escaped)
+	key := jsonrpc.IDKey(raw, escaped)
 	p, ok := r.pending[key]
 	delete(r.pending, key)
 	g := r.gen
 	r.mu.Unlock()
 	if ok && g != nil && g.n == p.gen {
-		msg := errorResponse([]byte(p.origID), CodeMessageTooLarge, fmt.Sprintf("the host's answer of %d bytes is over mcpsandbox's %s %s", f.size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
+		msg := errorResponse([]byte(p.origID), CodeMessageTooLarge, fmt.Sprintf("the host's answer of %d bytes is over mcpsandbox's %s %s", f.Size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
 		r.writeMu.Lock()
 		g.write(msg)
 		r.writeMu.Unlock()
 	}
 }
 
-// recoverID finds the top-level id of a discarded message in its head, or
-// else where the reader found it streaming past, or else in its tail, and what kind of message it was, as far as can be told.
-func recoverID(f *frame) (raw []byte, escaped, isRequest, isResponse bool) {
-	var sc scanner
-	var b batch
-	_ = sc.scanLine(f.head, &b)
-	if !b.isArray && len(b.msgs) == 1 {
-		e := &b.msgs[0]
-		isRequest = e.method != nil
-		isResponse = e.hasResult || e.hasError
-		if e.idKind == idString || e.idKind == idNumber {
-			return e.id(f.head), e.idEscaped, isRequest, isResponse
-		}
-	}
-	if f.found != nil {
-		return f.found, bytes.IndexByte(f.found, '\\') >= 0, isRequest || f.foundRequest, isResponse || f.foundResponse
-	}
-	if raw = tailID(f.tail); raw != nil {
-		return raw, bytes.IndexByte(raw, '\\') >= 0, isRequest, isResponse
-	}
-	return nil, false, isRequest, isResponse
-}
-
 // hostBatch relays a JSON-RPC batch (protocol 2025-03-26), tracking every
 // id in it. Answers mcpsandbox gives itself go out as separate messages.
-func (r *relay) hostBatch(line []byte, b *batch) {
-	if len(b.spans) == 0 {
-		r.host.write(errorResponse(nil, codeInvalidRequest, "Invalid Request: empty batch", nil))
+func (r *relay) hostBatch(line []byte, b *jsonrpc.Batch) {
+	if len(b.Spans) == 0 {
+		r.host.write(errorResponse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch", nil))
 		return
 	}
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
 	var (
-		sc      scanner
-		eb      batch
+		sc      jsonrpc.Scanner
+		eb      jsonrpc.Batch
 		parts   [][]byte
 		answers [][]byte
 		keys    []string
@@ -422,12 +402,12 @@ func (r *relay) hostBatch(line []byte, b *batch) {
 	)
 	r.mu.Lock()
 	live := r.liveLocked()
-	for _, sp := range b.spans {
+	for _, sp := range b.Spans {
 		elem := line[sp[0]:sp[1]]
-		if sc.scanLine(elem, &eb) != nil {
+		if sc.Scan(elem, &eb) != nil {
 			continue // cannot happen: the batch scanned as valid
 		}
-		out, answer, key := r.hostElemLocked(elem, &eb.msgs[0], live)
+		out, answer, key := r.hostElemLocked(elem, &eb.Msgs[0], live)
 		if answer != nil {
 			answers = append(answers, answer)
 		}
@@ -469,6 +449,6 @@ func (r *relay) hostBatch(line []byte, b *batch) {
 		r.host.write(a)
 	}
 	if msg != nil {
-		g.write(withNewline(msg))
+		g.write(jsonrpc.WithNewline(msg))
 	}
 }

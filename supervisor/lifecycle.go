@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
@@ -83,7 +84,7 @@ func (r *relay) afterExit(ctx context.Context, g *generation, reason string, fai
 		r.emit(Event{Kind: EventReady, Generation: ng.n, Pid: ng.proc.Pid()})
 		if init != nil {
 			for _, list := range init.listChanged() {
-				r.host.write(notification("notifications/"+list+"/list_changed", nil))
+				r.host.write(jsonrpc.NewNotification("notifications/"+list+"/list_changed", nil))
 			}
 		}
 		return Outcome{}, false
@@ -200,7 +201,7 @@ func (r *relay) answerCrashed(g *generation, reason string, restart, early bool,
 	for k, p := range r.pending {
 		if p.gen == gn {
 			delete(r.pending, k)
-			answers = append(answers, notification("notifications/cancelled",
+			answers = append(answers, jsonrpc.NewNotification("notifications/cancelled",
 				map[string]any{"requestId": rawJSON(k), "reason": "the MCP server process that sent this request ended (" + reason + ")"}))
 		}
 	}

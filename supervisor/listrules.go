@@ -3,6 +3,8 @@ package supervisor
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 )
 
 // listRule is how the MCP rules rewrite one kind of list result: which
@@ -43,13 +45,13 @@ func (r *relay) listRuleLocked(mk methodKind) *listRule {
 // is. Every other member (nextCursor, _meta) is kept, so pagination goes on
 // as the server pages. A result the rules cannot read becomes an error
 // rather than passing unchecked.
-func (r *relay) filterListLocked(msg []byte, e *envelope, req hostRequest, gen int, lr *listRule) []byte {
+func (r *relay) filterListLocked(msg []byte, e *jsonrpc.Envelope, req hostRequest, gen int, lr *listRule) []byte {
 	id := []byte(req.hostID)
 	unreadable := func(why string) []byte {
 		r.log.Warn("server's "+lr.method+" result cannot be checked against the MCP rules; answered with an error", "problem", why)
 		return bytes.TrimSuffix(errorResponse(id, CodeInvalidResponse, "MCP server sent a "+lr.method+" result mcpsandbox cannot check against its MCP rules ("+why+")", errorData{Reason: why, Generation: gen}), []byte("\n"))
 	}
-	res, ok := members(e.result)
+	res, ok := members(e.Result)
 	if !ok {
 		return unreadable("the result is not an object")
 	}
@@ -86,7 +88,7 @@ func (r *relay) filterListLocked(msg []byte, e *envelope, req hostRequest, gen i
 	}
 	if kept == len(items) && lr.rename == nil {
 		if req.remapped {
-			return splice(msg, e.idStart, e.idEnd, id)
+			return jsonrpc.Splice(msg, e.IDStart, e.IDEnd, id)
 		}
 		return msg
 	}
@@ -96,5 +98,5 @@ func (r *relay) filterListLocked(msg []byte, e *envelope, req hostRequest, gen i
 		return unreadable("it could not be re-encoded")
 	}
 	r.log.Debug(lr.method+" rewritten by the MCP rules", "hidden", len(items)-kept)
-	return bytes.TrimSuffix(resultResponse(id, enc), []byte("\n"))
+	return bytes.TrimSuffix(jsonrpc.NewResult(id, enc), []byte("\n"))
 }

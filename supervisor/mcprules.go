@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
@@ -83,12 +84,12 @@ func members(obj []byte) (map[string]json.RawMessage, bool) {
 // params. A call whose tool cannot be read is refused too: the server might
 // read a name the rules did not check. own is the server's name of the
 // tool ("" when no rule needs it).
-func (r *relay) toolCallLocked(msg []byte, e *envelope) (out, answer []byte, shift int, own string) {
-	id := e.id(msg)
+func (r *relay) toolCallLocked(msg []byte, e *jsonrpc.Envelope) (out, answer []byte, shift int, own string) {
+	id := e.ID(msg)
 	if !r.rules.readsToolName() {
 		return msg, nil, 0, ""
 	}
-	params, ok := members(e.params)
+	params, ok := members(e.Params)
 	var name string
 	if ok {
 		name, ok = nameOf(params)
@@ -99,7 +100,7 @@ func (r *relay) toolCallLocked(msg []byte, e *envelope) (out, answer []byte, shi
 	}
 	own, prefixed := strings.CutPrefix(name, r.rules.toolPrefix)
 	if !prefixed {
-		return nil, errorResponse(id, codeInvalidParams, fmt.Sprintf("Unknown tool %q: the tools of this server are named %s... (mcpsandbox's %s)", name, r.rules.toolPrefix, r.setting("ToolPrefix")), nil), 0, ""
+		return nil, errorResponse(id, jsonrpc.CodeInvalidParams, fmt.Sprintf("Unknown tool %q: the tools of this server are named %s... (mcpsandbox's %s)", name, r.rules.toolPrefix, r.setting("ToolPrefix")), nil), 0, ""
 	}
 	if why := r.rules.toolDenial(own); why != "" {
 		rule := "it matches " + r.setting(why)
@@ -117,8 +118,8 @@ func (r *relay) toolCallLocked(msg []byte, e *envelope) (out, answer []byte, shi
 	if err != nil {
 		return nil, errorResponse(id, CodePolicyDenied, "tools/call params could not be re-encoded with the tool's own name; it was not relayed", errorData{Reason: "denied by policy"}), 0, ""
 	}
-	start := offsetIn(msg, e.params)
-	return splice(msg, start, start+len(e.params), enc), nil, len(enc) - len(e.params), own
+	start := jsonrpc.OffsetIn(msg, e.Params)
+	return jsonrpc.Splice(msg, start, start+len(e.Params), enc), nil, len(enc) - len(e.Params), own
 }
 
 // nameOf is the name member of a tool or a tools/call's params. A Go
@@ -186,7 +187,7 @@ func (r *relay) callTimedOut(key string, call uint64) {
 	limit := r.rules.callTimeout.String()
 	var cancel []byte
 	if !req.cancelled {
-		cancel = notification("notifications/cancelled", map[string]any{
+		cancel = jsonrpc.NewNotification("notifications/cancelled", map[string]any{
 			"requestId": json.RawMessage(serverID),
 			"reason":    "mcpsandbox: the call took longer than " + r.setting("CallTimeout") + " " + limit,
 		})

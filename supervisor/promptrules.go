@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
@@ -74,10 +75,10 @@ func uncheckableURI(uri string) string {
 
 // requestDenialLocked applies the prompt and resource rules to a host
 // request of kind mk: the answer when mcpsandbox refuses it, else nil.
-func (r *relay) requestDenialLocked(mk methodKind, msg []byte, e *envelope) []byte {
+func (r *relay) requestDenialLocked(mk methodKind, msg []byte, e *jsonrpc.Envelope) []byte {
 	ru := r.rules
 	var what, name, why string
-	params, ok := members(e.params)
+	params, ok := members(e.Params)
 	switch mk {
 	case mPromptsGet:
 		if !ru.prompts() {
@@ -106,8 +107,8 @@ func (r *relay) requestDenialLocked(mk methodKind, msg []byte, e *envelope) []by
 	default:
 		return nil
 	}
-	method := e.methodString()
-	id := e.id(msg)
+	method := e.MethodString()
+	id := e.ID(msg)
 	if ok && what == "resource" {
 		if why = uncheckableURI(name); why != "" {
 			ok = false
@@ -161,8 +162,8 @@ func completionRef(params map[string]json.RawMessage, ok bool) (what, name strin
 
 // updateAllowedLocked reports whether a notifications/resources/updated
 // may reach the host: not for a denied URI, nor one the rules cannot read.
-func (r *relay) updateAllowedLocked(g *generation, e *envelope) bool {
-	params, ok := members(e.params)
+func (r *relay) updateAllowedLocked(g *generation, e *jsonrpc.Envelope) bool {
+	params, ok := members(e.Params)
 	var uri string
 	if ok {
 		uri, ok = exactMember(params, "uri")

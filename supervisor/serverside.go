@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 )
 
 // Server → host. One goroutine per server process reads its stdout. Only
@@ -26,65 +28,66 @@ type serverActs struct {
 
 func (r *relay) readServer(g *generation) {
 	defer close(g.stdoutDone)
-	lr := newLineReader(g.proc.Stdout(), int(r.pol.MaxMessage))
-	lr.findIDs = true
+	lr := jsonrpc.NewLineReader(g.proc.Stdout(), int(r.pol.MaxMessage))
+	lr.FindIDs = true
+	lr.OnShrink = releaseMemorySoon
 	var (
-		f  frame
-		b  batch
-		sc = scanner{strict: true} // what reaches the host must parse there
+		f  jsonrpc.Frame
+		b  jsonrpc.Batch
+		sc = jsonrpc.Scanner{Strict: true} // what reaches the host must parse there
 	)
-	for lr.next(&f) == nil {
+	for lr.Next(&f) == nil {
 		switch {
-		case f.oversize:
+		case f.Oversize:
 			r.serverOversize(g, &f)
-		case isBlank(f.line):
+		case jsonrpc.IsBlank(f.Line):
 		default:
-			if err := sc.scanLine(f.line, &b); err != nil {
-				r.serverGarbage(g, f.line, &b, err.Error())
-			} else if b.isArray {
-				r.serverBatch(g, f.line, &b)
-			} else if e := &b.msgs[0]; e.kind == kindInvalid {
-				r.serverGarbage(g, f.line, &b, e.problem)
+			if err := sc.Scan(f.Line, &b); err != nil {
+				r.serverGarbage(g, f.Line, &b, err.Error())
+			} else if b.IsArray {
+				r.serverBatch(g, f.Line, &b)
+			} else if e := &b.Msgs[0]; e.Kind == jsonrpc.Invalid {
+				r.serverGarbage(g, f.Line, &b, e.Problem)
 			} else {
-				r.serverSingle(g, f.line, e)
+				r.serverSingle(g, f.Line, e)
 			}
 		}
 	}
 }
 
-func (r *relay) serverSingle(g *generation, line []byte, e *envelope) {
+func (r *relay) serverSingle(g *generation, line []byte, e *jsonrpc.Envelope) {
 	var acts serverActs
 	r.mu.Lock()
 	out := r.serverElemLocked(g, line, e, &acts)
 	r.mu.Unlock()
 	r.serverFollowUp(g, &acts)
 	if out != nil {
-		r.host.write(withNewline(out))
+		r.host.write(jsonrpc.WithNewline(out))
 	}
 }
 
 // serverElemLocked routes one server message and returns what to send to
 // the host (nil: nothing). r.mu is held.
-func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *serverActs) []byte {
-	switch e.kind {
-	case kindResponse:
-		raw := e.id(msg)
+func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope, acts *serverActs) []byte {
+	switch e.Kind {
+	case jsonrpc.Response:
+		raw := e.ID(msg)
 		key := ""
 		var req hostRequest
 		var ok bool
-		if e.idEscaped {
-			key = idKey(raw, true)
+		if e.IDEscaped {
+			key = jsonrpc.IDKey(raw, true)
 			req, ok = r.inflight[key]
 		} else {
 			req, ok = r.inflight[string(raw)] // no allocation on this path
 		}
 		if ok && req.gen == g.n {
-			if e.idEscaped {
+			if e.IDEscaped {
 				delete(r.inflight, key)
 			} else {
 				delete(r.inflight, string(raw))
 			}
-			if req.method.cached() && !e.hasError {
+			if req.method.cached() && !e.HasError {
 				r.sess.record(req, e, r.log)
 			}
 			acts.startHeartbeat = !g.answered.Swap(true)
@@ -92,12 +95,12 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *s
 				req.timer.Stop()
 			}
 			r.releaseCallLocked(req)
-			if e.hasResult && req.method >= mToolsList && r.rules != nil {
+			if e.HasResult && req.method >= mToolsList && r.rules != nil {
 				if lr := r.listRuleLocked(req.method); lr != nil {
 					return r.filterListLocked(msg, e, req, g.n, lr)
 				}
 			}
-			if req.method == mToolsCall && e.hasResult {
+			if req.method == mToolsCall && e.HasResult {
 				if out := r.explainToolErrorLocked(msg, e, req); len(out) != len(msg) {
 					req.audit.endServer(e, out)
 					return out
@@ -105,7 +108,7 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *s
 			}
 			out := msg
 			if req.remapped {
-				out = splice(msg, e.idStart, e.idEnd, []byte(req.hostID))
+				out = jsonrpc.Splice(msg, e.IDStart, e.IDEnd, []byte(req.hostID))
 			}
 			req.audit.endServer(e, out)
 			return out
@@ -119,43 +122,43 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *s
 		}
 		return nil
 
-	case kindRequest:
+	case jsonrpc.Request:
 		if g.retired.Load() {
 			return nil
 		}
-		orig := e.id(msg)
+		orig := e.ID(msg)
 		if why := r.refuseLocked(orig); why != "" {
 			acts.refusal, acts.refusedWhy = errorResponse(orig, CodeServerRequestRefused, "mcpsandbox refused the request: "+why, errorData{Reason: why, Generation: g.n}), why
 			return nil
 		}
 		r.seq++
 		nid := quoteID(relayPrefix + "g" + strconv.Itoa(g.n) + ":" + strconv.FormatUint(r.seq, 10))
-		p := serverRequest{gen: g.n, origID: string(orig), origKey: idKey(orig, e.idEscaped)}
+		p := serverRequest{gen: g.n, origID: string(orig), origKey: jsonrpc.IDKey(orig, e.IDEscaped)}
 		r.pending[string(nid)] = p
 		r.pendingOrig[p.origKey] = string(nid)
-		return splice(msg, e.idStart, e.idEnd, nid)
+		return jsonrpc.Splice(msg, e.IDStart, e.IDEnd, nid)
 
-	case kindNotification:
+	case jsonrpc.Notification:
 		if g.retired.Load() {
 			return nil
 		}
-		if e.methodIs("notifications/cancelled") {
+		if e.MethodIs("notifications/cancelled") {
 			// The server gave up one of its own requests: name it by the
 			// id the host knows.
-			reqID := memberValue(e.params, "requestId")
+			reqID := jsonrpc.MemberValue(e.Params, "requestId")
 			if reqID == nil {
 				return msg
 			}
-			nid, ok := r.pendingOrig[idKey(reqID, bytes.IndexByte(reqID, '\\') >= 0)]
+			nid, ok := r.pendingOrig[jsonrpc.IDKey(reqID, bytes.IndexByte(reqID, '\\') >= 0)]
 			if !ok {
 				return nil // already answered, or never asked
 			}
-			delete(r.pendingOrig, idKey(reqID, bytes.IndexByte(reqID, '\\') >= 0))
+			delete(r.pendingOrig, jsonrpc.IDKey(reqID, bytes.IndexByte(reqID, '\\') >= 0))
 			delete(r.pending, nid)
-			start := offsetIn(msg, reqID)
-			return splice(msg, start, start+len(reqID), []byte(nid))
+			start := jsonrpc.OffsetIn(msg, reqID)
+			return jsonrpc.Splice(msg, start, start+len(reqID), []byte(nid))
 		}
-		if r.rules != nil && r.rules.resources() && e.methodIs("notifications/resources/updated") && !r.updateAllowedLocked(g, e) {
+		if r.rules != nil && r.rules.resources() && e.MethodIs("notifications/resources/updated") && !r.updateAllowedLocked(g, e) {
 			return nil
 		}
 		return msg
@@ -165,13 +168,13 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *envelope, acts *s
 
 // relayResponseLocked takes the server's answer to one of mcpsandbox's own
 // requests: it never goes to the host.
-func (r *relay) relayResponseLocked(g *generation, msg []byte, e *envelope, acts *serverActs) {
-	raw := e.id(msg)
+func (r *relay) relayResponseLocked(g *generation, msg []byte, e *jsonrpc.Envelope, acts *serverActs) {
+	raw := e.ID(msg)
 	id := string(raw[1 : len(raw)-1])
 	if strings.HasPrefix(id, relayPrefix+"ping:") {
-		acts.probeAnswered, acts.probeID, acts.probeIsError = true, id, e.hasError
-		if e.hasError {
-			acts.probeCode, _ = strconv.Atoi(string(memberValue(e.errorValue, "code")))
+		acts.probeAnswered, acts.probeID, acts.probeIsError = true, id, e.HasError
+		if e.HasError {
+			acts.probeCode, _ = strconv.Atoi(string(jsonrpc.MemberValue(e.ErrorValue, "code")))
 		}
 		return
 	}
@@ -180,8 +183,8 @@ func (r *relay) relayResponseLocked(g *generation, msg []byte, e *envelope, acts
 		acts.waiter, acts.waiterMsg = ch, bytes.Clone(msg)
 		return
 	}
-	if e.hasError {
-		g.log.Warn("server refused a request mcpsandbox replayed", "id", logValue([]byte(id)), "error", logValue(e.errorValue))
+	if e.HasError {
+		g.log.Warn("server refused a request mcpsandbox replayed", "id", logValue([]byte(id)), "error", logValue(e.ErrorValue))
 	}
 }
 
@@ -213,26 +216,26 @@ func (r *relay) serverFollowUp(g *generation, acts *serverActs) {
 // serverGarbage logs a line that is not JSON-RPC. If it still names a host
 // request in flight (a malformed response), that request is answered with
 // CodeInvalidResponse rather than left waiting.
-func (r *relay) serverGarbage(g *generation, line []byte, b *batch, problem string) {
+func (r *relay) serverGarbage(g *generation, line []byte, b *jsonrpc.Batch, problem string) {
 	if r.logLimit.allow(g.log) {
 		g.log.Warn("server wrote a line to stdout that is not JSON-RPC; dropped (stdout is reserved for MCP messages, logs belong on stderr)",
 			"problem", problem, "bytes", len(bytes.TrimRight(line, "\r\n")), "line", logValue(line))
 	}
-	if b.isArray || len(b.msgs) != 1 {
+	if b.IsArray || len(b.Msgs) != 1 {
 		return
 	}
-	e := &b.msgs[0]
-	raw, escaped := e.id(line), e.idEscaped
-	if e.idKind != idString && e.idKind != idNumber {
+	e := &b.Msgs[0]
+	raw, escaped := e.ID(line), e.IDEscaped
+	if e.IDKind != jsonrpc.IDString && e.IDKind != jsonrpc.IDNumber {
 		// The scan stopped before the id: it may still close the line, as
 		// the TypeScript SDK writes it.
 		raw, escaped = nil, false
 		if t := bytes.TrimRight(line, "\r\n"); bytes.HasPrefix(bytes.TrimLeft(t, " \t"), []byte("{")) {
-			raw = tailID(t[len(t)-min(len(t), oversizeTail):])
+			raw = jsonrpc.TailID(t[len(t)-min(len(t), jsonrpc.OversizeTail):])
 			escaped = bytes.IndexByte(raw, '\\') >= 0
 		}
 	}
-	if raw != nil && e.method == nil {
+	if raw != nil && e.Method == nil {
 		r.failInflight(g, raw, escaped, CodeInvalidResponse,
 			"MCP server sent an invalid response (not JSON-RPC: "+problem+"); see mcpsandbox's log", errorData{Reason: problem, Generation: g.n})
 	}
@@ -241,12 +244,12 @@ func (r *relay) serverGarbage(g *generation, line []byte, b *batch, problem stri
 // serverOversize handles a server message over --max-message: a response
 // becomes an error for the host request; a request is answered to the
 // server with an error, since the host could never have read it.
-func (r *relay) serverOversize(g *generation, f *frame) {
+func (r *relay) serverOversize(g *generation, f *jsonrpc.Frame) {
 	logged := r.logLimit.allow(g.log)
 	if logged {
-		g.log.Warn("server message over the message size limit discarded", "setting", r.setting("MaxMessage"), "bytes", f.size, "limit", r.pol.MaxMessage.String(), "head", logValue(f.head))
+		g.log.Warn("server message over the message size limit discarded", "setting", r.setting("MaxMessage"), "bytes", f.Size, "limit", r.pol.MaxMessage.String(), "head", logValue(f.Head))
 	}
-	raw, escaped, isRequest, _ := recoverID(f)
+	raw, escaped, isRequest, _ := f.RecoverID()
 	if raw == nil {
 		if logged {
 			g.log.Warn("could not tell which request the oversized message answered; the request stays in flight until the server answers or dies")
@@ -255,19 +258,19 @@ func (r *relay) serverOversize(g *generation, f *frame) {
 	}
 	data := errorData{Reason: "message too large", Generation: g.n, Limit: r.pol.MaxMessage.String()}
 	if isRequest {
-		msg := errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's %s %s; the host never saw it", f.size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
+		msg := errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's %s %s; the host never saw it", f.Size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
 		r.writeMu.Lock()
 		g.write(msg)
 		r.writeMu.Unlock()
 		return
 	}
 	r.failInflight(g, raw, escaped, CodeMessageTooLarge,
-		fmt.Sprintf("MCP server's response of %d bytes is over mcpsandbox's %s %s", f.size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
+		fmt.Sprintf("MCP server's response of %d bytes is over mcpsandbox's %s %s", f.Size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
 }
 
 // failInflight answers a host request of generation g with an error.
 func (r *relay) failInflight(g *generation, raw []byte, escaped bool, code int, message string, data errorData) {
-	key := idKey(raw, escaped)
+	key := jsonrpc.IDKey(raw, escaped)
 	r.mu.Lock()
 	req, ok := r.inflight[key]
 	if ok && req.gen == g.n {
@@ -285,24 +288,24 @@ func (r *relay) failInflight(g *generation, raw []byte, escaped bool, code int, 
 // serverBatch relays a batch from the server element by element: answers
 // to mcpsandbox's own requests and to unknown ids are taken out, ids of
 // server→host requests are rewritten.
-func (r *relay) serverBatch(g *generation, line []byte, b *batch) {
+func (r *relay) serverBatch(g *generation, line []byte, b *jsonrpc.Batch) {
 	var (
-		sc      scanner
-		eb      batch
+		sc      jsonrpc.Scanner
+		eb      jsonrpc.Batch
 		parts   [][]byte
 		changed bool
 		acts    []serverActs
 	)
 	r.mu.Lock()
-	for _, sp := range b.spans {
+	for _, sp := range b.Spans {
 		elem := line[sp[0]:sp[1]]
-		if sc.scanLine(elem, &eb) != nil {
+		if sc.Scan(elem, &eb) != nil {
 			continue
 		}
-		e := &eb.msgs[0]
-		if e.kind == kindInvalid {
+		e := &eb.Msgs[0]
+		if e.Kind == jsonrpc.Invalid {
 			if r.logLimit.allow(g.log) {
-				g.log.Warn("server batch element is not JSON-RPC; dropped", "problem", e.problem, "element", logValue(elem))
+				g.log.Warn("server batch element is not JSON-RPC; dropped", "problem", e.Problem, "element", logValue(elem))
 			}
 			changed = true
 			continue
@@ -324,7 +327,7 @@ func (r *relay) serverBatch(g *generation, line []byte, b *batch) {
 	switch {
 	case len(parts) == 0:
 	case !changed:
-		r.host.write(withNewline(line))
+		r.host.write(jsonrpc.WithNewline(line))
 	default:
 		r.host.write(append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']', '\n'))
 	}

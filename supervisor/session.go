@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 )
 
 // The session cache holds what a restarted server must be told to continue
@@ -35,20 +37,20 @@ type initState struct {
 }
 
 // record updates the cache from a successful response to a host request.
-func (ss *session) record(r hostRequest, e *envelope, log *slog.Logger) {
+func (ss *session) record(r hostRequest, e *jsonrpc.Envelope, log *slog.Logger) {
 	switch r.method {
 	case mInitialize:
 		var res struct {
 			ProtocolVersion string         `json:"protocolVersion"`
 			Capabilities    map[string]any `json:"capabilities"`
 		}
-		if err := json.Unmarshal(e.result, &res); err != nil {
+		if err := json.Unmarshal(e.Result, &res); err != nil {
 			log.Warn("server's initialize result is malformed; the session cannot be replayed after a restart", "error", err)
 			return
 		}
 		ss.init = &initState{
 			params:          r.params,
-			result:          bytes.Clone(e.result),
+			result:          bytes.Clone(e.Result),
 			protocolVersion: res.ProtocolVersion,
 			capabilities:    res.Capabilities,
 		}
@@ -125,7 +127,7 @@ func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
 		r.mu.Unlock()
 	}()
 	r.writeMu.Lock()
-	err := g.write(request(quoteID(id), "initialize", init.params))
+	err := g.write(jsonrpc.NewRequest(quoteID(id), "initialize", init.params))
 	r.writeMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("could not send the replayed initialize: %w", err)
@@ -176,13 +178,13 @@ func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
 	if hostInitialized {
-		g.write(notification("notifications/initialized", nil))
+		g.write(jsonrpc.NewNotification("notifications/initialized", nil))
 	}
 	if level != nil {
-		g.write(request(quoteID(r.relayID("replay")), "logging/setLevel", level))
+		g.write(jsonrpc.NewRequest(quoteID(r.relayID("replay")), "logging/setLevel", level))
 	}
 	for _, p := range subs {
-		g.write(request(quoteID(r.relayID("replay")), "resources/subscribe", p))
+		g.write(jsonrpc.NewRequest(quoteID(r.relayID("replay")), "resources/subscribe", p))
 	}
 	return now, nil
 }
@@ -211,10 +213,10 @@ func (r *relay) flush(g *generation) {
 	r.state = stateRunning
 	// A held notifications/initialized is replayed to later processes
 	// once this one got it (the replay above did not send it).
-	var sc scanner
-	var b batch
+	var sc jsonrpc.Scanner
+	var b jsonrpc.Batch
 	for _, m := range q {
-		if sc.scanLine(m, &b) == nil && !b.isArray && b.msgs[0].methodIs("notifications/initialized") {
+		if sc.Scan(m, &b) == nil && !b.IsArray && b.Msgs[0].MethodIs("notifications/initialized") {
 			r.sess.hostInitialized = true
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 )
 
 // The server's stderr is free-form logging: each line goes to the
@@ -71,17 +73,17 @@ func (r *stderrRing) lastLines(n int) []string {
 // rate limit lets through to the log.
 func pumpStderr(r io.Reader, ring *stderrRing, hold *stderrHold, limit *logLimiter, log *slog.Logger, done chan<- struct{}) {
 	defer close(done)
-	lr := newLineReader(r, stderrMaxLine)
-	var f frame
-	for lr.next(&f) == nil {
+	lr := jsonrpc.NewLineReader(r, stderrMaxLine)
+	var f jsonrpc.Frame
+	for lr.Next(&f) == nil {
 		var text string
 		switch {
-		case f.oversize:
-			text = logValueN(f.head[:min(len(f.head), stderrLogMax)], stderrLogMax) + "… (" + strconv.FormatInt(f.size, 10) + " bytes)"
-		case isBlank(f.line):
+		case f.Oversize:
+			text = logValueN(f.Head[:min(len(f.Head), stderrLogMax)], stderrLogMax) + "… (" + strconv.FormatInt(f.Size, 10) + " bytes)"
+		case jsonrpc.IsBlank(f.Line):
 			continue
 		default:
-			text = logValueN(f.line, stderrLogMax)
+			text = logValueN(f.Line, stderrLogMax)
 		}
 		ring.add([]byte(text + "\n"))
 		logStderr(hold.take(text), hold, limit, log)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 )
 
 // A server may start well and fail only at its first write: server-memory
@@ -18,11 +20,11 @@ var toolErrorMarks = [][]byte{[]byte("EROFS"), []byte("EACCES"), []byte("ENOENT"
 
 // explainToolErrorLocked returns msg with a text item explaining the tool
 // error, or msg itself when there is nothing to explain. r.mu is held.
-func (r *relay) explainToolErrorLocked(msg []byte, e *envelope, req hostRequest) []byte {
-	if !bytes.Contains(e.result, []byte(`"isError":true`)) || !containsAny(e.result, toolErrorMarks) {
+func (r *relay) explainToolErrorLocked(msg []byte, e *jsonrpc.Envelope, req hostRequest) []byte {
+	if !bytes.Contains(e.Result, []byte(`"isError":true`)) || !containsAny(e.Result, toolErrorMarks) {
 		return msg
 	}
-	res, ok := members(e.result)
+	res, ok := members(e.Result)
 	if !ok {
 		return msg
 	}
@@ -56,7 +58,7 @@ func (r *relay) explainToolErrorLocked(msg []byte, e *envelope, req hostRequest)
 	if r.logLimit.allow(r.log) {
 		r.log.Warn("a tool call failed because of the confinement; the host's tool error says how to fix it", "cause", why)
 	}
-	return bytes.TrimSuffix(resultResponse([]byte(req.hostID), enc), []byte("\n"))
+	return bytes.TrimSuffix(jsonrpc.NewResult([]byte(req.hostID), enc), []byte("\n"))
 }
 
 func containsAny(b []byte, marks [][]byte) bool {

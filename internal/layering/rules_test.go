@@ -45,6 +45,11 @@ var rules = []rule{
 		why:   "the init stage is the bottom of the sandbox: package sandbox assembles the confinement around it, never the other way (only sandbox may import it, by Go's internal rule)",
 	},
 	{
+		pkgs:  []string{"jsonrpc"},
+		notOn: []string{"./...", mcpSDK},
+		why:   "the JSON-RPC wire code frames, scans and splices lines: it knows nothing of MCP's methods or rules, policy, the sandbox or supervision, which decide what the messages mean",
+	},
+	{
 		pkgs:  []string{"supervisor"},
 		notOn: []string{mcpSDK},
 		why:   "the supervisor relays MCP as JSON-RPC lines it frames itself; the SDK is for the demo and the tests",

@@ -1,4 +1,4 @@
-package supervisor
+package jsonrpc
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 // The scanner validates every byte of every message once; these show its
 // throughput on a typical 1 KiB call and a 16 MiB text result.
 //
-//	go test ./supervisor -run '^$' -bench Scan
+//	go test ./jsonrpc -run '^$' -bench Scan
 func BenchmarkScan1KiB(b *testing.B) {
 	benchScan(b, `{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`+strings.Repeat("a", 1024)+`"}}}`)
 }
@@ -17,25 +17,25 @@ func BenchmarkScan16MiBResult(b *testing.B) {
 	benchScan(b, `{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"`+strings.Repeat("x", 16<<20-100)+`"}]}}`)
 }
 
-func benchScan(b *testing.B, msg string) { benchScanWith(b, scanner{}, msg) }
+func benchScan(b *testing.B, msg string) { benchScanWith(b, Scanner{}, msg) }
 
-func benchScanWith(b *testing.B, sc scanner, msg string) {
+func benchScanWith(b *testing.B, sc Scanner, msg string) {
 	line := []byte(msg + "\n")
-	var bt batch
+	var bt Batch
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := sc.scanLine(line, &bt); err != nil || bt.msgs[0].kind == kindInvalid {
-			b.Fatal(err, bt.msgs[0].problem)
+		if err := sc.Scan(line, &bt); err != nil || bt.Msgs[0].Kind == Invalid {
+			b.Fatal(err, bt.Msgs[0].Problem)
 		}
 	}
 }
 
 // The strict scan, used on every server message, beside the loose one.
 func BenchmarkScanStrict1KiB(b *testing.B) {
-	benchScanWith(b, scanner{strict: true}, `{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"`+strings.Repeat("a", 1024)+`"}]}}`)
+	benchScanWith(b, Scanner{Strict: true}, `{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"`+strings.Repeat("a", 1024)+`"}]}}`)
 }
 
 func BenchmarkScanStrict16MiBResult(b *testing.B) {
-	benchScanWith(b, scanner{strict: true}, `{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"`+strings.Repeat("x", 16<<20-100)+`"}]}}`)
+	benchScanWith(b, Scanner{Strict: true}, `{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"`+strings.Repeat("x", 16<<20-100)+`"}]}}`)
 }

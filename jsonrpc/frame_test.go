@@ -1,4 +1,4 @@
-package supervisor
+package jsonrpc
 
 import (
 	"bytes"
@@ -9,20 +9,20 @@ import (
 	"testing/iotest"
 )
 
-func readAll(t *testing.T, r io.Reader, max int) []frame {
+func readAll(t *testing.T, r io.Reader, max int) []Frame {
 	t.Helper()
-	lr := newLineReader(r, max)
-	var out []frame
+	lr := NewLineReader(r, max)
+	var out []Frame
 	for {
-		var f frame
-		err := lr.next(&f)
+		var f Frame
+		err := lr.Next(&f)
 		if err == io.EOF {
 			return out
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.line = bytes.Clone(f.line)
+		f.Line = bytes.Clone(f.Line)
 		out = append(out, f)
 	}
 }
@@ -33,7 +33,7 @@ func TestLineReaderSplitsLines(t *testing.T) {
 		fs := readAll(t, r, 1024)
 		var got []string
 		for _, f := range fs {
-			got = append(got, string(f.line))
+			got = append(got, string(f.Line))
 		}
 		want := []string{"a\n", "bb\r\n", "\n", "last-without-newline"}
 		if strings.Join(got, "|") != strings.Join(want, "|") {
@@ -49,21 +49,21 @@ func TestLineReaderDiscardsOversizedLineAndKeepsGoing(t *testing.T) {
 	if len(fs) != 3 {
 		t.Fatalf("%d frames, want 3", len(fs))
 	}
-	if string(fs[0].line) != "first\n" || string(fs[2].line) != "next\n" {
-		t.Errorf("neighbours of the oversized line: %q, %q", fs[0].line, fs[2].line)
+	if string(fs[0].Line) != "first\n" || string(fs[2].Line) != "next\n" {
+		t.Errorf("neighbours of the oversized line: %q, %q", fs[0].Line, fs[2].Line)
 	}
 	f := fs[1]
-	if !f.oversize || f.size != int64(len(huge)) || f.line != nil {
-		t.Fatalf("oversize=%v size=%d line=%d bytes; want discarded %d bytes", f.oversize, f.size, len(f.line), len(huge))
+	if !f.Oversize || f.Size != int64(len(huge)) || f.Line != nil {
+		t.Fatalf("oversize=%v size=%d line=%d bytes; want discarded %d bytes", f.Oversize, f.Size, len(f.Line), len(huge))
 	}
-	if !strings.HasPrefix(huge, string(f.head)) || !strings.HasSuffix(huge, string(f.tail)) || len(f.tail) != oversizeTail {
-		t.Errorf("head/tail are not the line's ends: head %q… tail …%q", f.head[:20], f.tail)
+	if !strings.HasPrefix(huge, string(f.Head)) || !strings.HasSuffix(huge, string(f.Tail)) || len(f.Tail) != OversizeTail {
+		t.Errorf("head/tail are not the line's ends: head %q… tail …%q", f.Head[:20], f.Tail)
 	}
 }
 
 func TestLineReaderOversizedAtEOF(t *testing.T) {
 	fs := readAll(t, strings.NewReader(strings.Repeat("y", 10_000)), 1024)
-	if len(fs) != 1 || !fs[0].oversize || fs[0].size != 10_000 {
+	if len(fs) != 1 || !fs[0].Oversize || fs[0].Size != 10_000 {
 		t.Fatalf("frames %+v, want one oversized of 10000 bytes", fs)
 	}
 }
@@ -71,7 +71,7 @@ func TestLineReaderOversizedAtEOF(t *testing.T) {
 func TestLineReaderLineOfExactlyMax(t *testing.T) {
 	line := strings.Repeat("z", 5000)
 	fs := readAll(t, strings.NewReader(line+"\n"+line+"z\n"), 5000)
-	if len(fs) != 2 || fs[0].oversize || len(fs[0].line) != 5001 || !fs[1].oversize {
+	if len(fs) != 2 || fs[0].Oversize || len(fs[0].Line) != 5001 || !fs[1].Oversize {
 		t.Fatalf("max-length line must pass and max+1 must not: %d frames", len(fs))
 	}
 }
@@ -79,28 +79,28 @@ func TestLineReaderLineOfExactlyMax(t *testing.T) {
 // A bounded reader must not hold an oversized line whole: memory stays near
 // the bound however long the line is.
 func TestLineReaderDoesNotBufferOversizedLine(t *testing.T) {
-	lr := newLineReader(io.MultiReader(&repeatReader{n: 64 << 20}, strings.NewReader("\nok\n")), 1<<20)
-	var f frame
-	if err := lr.next(&f); err != nil || !f.oversize || f.size != 64<<20 {
-		t.Fatalf("err=%v oversize=%v size=%d", err, f.oversize, f.size)
+	lr := NewLineReader(io.MultiReader(&repeatReader{n: 64 << 20}, strings.NewReader("\nok\n")), 1<<20)
+	var f Frame
+	if err := lr.Next(&f); err != nil || !f.Oversize || f.Size != 64<<20 {
+		t.Fatalf("err=%v oversize=%v size=%d", err, f.Oversize, f.Size)
 	}
 	if cap(lr.buf) > 2<<20 {
 		t.Errorf("buffer grew to %d bytes for a 1 MiB bound", cap(lr.buf))
 	}
-	if err := lr.next(&f); err != nil || string(f.line) != "ok\n" {
-		t.Errorf("after the oversized line: %q, %v", f.line, err)
+	if err := lr.Next(&f); err != nil || string(f.Line) != "ok\n" {
+		t.Errorf("after the oversized line: %q, %v", f.Line, err)
 	}
 }
 
 func TestLineReaderShrinksAfterBigLine(t *testing.T) {
 	big := strings.Repeat("b", 4<<20)
-	lr := newLineReader(strings.NewReader(big+"\nsmall\n"), 16<<20)
-	var f frame
-	if err := lr.next(&f); err != nil || len(f.line) != len(big)+1 {
-		t.Fatalf("big line: %d bytes, %v", len(f.line), err)
+	lr := NewLineReader(strings.NewReader(big+"\nsmall\n"), 16<<20)
+	var f Frame
+	if err := lr.Next(&f); err != nil || len(f.Line) != len(big)+1 {
+		t.Fatalf("big line: %d bytes, %v", len(f.Line), err)
 	}
-	if err := lr.next(&f); err != nil || string(f.line) != "small\n" {
-		t.Fatalf("small line: %q, %v", f.line, err)
+	if err := lr.Next(&f); err != nil || string(f.Line) != "small\n" {
+		t.Fatalf("small line: %q, %v", f.Line, err)
 	}
 	if cap(lr.buf) > keepLineBuf {
 		t.Errorf("buffer of %d bytes kept after the big line", cap(lr.buf))
@@ -109,12 +109,12 @@ func TestLineReaderShrinksAfterBigLine(t *testing.T) {
 
 func TestLineReaderReportsReadErrors(t *testing.T) {
 	boom := errors.New("boom")
-	lr := newLineReader(io.MultiReader(strings.NewReader("a\n"), iotest.ErrReader(boom)), 1024)
-	var f frame
-	if err := lr.next(&f); err != nil {
+	lr := NewLineReader(io.MultiReader(strings.NewReader("a\n"), iotest.ErrReader(boom)), 1024)
+	var f Frame
+	if err := lr.Next(&f); err != nil {
 		t.Fatal(err)
 	}
-	if err := lr.next(&f); !errors.Is(err, boom) {
+	if err := lr.Next(&f); !errors.Is(err, boom) {
 		t.Errorf("error %v, want boom", err)
 	}
 }

@@ -1,4 +1,4 @@
-package supervisor
+package jsonrpc
 
 // idFinder follows the top level of a JSON object as its bytes stream past,
 // to find the id of a message too long to keep wherever the id sits: the
@@ -152,7 +152,7 @@ func (f *idFinder) addID(c byte) {
 
 func (f *idFinder) finishID() {
 	f.inID = false
-	var sc scanner
+	var sc Scanner
 	sc.b = f.id
 	var err error
 	if f.idNum {

@@ -1,11 +1,8 @@
-package supervisor
+package jsonrpc
 
 import (
 	"bytes"
 	"io"
-	"runtime/debug"
-	"sync/atomic"
-	"time"
 )
 
 // Framing: one JSON-RPC message per '\n'-terminated line, at most max bytes
@@ -18,28 +15,37 @@ const (
 	initialLineBuf = 32 << 10 // enough for the usual message
 	keepLineBuf    = 1 << 20  // a bigger buffer is dropped once idle, to keep RSS low
 	oversizeHead   = 4 << 10
-	oversizeTail   = 512
 )
 
-// frame is one line read by lineReader.
-type frame struct {
-	// line is the message with its '\n' when it had one. It aliases the
-	// reader's buffer and is valid until the next call to next.
-	line []byte
-	// oversize is set when the line exceeded the bound and was discarded.
-	oversize bool
-	size     int64  // length of the discarded line
-	head     []byte // its first bytes
-	tail     []byte // its last bytes, newline excluded
-	// found is its top-level id, wherever it sat, when the reader looks
-	// for ids (see idFinder); foundRequest/foundResponse say whether it
+// OversizeTail is how many last bytes of an oversized line Frame.Tail keeps,
+// and how far from a line's end TailID is worth looking.
+const OversizeTail = 512
+
+// Frame is one line read by LineReader.
+type Frame struct {
+	// Line is the message with its '\n' when it had one. It aliases the
+	// reader's buffer and is valid until the next call to Next.
+	Line []byte
+	// Oversize is set when the line exceeded the bound and was discarded.
+	Oversize bool
+	Size     int64  // length of the discarded line
+	Head     []byte // its first bytes
+	Tail     []byte // its last bytes, newline excluded
+	// Found is its top-level id, wherever it sat, when the reader looks
+	// for ids (see idFinder); FoundRequest/FoundResponse say whether it
 	// had a method, or a result or error.
-	found                       []byte
-	foundRequest, foundResponse bool
+	Found                       []byte
+	FoundRequest, FoundResponse bool
 }
 
-// lineReader reads bounded lines from r, reusing one buffer.
-type lineReader struct {
+// LineReader reads bounded lines from r, reusing one buffer.
+type LineReader struct {
+	// FindIDs follows oversized lines to find their id (Frame.Found).
+	FindIDs bool
+	// OnShrink, when set, is called after a big buffer was dropped: the
+	// memory is the process's to hand back to the OS, not the reader's.
+	OnShrink func()
+
 	r          io.Reader
 	max        int
 	buf        []byte
@@ -47,31 +53,32 @@ type lineReader struct {
 	scanned    int // buf[start:scanned] holds no newline
 	err        error
 	tailBuf    []byte
-	findIDs    bool // follow oversized lines to find their id
 	finder     idFinder
 }
 
-func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: r, max: max}
+// NewLineReader reads lines of at most max bytes (before the newline) from
+// r.
+func NewLineReader(r io.Reader, max int) *LineReader {
+	return &LineReader{r: r, max: max}
 }
 
-// next reads the next line into f. It returns io.EOF (or the read error)
+// Next reads the next line into f. It returns io.EOF (or the read error)
 // once no data is left; a last line without a newline is returned first.
-func (lr *lineReader) next(f *frame) error {
-	*f = frame{}
+func (lr *LineReader) Next(f *Frame) error {
+	*f = Frame{}
 	lr.shrink()
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.scanned:lr.end], '\n'); i >= 0 {
 			stop := lr.scanned + i + 1
 			if line := lr.buf[lr.start : stop-1]; len(line) > lr.max {
 				// Over the bound, though its newline was already read.
-				f.oversize, f.size = true, int64(len(line))
-				f.head = append([]byte(nil), line[:min(oversizeHead, len(line))]...)
-				f.tail = append([]byte(nil), line[len(line)-min(oversizeTail, len(line)):]...)
+				f.Oversize, f.Size = true, int64(len(line))
+				f.Head = append([]byte(nil), line[:min(oversizeHead, len(line))]...)
+				f.Tail = append([]byte(nil), line[len(line)-min(OversizeTail, len(line)):]...)
 				lr.find(f, line, true)
 				lr.finish(f)
 			} else {
-				f.line = lr.buf[lr.start:stop]
+				f.Line = lr.buf[lr.start:stop]
 			}
 			lr.start, lr.scanned = stop, stop
 			return nil
@@ -82,7 +89,7 @@ func (lr *lineReader) next(f *frame) error {
 		}
 		if lr.err != nil {
 			if lr.end > lr.start {
-				f.line = lr.buf[lr.start:lr.end]
+				f.Line = lr.buf[lr.start:lr.end]
 				lr.start, lr.scanned = lr.end, lr.end
 				return nil
 			}
@@ -93,7 +100,7 @@ func (lr *lineReader) next(f *frame) error {
 }
 
 // fill reads more data, compacting or growing the buffer first when full.
-func (lr *lineReader) fill() {
+func (lr *LineReader) fill() {
 	if lr.end == len(lr.buf) {
 		pending := lr.end - lr.start
 		limit := lr.max + 1 + initialLineBuf
@@ -138,22 +145,22 @@ func (lr *lineReader) fill() {
 }
 
 // discard drops an oversized line up to its newline, keeping head and tail.
-func (lr *lineReader) discard(f *frame) error {
-	f.oversize = true
-	f.head = append([]byte(nil), lr.buf[lr.start:lr.start+min(oversizeHead, lr.end-lr.start)]...)
+func (lr *LineReader) discard(f *Frame) error {
+	f.Oversize = true
+	f.Head = append([]byte(nil), lr.buf[lr.start:lr.start+min(oversizeHead, lr.end-lr.start)]...)
 	lr.tailBuf = lr.tailBuf[:0]
 	chunk := lr.buf[lr.start:lr.end]
 	first := true
 	for {
 		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
-			f.size += int64(i)
+			f.Size += int64(i)
 			lr.keepTail(chunk[:i])
 			lr.find(f, chunk[:i], first)
 			lr.start = lr.end - (len(chunk) - i - 1)
 			lr.scanned = lr.start
 			break
 		}
-		f.size += int64(len(chunk))
+		f.Size += int64(len(chunk))
 		lr.keepTail(chunk)
 		lr.find(f, chunk, first)
 		first = false
@@ -165,14 +172,14 @@ func (lr *lineReader) discard(f *frame) error {
 		chunk = lr.buf[:lr.end]
 	}
 	lr.finish(f)
-	f.tail = append([]byte(nil), lr.tailBuf...)
+	f.Tail = append([]byte(nil), lr.tailBuf...)
 	return nil
 }
 
 // find feeds part of an oversized line to the id finder (from its start
 // when first); finish hands the finder's verdict to f.
-func (lr *lineReader) find(f *frame, p []byte, first bool) {
-	if !lr.findIDs {
+func (lr *LineReader) find(f *Frame, p []byte, first bool) {
+	if !lr.FindIDs {
 		return
 	}
 	if first {
@@ -181,28 +188,28 @@ func (lr *lineReader) find(f *frame, p []byte, first bool) {
 	lr.finder.feed(p)
 }
 
-func (lr *lineReader) finish(f *frame) {
-	if !lr.findIDs {
+func (lr *LineReader) finish(f *Frame) {
+	if !lr.FindIDs {
 		return
 	}
-	f.found = bytes.Clone(lr.finder.found())
-	f.foundRequest, f.foundResponse = lr.finder.hasMethod, lr.finder.hasResult
+	f.Found = bytes.Clone(lr.finder.found())
+	f.FoundRequest, f.FoundResponse = lr.finder.hasMethod, lr.finder.hasResult
 }
 
-func (lr *lineReader) keepTail(p []byte) {
-	if len(p) >= oversizeTail {
-		lr.tailBuf = append(lr.tailBuf[:0], p[len(p)-oversizeTail:]...)
+func (lr *LineReader) keepTail(p []byte) {
+	if len(p) >= OversizeTail {
+		lr.tailBuf = append(lr.tailBuf[:0], p[len(p)-OversizeTail:]...)
 		return
 	}
 	lr.tailBuf = append(lr.tailBuf, p...)
-	if over := len(lr.tailBuf) - oversizeTail; over > 0 {
+	if over := len(lr.tailBuf) - OversizeTail; over > 0 {
 		lr.tailBuf = append(lr.tailBuf[:0], lr.tailBuf[over:]...)
 	}
 }
 
 // shrink drops a buffer grown for a big message once it is idle, so one
 // 16 MiB result does not stay resident for the whole session.
-func (lr *lineReader) shrink() {
+func (lr *LineReader) shrink() {
 	if len(lr.buf) <= keepLineBuf {
 		return
 	}
@@ -215,19 +222,31 @@ func (lr *lineReader) shrink() {
 	lr.buf = nb
 	lr.scanned -= lr.start
 	lr.start, lr.end = 0, pending
-	releaseMemorySoon()
+	if lr.OnShrink != nil {
+		lr.OnShrink()
+	}
 }
 
-var releasePending atomic.Bool
-
-// releaseMemorySoon hands the memory of dropped big buffers back to the OS
-// shortly after (Go's background scavenger would take minutes), at most
-// once per burst of big messages.
-func releaseMemorySoon() {
-	if releasePending.CompareAndSwap(false, true) {
-		time.AfterFunc(200*time.Millisecond, func() {
-			releasePending.Store(false)
-			debug.FreeOSMemory()
-		})
+// RecoverID finds the top-level id of a discarded message in its head, or
+// else where the reader found it streaming past, or else in its tail, and
+// what kind of message it was, as far as can be told.
+func (f *Frame) RecoverID() (raw []byte, escaped, isRequest, isResponse bool) {
+	var sc Scanner
+	var b Batch
+	_ = sc.Scan(f.Head, &b)
+	if !b.IsArray && len(b.Msgs) == 1 {
+		e := &b.Msgs[0]
+		isRequest = e.Method != nil
+		isResponse = e.HasResult || e.HasError
+		if e.IDKind == IDString || e.IDKind == IDNumber {
+			return e.ID(f.Head), e.IDEscaped, isRequest, isResponse
+		}
 	}
+	if f.Found != nil {
+		return f.Found, bytes.IndexByte(f.Found, '\\') >= 0, isRequest || f.FoundRequest, isResponse || f.FoundResponse
+	}
+	if raw = TailID(f.Tail); raw != nil {
+		return raw, bytes.IndexByte(raw, '\\') >= 0, isRequest, isResponse
+	}
+	return nil, false, isRequest, isResponse
 }

@@ -1,4 +1,4 @@
-package supervisor
+package jsonrpc
 
 import (
 	"encoding/binary"
@@ -15,90 +15,91 @@ import (
 // session. Nothing is decoded: ids stay bytes (never float64) and rewriting
 // one is splicing bytes at the recorded span.
 
-// msgKind classifies a JSON-RPC message.
-type msgKind uint8
+// Kind classifies a JSON-RPC message.
+type Kind uint8
 
 const (
-	kindInvalid      msgKind = iota
-	kindRequest              // method and id
-	kindNotification         // method, no id
-	kindResponse             // result or error, and id
+	Invalid      Kind = iota // valid JSON, not JSON-RPC (Envelope.Problem says why)
+	Request                  // method and id
+	Notification             // method, no id
+	Response                 // result or error, and id
 )
 
-// idKind says what JSON type an id has.
-type idKind uint8
+// IDKind says what JSON type an id has.
+type IDKind uint8
 
 const (
-	idNone idKind = iota
-	idNull
-	idString
-	idNumber
+	IDNone IDKind = iota
+	IDNull
+	IDString
+	IDNumber
 )
 
-// envelope is what routing needs from one message. Slices alias the scanned
+// Envelope is what routing needs from one message. Slices alias the scanned
 // message; spans are offsets into it.
-type envelope struct {
-	kind          msgKind
-	idKind        idKind
-	idStart       int // span of the raw id token, quotes included
-	idEnd         int
-	idEscaped     bool   // the id string has backslash escapes
-	method        []byte // method string contents, without quotes
-	methodEscaped bool
-	params        []byte // raw params value, nil when absent
-	result        []byte // raw result value
-	hasResult     bool
-	hasError      bool
-	errorValue    []byte // raw error value
+type Envelope struct {
+	Kind          Kind
+	IDKind        IDKind
+	IDStart       int // span of the raw id token, quotes included
+	IDEnd         int
+	IDEscaped     bool   // the id string has backslash escapes
+	Method        []byte // method string contents, without quotes
+	MethodEscaped bool
+	Params        []byte // raw params value, nil when absent
+	Result        []byte // raw result value
+	HasResult     bool
+	HasError      bool
+	ErrorValue    []byte // raw error value
 	jsonrpcOK     bool   // "jsonrpc":"2.0" is present
-	problem       string // why kind is invalid
+	Problem       string // why kind is invalid
 }
 
-// id returns the raw id token of e within msg.
-func (e *envelope) id(msg []byte) []byte {
-	if e.idKind == idNone {
+// ID returns the raw id token of e within msg.
+func (e *Envelope) ID(msg []byte) []byte {
+	if e.IDKind == IDNone {
 		return nil
 	}
-	return msg[e.idStart:e.idEnd]
+	return msg[e.IDStart:e.IDEnd]
 }
 
-// methodIs reports whether the method equals m (handling escaped methods).
-func (e *envelope) methodIs(m string) bool {
-	if !e.methodEscaped {
-		return string(e.method) == m
+// MethodIs reports whether the method equals m (handling escaped methods).
+func (e *Envelope) MethodIs(m string) bool {
+	if !e.MethodEscaped {
+		return string(e.Method) == m
 	}
-	s, ok := unquoteContents(e.method)
+	s, ok := unquoteContents(e.Method)
 	return ok && s == m
 }
 
-// methodString returns the method as a Go string.
-func (e *envelope) methodString() string {
-	if !e.methodEscaped {
-		return string(e.method)
+// MethodString returns the method as a Go string.
+func (e *Envelope) MethodString() string {
+	if !e.MethodEscaped {
+		return string(e.Method)
 	}
-	s, _ := unquoteContents(e.method)
+	s, _ := unquoteContents(e.Method)
 	return s
 }
 
-// batch is a scanned top-level value: one message or a JSON-RPC batch.
-type batch struct {
-	isArray bool
-	msgs    []envelope
-	spans   [][2]int // each element's span in the line (batches only)
+// Batch is a scanned top-level value: one message or a JSON-RPC batch.
+type Batch struct {
+	IsArray bool
+	Msgs    []Envelope
+	Spans   [][2]int // each element's span in the line (batches only)
 }
 
 var errTruncated = errors.New("unexpected end of message")
 
-// scanner walks one JSON text. stack is reused between messages.
-type scanner struct {
+// Scanner walks one JSON text; its zero value is ready. Its stack is reused
+// between messages, so keep one per reader.
+type Scanner struct {
 	b     []byte
 	i     int
 	stack []byte
-	// strict holds what the server sends to what every host can parse:
-	// nesting at most strictDepth, strings valid UTF-8 (RFC 8259 §8.1)
-	// without unpaired surrogate escapes. Host messages are checked as
-	// encoding/json does.
-	strict bool
+	// Strict holds a message to what every JSON parser a peer may use
+	// accepts: nesting at most strictDepth, strings valid UTF-8 (RFC 8259
+	// §8.1) without unpaired surrogate escapes. Without it, messages are
+	// checked as encoding/json does.
+	Strict bool
 	outer  int // containers open around the value being scanned (strict)
 }
 
@@ -113,29 +114,29 @@ const maxDepth = 10000
 // parts are JSON Schemas a few dozen levels deep.
 const strictDepth = 100
 
-// scanLine scans one line into out (whose slices are reused). It returns an
+// Scan scans one line into out (whose slices are reused). It returns an
 // error when the line is not a JSON value; a valid JSON value that is not
-// JSON-RPC comes back with kindInvalid and a problem instead. The envelope of
+// JSON-RPC comes back with Kind Invalid and a Problem instead. The envelope of
 // an invalid line still holds an id when one was read before the error, so
 // that the request it answers can be found.
-func (s *scanner) scanLine(line []byte, out *batch) error {
+func (s *Scanner) Scan(line []byte, out *Batch) error {
 	s.b, s.i = line, 0
-	out.isArray = false
-	out.msgs = out.msgs[:0]
-	out.spans = out.spans[:0]
+	out.IsArray = false
+	out.Msgs = out.Msgs[:0]
+	out.Spans = out.Spans[:0]
 	s.ws()
 	if s.i >= len(s.b) {
 		return errTruncated
 	}
 	switch s.b[s.i] {
 	case '{':
-		out.msgs = append(out.msgs, envelope{})
+		out.Msgs = append(out.Msgs, Envelope{})
 		s.outer = 1
-		if err := s.object(&out.msgs[0]); err != nil {
+		if err := s.object(&out.Msgs[0]); err != nil {
 			return err
 		}
 	case '[':
-		out.isArray = true
+		out.IsArray = true
 		s.i++
 		s.ws()
 		if s.peek() == ']' {
@@ -145,8 +146,8 @@ func (s *scanner) scanLine(line []byte, out *batch) error {
 		for {
 			s.ws()
 			start := s.i
-			out.msgs = append(out.msgs, envelope{})
-			e := &out.msgs[len(out.msgs)-1]
+			out.Msgs = append(out.Msgs, Envelope{})
+			e := &out.Msgs[len(out.Msgs)-1]
 			s.outer = 2
 			if s.peek() == '{' {
 				if err := s.object(e); err != nil {
@@ -156,9 +157,9 @@ func (s *scanner) scanLine(line []byte, out *batch) error {
 				if err := s.value(); err != nil {
 					return err
 				}
-				e.kind, e.problem = kindInvalid, "batch element is not an object"
+				e.Kind, e.Problem = Invalid, "batch element is not an object"
 			}
-			out.spans = append(out.spans, [2]int{start, s.i})
+			out.Spans = append(out.Spans, [2]int{start, s.i})
 			s.ws()
 			c := s.peek()
 			s.i++
@@ -174,7 +175,7 @@ func (s *scanner) scanLine(line []byte, out *batch) error {
 		if err := s.value(); err != nil {
 			return err
 		}
-		out.msgs = append(out.msgs, envelope{problem: "not a JSON object"})
+		out.Msgs = append(out.Msgs, Envelope{Problem: "not a JSON object"})
 	}
 	s.ws()
 	if s.i != len(s.b) {
@@ -183,21 +184,21 @@ func (s *scanner) scanLine(line []byte, out *batch) error {
 	return nil
 }
 
-func (s *scanner) peek() byte {
+func (s *Scanner) peek() byte {
 	if s.i < len(s.b) {
 		return s.b[s.i]
 	}
 	return 0
 }
 
-func (s *scanner) errAt(what string) error {
+func (s *Scanner) errAt(what string) error {
 	if s.i >= len(s.b) {
 		return errTruncated
 	}
 	return errors.New(what + " at byte " + strconv.Itoa(s.i))
 }
 
-func (s *scanner) ws() {
+func (s *Scanner) ws() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -209,8 +210,8 @@ func (s *scanner) ws() {
 }
 
 // object scans a top-level JSON-RPC object, filling e.
-func (s *scanner) object(e *envelope) error {
-	*e = envelope{}
+func (s *Scanner) object(e *Envelope) error {
+	*e = Envelope{}
 	s.i++ // '{'
 	s.ws()
 	if s.peek() == '}' {
@@ -244,46 +245,46 @@ func (s *scanner) object(e *envelope) error {
 		case "id":
 			switch c := s.peek(); {
 			case c == '"':
-				e.idKind = idString
-				e.idEscaped, err = s.str()
+				e.IDKind = IDString
+				e.IDEscaped, err = s.str()
 			case c == '-' || isDigit(c):
-				e.idKind = idNumber
+				e.IDKind = IDNumber
 				err = s.number()
 			case c == 'n':
-				e.idKind = idNull
+				e.IDKind = IDNull
 				err = s.value()
 			default:
 				err = s.value()
-				e.problem = "id is neither a string nor a number"
+				e.Problem = "id is neither a string nor a number"
 			}
 			if err == nil {
-				e.idStart, e.idEnd = vStart, s.i
+				e.IDStart, e.IDEnd = vStart, s.i
 			} else {
-				e.idKind = idNone
+				e.IDKind = IDNone
 			}
 		case "method":
 			if s.peek() != '"' {
 				err = s.value()
-				e.problem = "method is not a string"
+				e.Problem = "method is not a string"
 				break
 			}
-			if e.methodEscaped, err = s.str(); err == nil {
-				e.method = s.b[vStart+1 : s.i-1]
+			if e.MethodEscaped, err = s.str(); err == nil {
+				e.Method = s.b[vStart+1 : s.i-1]
 			}
 		case "jsonrpc":
 			err = s.value()
 			e.jsonrpcOK = string(s.b[vStart:s.i]) == `"2.0"`
 		case "result":
-			e.hasResult = true
+			e.HasResult = true
 			err = s.value()
-			e.result = s.b[vStart:s.i]
+			e.Result = s.b[vStart:s.i]
 		case "error":
-			e.hasError = true
+			e.HasError = true
 			err = s.value()
-			e.errorValue = s.b[vStart:s.i]
+			e.ErrorValue = s.b[vStart:s.i]
 		case "params":
 			err = s.value()
-			e.params = s.b[vStart:s.i]
+			e.Params = s.b[vStart:s.i]
 		default:
 			err = s.value()
 		}
@@ -304,33 +305,33 @@ func (s *scanner) object(e *envelope) error {
 }
 
 // classify decides the kind of a syntactically valid object.
-func (s *scanner) classify(e *envelope) error {
+func (s *Scanner) classify(e *Envelope) error {
 	switch {
-	case e.problem != "":
+	case e.Problem != "":
 	case !e.jsonrpcOK:
-		e.problem = `"jsonrpc":"2.0" is missing`
-	case e.method != nil && (e.hasResult || e.hasError):
-		e.problem = "both method and result/error"
-	case e.method != nil && e.idKind == idNone:
-		e.kind = kindNotification
-	case e.method != nil && e.idKind == idNull:
-		e.problem = "request with a null id"
-	case e.method != nil:
-		e.kind = kindRequest
-	case e.hasResult == e.hasError:
-		e.problem = "neither method nor exactly one of result and error"
-	case e.idKind == idNone:
-		e.problem = "response without an id"
+		e.Problem = `"jsonrpc":"2.0" is missing`
+	case e.Method != nil && (e.HasResult || e.HasError):
+		e.Problem = "both method and result/error"
+	case e.Method != nil && e.IDKind == IDNone:
+		e.Kind = Notification
+	case e.Method != nil && e.IDKind == IDNull:
+		e.Problem = "request with a null id"
+	case e.Method != nil:
+		e.Kind = Request
+	case e.HasResult == e.HasError:
+		e.Problem = "neither method nor exactly one of result and error"
+	case e.IDKind == IDNone:
+		e.Problem = "response without an id"
 	default:
-		e.kind = kindResponse
+		e.Kind = Response
 	}
 	return nil
 }
 
-// memberValue returns the raw value of the named member of a JSON object
+// MemberValue returns the raw value of the named member of a JSON object
 // (which must be valid JSON), or nil.
-func memberValue(obj []byte, name string) []byte {
-	var s scanner
+func MemberValue(obj []byte, name string) []byte {
+	var s Scanner
 	s.b = obj
 	s.ws()
 	if s.peek() != '{' {
@@ -376,11 +377,11 @@ func memberValue(obj []byte, name string) []byte {
 
 // value skips one JSON value, validating it. Containers are walked with an
 // explicit stack, so nesting depth costs no Go stack.
-func (s *scanner) value() error {
+func (s *Scanner) value() error {
 	base := len(s.stack)
 	defer func() { s.stack = s.stack[:base] }()
 	limit := maxDepth
-	if s.strict {
+	if s.Strict {
 		limit = strictDepth - s.outer
 	}
 	for {
@@ -456,7 +457,7 @@ func (s *scanner) value() error {
 }
 
 // memberName scans `"name" :` inside an object.
-func (s *scanner) memberName() error {
+func (s *Scanner) memberName() error {
 	s.ws()
 	if s.peek() != '"' {
 		return s.errAt("expected a member name")
@@ -472,7 +473,7 @@ func (s *scanner) memberName() error {
 	return nil
 }
 
-func (s *scanner) literal(lit string) error {
+func (s *Scanner) literal(lit string) error {
 	if len(s.b)-s.i < len(lit) {
 		return errTruncated
 	}
@@ -484,7 +485,7 @@ func (s *scanner) literal(lit string) error {
 }
 
 // number validates the JSON number grammar.
-func (s *scanner) number() error {
+func (s *Scanner) number() error {
 	b, i := s.b, s.i
 	if i < len(b) && b[i] == '-' {
 		i++
@@ -538,11 +539,11 @@ func skipDigits(b []byte, i int) int {
 // invalid UTF-8 and unpaired surrogate escapes are rejected when strict
 // (some decoders replace them, others fail the whole message), and left
 // alone otherwise.
-func (s *scanner) str() (escaped bool, err error) {
+func (s *Scanner) str() (escaped bool, err error) {
 	b := s.b
 	i := s.i + 1
 	for {
-		if s.strict {
+		if s.Strict {
 			i = skipPlainASCII(b, i)
 		} else {
 			i = skipPlain(b, i)
@@ -575,7 +576,7 @@ func (s *scanner) str() (escaped bool, err error) {
 						return escaped, s.errAt("invalid \\u escape")
 					}
 				}
-				if s.strict && isSurrogate(b[i+2:i+6]) {
+				if s.Strict && isSurrogate(b[i+2:i+6]) {
 					if !pairedSurrogate(b[i:]) {
 						s.i = i
 						return escaped, s.errAt("unpaired surrogate escape")

@@ -1,4 +1,4 @@
-package supervisor
+package jsonrpc
 
 import (
 	"encoding/json"
@@ -7,36 +7,36 @@ import (
 )
 
 // String names a kind in failure messages; routing never prints one.
-func (k msgKind) String() string {
+func (k Kind) String() string {
 	return [...]string{"invalid", "request", "notification", "response"}[k]
 }
 
-func scanOne(t *testing.T, line string) (envelope, error) {
+func scanOne(t *testing.T, line string) (Envelope, error) {
 	t.Helper()
-	var sc scanner
-	var b batch
-	err := sc.scanLine([]byte(line), &b)
-	if len(b.msgs) == 0 {
-		return envelope{}, err
+	var sc Scanner
+	var b Batch
+	err := sc.Scan([]byte(line), &b)
+	if len(b.Msgs) == 0 {
+		return Envelope{}, err
 	}
-	return b.msgs[0], err
+	return b.Msgs[0], err
 }
 
 func TestEnvelopeClassifiesMessages(t *testing.T) {
 	cases := []struct {
 		line   string
-		kind   msgKind
+		kind   Kind
 		id     string
 		method string
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, kindRequest, `1`, "tools/list"},
-		{`{"method":"ping","id":"abc","jsonrpc":"2.0"}`, kindRequest, `"abc"`, "ping"},
-		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, kindNotification, ``, "notifications/initialized"},
-		{`{"jsonrpc":"2.0","id":7,"result":{"id":99,"method":"x"}}`, kindResponse, `7`, ""},
-		{`{"result":{"big":[1,2,{"id":3}]},"jsonrpc":"2.0","id":12345678901234567890}`, kindResponse, `12345678901234567890`, ""},
-		{`{"jsonrpc":"2.0","id":-1.5e3,"error":{"code":-32601,"message":"no"}}`, kindResponse, `-1.5e3`, ""},
-		{" \t{\"jsonrpc\" : \"2.0\" , \"id\" : \"a\\\"b\" , \"method\" : \"m\" }\r\n", kindRequest, `"a\"b"`, "m"},
-		{`{"jsonrpc":"2.0","\u0069d":5,"method":"x"}`, kindRequest, `5`, "x"},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, Request, `1`, "tools/list"},
+		{`{"method":"ping","id":"abc","jsonrpc":"2.0"}`, Request, `"abc"`, "ping"},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, Notification, ``, "notifications/initialized"},
+		{`{"jsonrpc":"2.0","id":7,"result":{"id":99,"method":"x"}}`, Response, `7`, ""},
+		{`{"result":{"big":[1,2,{"id":3}]},"jsonrpc":"2.0","id":12345678901234567890}`, Response, `12345678901234567890`, ""},
+		{`{"jsonrpc":"2.0","id":-1.5e3,"error":{"code":-32601,"message":"no"}}`, Response, `-1.5e3`, ""},
+		{" \t{\"jsonrpc\" : \"2.0\" , \"id\" : \"a\\\"b\" , \"method\" : \"m\" }\r\n", Request, `"a\"b"`, "m"},
+		{`{"jsonrpc":"2.0","\u0069d":5,"method":"x"}`, Request, `5`, "x"},
 	}
 	for _, c := range cases {
 		e, err := scanOne(t, c.line)
@@ -44,13 +44,13 @@ func TestEnvelopeClassifiesMessages(t *testing.T) {
 			t.Errorf("%s: %v", c.line, err)
 			continue
 		}
-		if e.kind != c.kind {
-			t.Errorf("%s: kind %v (%s), want %v", c.line, e.kind, e.problem, c.kind)
+		if e.Kind != c.kind {
+			t.Errorf("%s: kind %v (%s), want %v", c.line, e.Kind, e.Problem, c.kind)
 		}
-		if got := string(e.id([]byte(c.line))); got != c.id {
+		if got := string(e.ID([]byte(c.line))); got != c.id {
 			t.Errorf("%s: id %q, want %q", c.line, got, c.id)
 		}
-		if got := e.methodString(); got != c.method {
+		if got := e.MethodString(); got != c.method {
 			t.Errorf("%s: method %q, want %q", c.line, got, c.method)
 		}
 	}
@@ -93,8 +93,8 @@ func TestEnvelopeRejectsNonJSONRPC(t *testing.T) {
 		if err != nil {
 			t.Errorf("%q: valid JSON reported as %v", line, err)
 		}
-		if e.kind != kindInvalid || e.problem == "" {
-			t.Errorf("%q: kind %v, want invalid with a reason", line, e.kind)
+		if e.Kind != Invalid || e.Problem == "" {
+			t.Errorf("%q: kind %v, want invalid with a reason", line, e.Kind)
 		}
 	}
 }
@@ -106,9 +106,9 @@ func TestEnvelopeAgreesWithEncodingJSONOnValidity(t *testing.T) {
 		`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"}]`,
 		`{"jsonrpc":"2.0","id":1,"result":` + strings.Repeat("[", 500) + strings.Repeat("]", 500) + `}`,
 	} {
-		var sc scanner
-		var b batch
-		if err := sc.scanLine([]byte(line), &b); err != nil || !json.Valid([]byte(line)) {
+		var sc Scanner
+		var b Batch
+		if err := sc.Scan([]byte(line), &b); err != nil || !json.Valid([]byte(line)) {
 			t.Errorf("%.60s: scanner %v, encoding/json valid=%v", line, err, json.Valid([]byte(line)))
 		}
 	}
@@ -116,34 +116,34 @@ func TestEnvelopeAgreesWithEncodingJSONOnValidity(t *testing.T) {
 
 func TestEnvelopeBatch(t *testing.T) {
 	line := []byte(`[{"jsonrpc":"2.0","id":1,"method":"a"}, {"jsonrpc":"2.0","id":"x","result":{}} ,{"jsonrpc":"2.0","method":"n"}]`)
-	var sc scanner
-	var b batch
-	if err := sc.scanLine(line, &b); err != nil {
+	var sc Scanner
+	var b Batch
+	if err := sc.Scan(line, &b); err != nil {
 		t.Fatal(err)
 	}
-	if !b.isArray || len(b.msgs) != 3 || len(b.spans) != 3 {
-		t.Fatalf("batch: array=%v msgs=%d spans=%d", b.isArray, len(b.msgs), len(b.spans))
+	if !b.IsArray || len(b.Msgs) != 3 || len(b.Spans) != 3 {
+		t.Fatalf("batch: array=%v msgs=%d spans=%d", b.IsArray, len(b.Msgs), len(b.Spans))
 	}
-	want := []msgKind{kindRequest, kindResponse, kindNotification}
-	for i, e := range b.msgs {
-		if e.kind != want[i] {
-			t.Errorf("element %d: %v, want %v", i, e.kind, want[i])
+	want := []Kind{Request, Response, Notification}
+	for i, e := range b.Msgs {
+		if e.Kind != want[i] {
+			t.Errorf("element %d: %v, want %v", i, e.Kind, want[i])
 		}
-		elem := line[b.spans[i][0]:b.spans[i][1]]
+		elem := line[b.Spans[i][0]:b.Spans[i][1]]
 		if !json.Valid(elem) || elem[0] != '{' || elem[len(elem)-1] != '}' {
 			t.Errorf("element %d span %q is not the object", i, elem)
 		}
 	}
-	if got := string(b.msgs[1].id(line)); got != `"x"` {
+	if got := string(b.Msgs[1].ID(line)); got != `"x"` {
 		t.Errorf("element 1 id %q", got)
 	}
 }
 
 func TestIDKeyMatchesEscapedAndPlainStrings(t *testing.T) {
-	if idKey([]byte(`"a\u0062"`), true) != idKey([]byte(`"ab"`), false) {
+	if IDKey([]byte(`"a\u0062"`), true) != IDKey([]byte(`"ab"`), false) {
 		t.Error(`"a\u0062" and "ab" are the same id but get different keys`)
 	}
-	if idKey([]byte(`1`), false) == idKey([]byte(`"1"`), false) {
+	if IDKey([]byte(`1`), false) == IDKey([]byte(`"1"`), false) {
 		t.Error(`1 and "1" are different ids but share a key`)
 	}
 }
@@ -157,7 +157,7 @@ func TestTailIDFindsOnlyTheTopLevelID(t *testing.T) {
 		`xxxxx","id":5,"jsonrpc":"2.0"}`:                  "",
 	}
 	for tail, want := range cases {
-		if got := string(tailID([]byte(tail))); got != want {
+		if got := string(TailID([]byte(tail))); got != want {
 			t.Errorf("tailID(%q) = %q, want %q", tail, got, want)
 		}
 	}
@@ -165,13 +165,13 @@ func TestTailIDFindsOnlyTheTopLevelID(t *testing.T) {
 
 func TestMemberValue(t *testing.T) {
 	obj := []byte(`{"reason":"x","requestId":"mcpsandbox:g1:4","n":{"requestId":1}}`)
-	if got := string(memberValue(obj, "requestId")); got != `"mcpsandbox:g1:4"` {
+	if got := string(MemberValue(obj, "requestId")); got != `"mcpsandbox:g1:4"` {
 		t.Errorf("requestId = %q", got)
 	}
-	if got := memberValue(obj, "missing"); got != nil {
+	if got := MemberValue(obj, "missing"); got != nil {
 		t.Errorf("missing member = %q", got)
 	}
-	if offsetIn(obj, memberValue(obj, "requestId")) != strings.Index(string(obj), `"mcpsandbox:g1:4"`) {
+	if OffsetIn(obj, MemberValue(obj, "requestId")) != strings.Index(string(obj), `"mcpsandbox:g1:4"`) {
 		t.Error("offsetIn does not locate the member value")
 	}
 }

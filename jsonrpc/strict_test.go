@@ -1,4 +1,4 @@
-package supervisor
+package jsonrpc
 
 import (
 	"bytes"
@@ -28,19 +28,19 @@ func TestStrictScan(t *testing.T) {
 		{"lone high surrogate", `{"jsonrpc":"2.0","id":1,"result":{"t":"\ud83d x"}}`, false},
 		{"lone low surrogate", `{"jsonrpc":"2.0","id":1,"result":{"t":"\ude00"}}`, false},
 	} {
-		strict, loose := scanner{strict: true}, scanner{}
-		var b batch
-		err := strict.scanLine([]byte(c.line), &b)
+		strict, loose := Scanner{Strict: true}, Scanner{}
+		var b Batch
+		err := strict.Scan([]byte(c.line), &b)
 		if (err == nil) != c.ok {
 			t.Errorf("%s: strict scan says %v, want ok=%v", c.name, err, c.ok)
 		}
-		if !c.ok && !b.isArray && (b.msgs[0].idKind != idNumber || string(b.msgs[0].id([]byte(c.line))) != "1") {
+		if !c.ok && !b.IsArray && (b.Msgs[0].IDKind != IDNumber || string(b.Msgs[0].ID([]byte(c.line))) != "1") {
 			t.Errorf("%s: the id read before the error is lost", c.name)
 		}
 		if c.name != "nesting over the bound" && c.name != "batch nesting over the bound" {
 			continue
 		}
-		if err := loose.scanLine([]byte(c.line), &b); err != nil {
+		if err := loose.Scan([]byte(c.line), &b); err != nil {
 			t.Errorf("%s: host messages keep encoding/json's bound, got %v", c.name, err)
 		}
 	}
@@ -63,14 +63,14 @@ func TestFinderFindsIDInTheMiddle(t *testing.T) {
 		{`[{"id":1,"result":"` + pad + `"}]`, ``, false},
 		{`{"id":` + strings.Repeat("1", maxFoundID+1) + `,"result":"` + pad + `"}`, ``, false},
 	} {
-		lr := newLineReader(bytes.NewReader([]byte(c.line+"\n")), 1024)
-		lr.findIDs = true
-		var f frame
-		if err := lr.next(&f); err != nil || !f.oversize {
+		lr := NewLineReader(bytes.NewReader([]byte(c.line+"\n")), 1024)
+		lr.FindIDs = true
+		var f Frame
+		if err := lr.Next(&f); err != nil || !f.Oversize {
 			t.Fatalf("line not read as oversized: %v", err)
 		}
-		if string(f.found) != c.want || (c.want != "" && f.foundRequest != c.request) {
-			t.Errorf("line %.60s…: found id %q (request %v), want %q (request %v)", c.line, f.found, f.foundRequest, c.want, c.request)
+		if string(f.Found) != c.want || (c.want != "" && f.FoundRequest != c.request) {
+			t.Errorf("line %.60s…: found id %q (request %v), want %q (request %v)", c.line, f.Found, f.FoundRequest, c.want, c.request)
 		}
 	}
 }

@@ -1,0 +1,38 @@
+package supervisor
+
+import (
+	"bytes"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
+)
+
+// relayPrefix marks ids that mcpsandbox made up: its own requests to the
+// server (pings, replayed initialize) and the ids it gives server→host
+// requests. Host ids that happen to use it are remapped.
+const relayPrefix = "mcpsandbox:"
+
+var quotedRelayPrefix = []byte(`"` + relayPrefix)
+
+// isRelayID reports whether a raw id token is in the reserved namespace.
+func isRelayID(raw []byte) bool { return bytes.HasPrefix(raw, quotedRelayPrefix) }
+
+// quoteID makes a raw JSON string id token from its contents (which never
+// need escaping: relay ids are ASCII without quotes or backslashes).
+func quoteID(s string) []byte { return []byte(`"` + s + `"`) }
+
+// errorData is the data member of mcpsandbox's own errors.
+type errorData struct {
+	Source     string `json:"source,omitempty"` // "mcpsandbox" (withKind)
+	Kind       string `json:"kind,omitempty"`   // codeKinds
+	Reason     string `json:"reason"`
+	Generation int    `json:"generation,omitempty"`
+	Limit      string `json:"limit,omitempty"`
+	// RetryAfterMs is when a rate-limited call would be let through.
+	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
+}
+
+// errorResponse builds a newline-terminated error response for a raw id,
+// giving mcpsandbox's own codes their source and kind (withKind).
+func errorResponse(id []byte, code int, message string, data any) []byte {
+	return jsonrpc.NewError(id, code, message, withKind(code, data))
+}
