@@ -18,12 +18,9 @@ import (
 const (
 	sandboxHome     = initstage.Home
 	sandboxHostname = initstage.Hostname
-	sandboxPath     = DefaultPath
+	sandboxPath     = pathrule.ServerPATH
 	sandboxLang     = "C.UTF-8"
 )
-
-// DefaultPath is the PATH a server gets unless Spec.Env sets one.
-const DefaultPath = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
 // initConfig is what the supervisor resolves for one sandbox: the init
 // stage's configuration and the user name its /etc files are made from.
