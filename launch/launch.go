@@ -34,13 +34,13 @@ type Launch struct {
 // A program that cannot be found is not an error here: the start reports
 // it as it always has.
 func Read(cmd []string, matches []policy.Match, h Host) Launch {
-	l := Launch{Given: slices.Clone(cmd), Command: slices.Clone(cmd), Name: policy.ServerName(cmd), home: h.Home}
+	l := Launch{Given: slices.Clone(cmd), Command: slices.Clone(cmd), Name: serverName(cmd, line{}), home: h.Home}
 	if len(cmd) == 0 {
 		l.Choice = Choose(cmd, matches, h)
 		return l
 	}
 	fam, ln := parseLine(cmd)
-	l.Choice, l.line = choose(cmd, fam, ln, matches, h), ln
+	l.Choice, l.line, l.Name = choose(cmd, fam, ln, matches, h), ln, serverName(cmd, ln)
 	rt, err := resolveRuntime(cmd[0], h)
 	switch {
 	case err == nil:
