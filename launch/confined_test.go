@@ -152,10 +152,3 @@ func TestConfinedPyenv(t *testing.T) {
 		t.Errorf("inside: %q, want %s running", out, l.Runtime.Exe)
 	}
 }
-
-// The PATH Apply puts a runtime's bin before is the sandbox's own.
-func TestServerPathIsTheSandboxs(t *testing.T) {
-	if serverPath != sandbox.DefaultPath {
-		t.Errorf("launch's serverPath %q, the sandbox's DefaultPath %q", serverPath, sandbox.DefaultPath)
-	}
-}

@@ -170,7 +170,7 @@ func TestServersWithTheSameCommandNameDoNotShareAUID(t *testing.T) {
 	secret := filepath.Join(shared, "token")
 	server := func(script string, ro ...string) Spec {
 		s := sbxSpec()
-		s.Name = "node" // what policy.ServerName says for both
+		s.Name = "node" // what launch names both
 		s.ReadWrite, s.ReadOnly = []string{shared}, ro
 		s.Args = []string{"/bin/sh", "-c", script}
 		return s

@@ -69,13 +69,13 @@ var rules = []rule{
 	{
 		pkgs:  []string{"policy"},
 		notOn: []string{"./..."},
-		but:   []string{"internal/field"},
-		why:   "policy is a leaf that every layer reads (internal/field, the error vocabulary it shares with sandbox, is a leaf too)",
+		but:   []string{"internal/field", "internal/pathrule"},
+		why:   "policy is a leaf that every layer reads (internal/field, the error vocabulary it shares with sandbox, and internal/pathrule, the path rules every layer applies, are leaves too)",
 	},
 	{
 		pkgs:  []string{"launch"},
 		notOn: []string{"./...", mcpSDK},
-		but:   []string{"policy", "internal/field"},
+		but:   []string{"policy", "internal/field", "internal/pathrule"},
 		why:   "launch reads a launch line and the host for the command, which hands what it finds to the policy: it knows nothing of confinement, supervision or MCP",
 	},
 	{
@@ -87,6 +87,11 @@ var rules = []rule{
 		pkgs:  []string{"internal/field"},
 		notOn: []string{"./..."},
 		why:   "the error vocabulary is shared by policy and sandbox, which may not import each other: it must import neither",
+	},
+	{
+		pkgs:  []string{"internal/pathrule"},
+		notOn: []string{"./..."},
+		why:   "the path rules (what lies within a directory, a server's PATH) are applied alike by policy, launch, sandbox and the init stage, which may not import one another: it must import none of them",
 	},
 	{
 		pkgs:  []string{"./..."},
