@@ -11,7 +11,14 @@ import (
 // bins holds the programs every benchmark starts, built once per run.
 var bins struct {
 	dir, mcpsandbox, minrelay, staticserver, minimal string
+	baseline                                         string // an earlier mcpsandbox, when baselineEnv names one
 }
+
+// baselineEnv names an earlier build of mcpsandbox (bench/run.sh builds
+// one from BASELINE_REF): the benchmarks then run it beside this one and
+// report x-vs-baseline, so a change is judged against the binary before it
+// in the same run.
+const baselineEnv = "MCPSANDBOX_BENCH_BASELINE"
 
 // prebuiltEnv names a directory holding mcpsandbox, minrelay, staticserver
 // and minimal, built already.
@@ -32,6 +39,7 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	os.Chmod(dir, 0o755)
 	bins.dir = dir
+	bins.baseline = os.Getenv(baselineEnv)
 	// A machine without Go (the test guest) brings them prebuilt.
 	if pre := os.Getenv(prebuiltEnv); pre != "" {
 		bins.mcpsandbox = filepath.Join(pre, "mcpsandbox")

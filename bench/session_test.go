@@ -22,11 +22,15 @@ type chain struct {
 
 func relayChains() []chain {
 	server := bins.staticserver
-	return []chain{
+	chains := []chain{
 		{"direct", []string{server}},
 		{"minrelay", []string{bins.minrelay, server}},
-		{"mcpsandbox", []string{bins.mcpsandbox, "run", "--log-level", "warn", "--max-message", "32MiB", "--", server}},
 	}
+	if bins.baseline != "" {
+		chains = append(chains, chain{"baseline", []string{bins.baseline, "run", "--log-level", "warn", "--max-message", "32MiB", "--", server}})
+	}
+	// Last: the benchmarks read its RSS.
+	return append(chains, chain{"mcpsandbox", []string{bins.mcpsandbox, "run", "--log-level", "warn", "--max-message", "32MiB", "--", server}})
 }
 
 // session is a Go SDK client session over a started chain.

@@ -122,6 +122,9 @@ func BenchmarkSpawnInitialize(b *testing.B) {
 		{"mcpsandbox", []string{bins.mcpsandbox, "run", "--log-level", "warn", "--", server}},
 		{"bwrap", bwrapArgv(bwrap, server)},
 	}
+	if bins.baseline != "" {
+		chains = append(chains, chain{"baseline", []string{bins.baseline, "run", "--log-level", "warn", "--", server}})
+	}
 	version := []string{bins.mcpsandbox, "version"}
 	got := spawnInterleaved(b, chains, func(got samples) {
 		got["supervisor-start"] = append(got["supervisor-start"], spawnToLine(b, version, "", "mcpsandbox"))

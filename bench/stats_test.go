@@ -29,7 +29,7 @@ func (s samples) report(b *testing.B, unit string) {
 		b.ReportMetric(float64(s.median(name))/scale, name+"-"+unit)
 	}
 	ours := float64(s.median("mcpsandbox"))
-	for _, base := range []string{"minrelay", "direct", "bwrap"} {
+	for _, base := range []string{"minrelay", "direct", "bwrap", "baseline"} {
 		if m := s.median(base); m > 0 {
 			b.ReportMetric(ours/float64(m), "x-vs-"+base)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
@@ -27,14 +28,16 @@ type Options struct {
 	// Unconfined runs the example server without confinement.
 	Unconfined bool
 	// Supervise runs the supervisor with policy p between the host's pipes
-	// until the host leaves (supervisor.Run, in mcpsandbox). It and
-	// ConfinementProblem are passed in because this package is also linked,
-	// without cgo, into the static benchmark server, and the sandbox behind
-	// the supervisor needs cgo (libseccomp).
-	Supervise func(ctx context.Context, p policy.Policy, hostIn io.Reader, hostOut io.Writer) (Ended, error)
+	// until the host leaves (supervisor.Run, in mcpsandbox), naming
+	// settings in its messages by setting (supervisor.Options.Setting). It
+	// and ConfinementProblem are passed in because this package is also
+	// linked, without cgo, into the static benchmark server, and the
+	// sandbox behind the supervisor needs cgo (libseccomp).
+	Supervise func(ctx context.Context, p policy.Policy, setting field.Namer, hostIn io.Reader, hostOut io.Writer) (Ended, error)
 	// ConfinementProblem says why servers cannot run confined on this
-	// machine, or nil when they can (from `mcpsandbox doctor`'s checks).
-	ConfinementProblem func() error
+	// machine, settings named by setting, or nil when they can (from
+	// `mcpsandbox doctor`'s checks).
+	ConfinementProblem func(setting field.Namer) error
 	// Out receives the readable report as the demo goes; nil discards it.
 	Out io.Writer
 	// Choose returns the policy `mcpsandbox run` would apply to the
@@ -132,13 +135,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	p.PingInterval, p.PingTimeout, p.PingFailures = demoPingInterval, demoPingTimeout, demoPingFailures
 	d.rep.PingSettings = fmt.Sprintf("every %s, timeout %s, %d misses", p.PingInterval, p.PingTimeout, p.PingFailures)
 	if !p.Unconfined {
-		if err := opts.ConfinementProblem(); err != nil {
+		if err := opts.ConfinementProblem(Setting); err != nil {
 			d.rep.Confined, d.rep.ConfinementError = false, err.Error()
 			p.Unconfined = true
 		}
 	}
 	if err := p.Validate(); err != nil {
-		return d.rep, err
+		return d.rep, errors.New(field.Message(err, Setting))
 	}
 	d.header()
 
@@ -177,13 +180,13 @@ type supervised struct {
 	err    error
 }
 
-func (d *driver) connect(ctx context.Context, p policy.Policy, supervise func(context.Context, policy.Policy, io.Reader, io.Writer) (Ended, error)) (*supervised, error) {
+func (d *driver) connect(ctx context.Context, p policy.Policy, supervise func(context.Context, policy.Policy, field.Namer, io.Reader, io.Writer) (Ended, error)) (*supervised, error) {
 	hostOutR, hostOutW := io.Pipe() // supervisor → client
 	hostInR, hostInW := io.Pipe()   // client → supervisor
 	supCtx, cancel := context.WithCancel(ctx)
 	s := &supervised{cancel: cancel, done: make(chan struct{})}
 	go func() {
-		s.out, s.err = supervise(supCtx, p, hostInR, hostOutW)
+		s.out, s.err = supervise(supCtx, p, Setting, hostInR, hostOutW)
 		// Whatever the client is doing now sees the end instead of blocking.
 		hostOutW.Close()
 		hostInR.Close()
@@ -246,13 +249,13 @@ func (d *driver) header() {
 	case d.rep.Confined:
 		d.printf("The server runs confined (the default).\n")
 		d.printf("Policy: %s, as `mcpsandbox run` chooses it: %s.\n", d.rep.Policy, d.rep.PolicyWhy)
-		d.printf("The demo adds a tool rule, --deny-tool %s, and an audit log (--audit-log).\n", WipeTool)
+		d.printf("The demo adds a tool rule, %s %s, and an audit log (%s).\n", Setting("DenyTools"), WipeTool, Setting("AuditLog"))
 	case d.rep.ConfinementError != "":
 		d.printf("\n!!! CONFINEMENT IS NOT AVAILABLE HERE: %s\n", d.rep.ConfinementError)
 		d.printf("!!! The demo runs the example server UNCONFINED, with your full rights.\n")
 		d.printf("!!! `mcpsandbox run` would refuse to start a server; `mcpsandbox doctor` says what to fix.\n")
 	default:
-		d.printf("!!! The server runs UNCONFINED (--unconfined), with your full rights.\n")
+		d.printf("!!! The server runs UNCONFINED (%s), with your full rights.\n", Setting("Unconfined"))
 	}
 	d.printf("Heartbeat: ping %s.\n\n", d.rep.PingSettings)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -50,19 +51,12 @@ func realOptions(t *testing.T, unconfined bool, out io.Writer) Options {
 		ServerCommand: exampleCommand(t),
 		Unconfined:    unconfined,
 		Out:           out,
-		Supervise: func(ctx context.Context, p policy.Policy, hostIn io.Reader, hostOut io.Writer) (Ended, error) {
-			o, err := supervisor.Run(ctx, supervisor.Options{Policy: p, HostIn: hostIn, HostOut: hostOut, Log: slog.New(slog.DiscardHandler)})
+		Supervise: func(ctx context.Context, p policy.Policy, setting field.Namer, hostIn io.Reader, hostOut io.Writer) (Ended, error) {
+			o, err := supervisor.Run(ctx, supervisor.Options{Policy: p, HostIn: hostIn, HostOut: hostOut, Log: slog.New(slog.DiscardHandler), Setting: setting})
 			return Ended{Reason: o.Reason, ExitCode: o.ExitCode}, err
 		},
-		Choose: ChooseAsRun,
-		ConfinementProblem: func() error {
-			if r := sandbox.Doctor(); !r.OK() {
-				var b strings.Builder
-				r.Write(&b, field.Plain)
-				return errors.New(b.String())
-			}
-			return nil
-		},
+		Choose:             ChooseAsRun,
+		ConfinementProblem: func(setting field.Namer) error { return sandbox.Doctor().Problem(setting) },
 	}
 }
 
@@ -100,6 +94,13 @@ func checkSession(t *testing.T, rep *Report, out string) {
 	}
 	if rep.Denied.Code != supervisor.CodePolicyDenied {
 		t.Errorf("the denied call got %+v, want code %d", rep.Denied, supervisor.CodePolicyDenied)
+	}
+	// Settings are named as the user sets them, run's flags, never as Go.
+	if !strings.Contains(rep.Denied.Message, "it matches --deny-tool") {
+		t.Errorf("the denial %q does not name --deny-tool", rep.Denied.Message)
+	}
+	if raw := testenv.Unrendered(out, testenv.GoNames(reflect.TypeFor[policy.Policy]())); len(raw) > 0 {
+		t.Errorf("the demo's output names settings as Go does, %q:\n%s", raw, out)
 	}
 	for _, want := range []string{`"tool":"wipe"`, `"outcome":"denied"`, `"api_key":"***"`, `"code":-31107`} {
 		if !strings.Contains(rep.AuditLine, want) {
@@ -213,7 +214,7 @@ func TestDemoConfined(t *testing.T) {
 // When confinement is unavailable the demo still runs, and says so loudly.
 func TestDemoFallsBackLoudlyWithoutConfinement(t *testing.T) {
 	opts := realOptions(t, false, nil)
-	opts.ConfinementProblem = func() error { return errors.New("user namespaces are disabled (test)") }
+	opts.ConfinementProblem = func(field.Namer) error { return errors.New("user namespaces are disabled (test)") }
 	rep, out := runDemo(t, opts)
 	checkSession(t, rep, out)
 	if rep.Confined || rep.ConfinementError == "" {

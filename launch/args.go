@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 )
 
 // argPaths are the server's arguments that name existing host paths, made
@@ -35,7 +36,7 @@ func argPaths(args []string, h Host) ([]string, error) {
 			real = p
 		}
 		for _, q := range []string{p, real} {
-			if q == "/" || within(q, "/proc") || within(q, "/sys") || within(q, "/dev") {
+			if q == "/" || pathrule.Within(q, "/proc") || pathrule.Within(q, "/sys") || pathrule.Within(q, "/dev") {
 				return nil, &field.Error{Field: "GrantArgs",
 					Problem: "the argument " + a + " names " + q + ", which {GrantArgs} never grants",
 					Fix:     "name the directories the server needs, or set {GrantArgs} none and grant them with {ReadOnly} or {ReadWrite}"}

@@ -82,10 +82,14 @@ try { console.log("home holds " + fs.readdirSync(process.argv[2]).join(",")); } 
 func runConfined(t *testing.T, name string, p policy.Policy) (stdout, stderr string) {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(testenv.NewLogCapture(t), nil))
+	net := sandbox.NetNone
+	if p.Net == policy.NetHost {
+		net = sandbox.NetHost
+	}
 	proc, err := sandbox.Start(sandbox.Spec{
 		Name: name, Args: p.Command, Env: p.Env, Dir: p.WorkDir, Tmpfs: p.Tmpfs,
 		ReadOnly: p.ReadOnly, ReadWrite: p.ReadWrite, TmpSize: int64(p.TmpSize),
-		NetHost: p.Net == policy.NetHost, User: p.User, NoFile: p.NoFile, FileSize: int64(p.FileSize),
+		Net: net, User: p.User, NoFile: p.NoFile, FileSize: int64(p.FileSize),
 		NoExecTmp: p.NoExecTmp, Seccomp: p.Seccomp, SeccompLog: p.SeccompLog,
 		Memory: int64(p.Memory), Pids: p.Pids, CPU: p.CPU,
 	}, log)
@@ -146,12 +150,5 @@ func TestConfinedPyenv(t *testing.T) {
 	}
 	if out, _ := runConfined(t, l.Name, p); out != l.Runtime.Exe+" 3\n" {
 		t.Errorf("inside: %q, want %s running", out, l.Runtime.Exe)
-	}
-}
-
-// The PATH Apply puts a runtime's bin before is the sandbox's own.
-func TestServerPathIsTheSandboxs(t *testing.T) {
-	if serverPath != sandbox.DefaultPath {
-		t.Errorf("launch's serverPath %q, the sandbox's DefaultPath %q", serverPath, sandbox.DefaultPath)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
@@ -33,13 +34,13 @@ type Launch struct {
 // A program that cannot be found is not an error here: the start reports
 // it as it always has.
 func Read(cmd []string, matches []policy.Match, h Host) Launch {
-	l := Launch{Given: slices.Clone(cmd), Command: slices.Clone(cmd), Name: policy.ServerName(cmd), home: h.Home}
+	l := Launch{Given: slices.Clone(cmd), Command: slices.Clone(cmd), Name: serverName(cmd, line{}), home: h.Home}
 	if len(cmd) == 0 {
 		l.Choice = Choose(cmd, matches, h)
 		return l
 	}
 	fam, ln := parseLine(cmd)
-	l.Choice, l.line = choose(cmd, fam, ln, matches, h), ln
+	l.Choice, l.line, l.Name = choose(cmd, fam, ln, matches, h), ln, serverName(cmd, ln)
 	rt, err := resolveRuntime(cmd[0], h)
 	switch {
 	case err == nil:
@@ -73,7 +74,7 @@ func (l Launch) Apply(p *policy.Policy) error {
 		p.ReadOnly = addPath(p.ReadOnly, r)
 	}
 	if l.Runtime.Bin != "" && !setsEnv(p.Env, "PATH") {
-		p.Env = append(p.Env, "PATH="+l.Runtime.Bin+":"+serverPath)
+		p.Env = append(p.Env, "PATH="+l.Runtime.Bin+":"+pathrule.ServerPATH)
 	}
 	switch p.GrantArgs {
 	case policy.GrantRO, policy.GrantRW:
@@ -93,11 +94,6 @@ func (l Launch) Apply(p *policy.Policy) error {
 	}
 	return nil
 }
-
-// serverPath is the PATH the sandbox gives a server, sandbox.DefaultPath
-// (Spec.Env replaces it whole), which a runtime's bin precedes; launch
-// may not import sandbox, so a test holds the two equal.
-const serverPath = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
 // setsEnv: env sets name, or passes it from mcpsandbox's own (a bare NAME).
 func setsEnv(env []string, name string) bool {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 )
 
 func absPath(wd, p string) string {
@@ -64,7 +66,7 @@ func isHomeOrAbove(d, home string) bool {
 	if d == "/" || d == "." {
 		return true
 	}
-	return home != "" && (d == home || strings.HasPrefix(home, d+"/"))
+	return home != "" && pathrule.Within(home, d)
 }
 
 // npmPackageOf is the name in the package.json nearest above script (or

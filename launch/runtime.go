@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 )
 
 // Runtime is the program a launch line starts, as found on this host.
@@ -111,7 +113,7 @@ func installRoots(exe, home string) []string {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			dir = real
 		}
-		if within(dir, "/usr") {
+		if pathrule.Within(dir, "/usr") {
 			return
 		}
 		root := dir
@@ -125,7 +127,7 @@ func installRoots(exe, home string) []string {
 			root = filepath.Join(dir, filepath.Base(path))
 		}
 		for _, r := range roots {
-			if within(root, r) {
+			if pathrule.Within(root, r) {
 				return
 			}
 		}
@@ -136,10 +138,6 @@ func installRoots(exe, home string) []string {
 		add(real)
 	}
 	return roots
-}
-
-func within(path, dir string) bool {
-	return path == dir || strings.HasPrefix(path, dir+"/")
 }
 
 // lookPath is exec.LookPath over a given PATH, the server's start's own.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
@@ -81,7 +82,7 @@ func TestRuntimeNVM(t *testing.T) {
 		if !slices.Equal(p.ReadOnly, []string{root}) || len(p.ReadWrite) != 0 {
 			t.Errorf("Apply(%q) granted ro %q, rw %q; want %s read-only and nothing else", cmd, p.ReadOnly, p.ReadWrite, root)
 		}
-		if !slices.Contains(p.Env, "PATH="+bin+":"+serverPath) {
+		if !slices.Contains(p.Env, "PATH="+bin+":"+pathrule.ServerPATH) {
 			t.Errorf("Apply(%q) env %q, want PATH with %s first", cmd, p.Env, bin)
 		}
 	}

@@ -39,7 +39,7 @@ func TestBrokenFilesSayWhereAndWhatToDo(t *testing.T) {
 		{"no value", map[string]string{"p.yaml": "limits:\n  pids:\n"},
 			"p.yaml:2:3", []string{"limits.pids: has no value", "a whole number", "or delete the key"}},
 		{"bad size", map[string]string{"p.yaml": "limits:\n  memory: lots\n"},
-			"p.yaml:2:11", []string{"limits.memory", `"lots"`, "KiB, MiB or GiB"}},
+			"p.yaml:2:11", []string{"limits.memory", `"lots"`, "KiB, MiB and GiB"}},
 		{"duration without unit", map[string]string{"p.yaml": "health:\n  ping-interval: 5\n"},
 			"p.yaml:2:18", []string{`health.ping-interval "5": must be a duration such as 500ms, 15s or 2m`}},
 		{"yes is no boolean", map[string]string{"p.yaml": "filesystem:\n  noexec-tmp: yes\n"},

@@ -21,16 +21,41 @@ func TestParseByteSize(t *testing.T) {
 		{"1.5GiB", GiB + GiB/2},
 		{"512k", 512 * KiB},
 		{" 16MiB ", 16 * MiB},
+		// Units in any case, all binary, as 1GB always was.
+		{"1GB", GiB},
+		{"1gb", GiB},
+		{"1Gb", GiB},
+		{"1gB", GiB},
+		{"2gib", 2 * GiB},
+		{"2GIB", 2 * GiB},
+		{"64mb", 64 * MiB},
+		{"512K", 512 * KiB},
+		{"512kb", 512 * KiB},
+		{"100b", 100},
+		{"100B", 100},
 	} {
 		got, err := ParseByteSize(tc.in)
 		if err != nil || got != tc.want {
 			t.Errorf("ParseByteSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"", "MiB", "-1MiB", "12 parsecs", "1TiB"} {
-		if _, err := ParseByteSize(bad); err == nil || !strings.Contains(err.Error(), "MiB") {
-			t.Errorf("ParseByteSize(%q) error %v; want one naming the accepted suffixes", bad, err)
+	for _, bad := range []string{"", "MiB", "12 parsecs", "1TiB", "1TB", "1e30GiB", "NaN", "infGB"} {
+		_, err := ParseByteSize(bad)
+		if err == nil {
+			t.Errorf("ParseByteSize(%q) accepted", bad)
+			continue
 		}
+		for _, want := range []string{"B, KiB, MiB and GiB", "any case", "GB GiB", "binary"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("ParseByteSize(%q) error %q does not say %q", bad, err, want)
+			}
+		}
+	}
+	if _, err := ParseByteSize("1TB"); err == nil || !strings.Contains(err.Error(), `"TB" is no unit of size`) {
+		t.Errorf("ParseByteSize(1TB) error %v; want one naming the unit it does not know", err)
+	}
+	if _, err := ParseByteSize("-1MiB"); err == nil || !strings.Contains(err.Error(), "negative") {
+		t.Errorf("ParseByteSize(-1MiB) error %v; want one saying it is negative", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -16,20 +17,27 @@ const (
 	GiB ByteSize = 1 << 30
 )
 
-var byteSuffixes = []struct {
-	suffix string
-	mult   ByteSize
+// byteUnits are the units a size may end in, matched in any case (1gb,
+// 1GB and 1Gb alike), longest first. All are binary: K, KB and KiB are
+// 1024 bytes, GB is GiB.
+var byteUnits = []struct {
+	unit string // in lower case
+	mult ByteSize
 }{
-	{"KiB", KiB}, {"MiB", MiB}, {"GiB", GiB},
-	{"K", KiB}, {"M", MiB}, {"G", GiB}, {"KB", KiB}, {"MB", MiB}, {"GB", GiB},
-	{"k", KiB}, {"m", MiB}, {"g", GiB}, {"B", 1}, {"", 1},
+	{"kib", KiB}, {"mib", MiB}, {"gib", GiB},
+	{"kb", KiB}, {"mb", MiB}, {"gb", GiB},
+	{"k", KiB}, {"m", MiB}, {"g", GiB}, {"b", 1}, {"", 1},
 }
 
-// ParseByteSize parses a size; suffixes are binary (K = KiB).
+// sizeUnits says which units exist, for errors.
+const sizeUnits = "the units are B, KiB, MiB and GiB, in any case; K or KB means KiB, M or MB MiB, G or GB GiB (all binary: 1GB is 1024MiB); e.g. 64MiB"
+
+// ParseByteSize parses a size: a number and an optional unit (byteUnits).
 func ParseByteSize(s string) (ByteSize, error) {
 	s = strings.TrimSpace(s)
-	for _, bs := range byteSuffixes {
-		num, ok := strings.CutSuffix(s, bs.suffix)
+	lower := strings.ToLower(s)
+	for _, u := range byteUnits {
+		num, ok := strings.CutSuffix(lower, u.unit)
 		if !ok {
 			continue
 		}
@@ -37,12 +45,18 @@ func ParseByteSize(s string) (ByteSize, error) {
 		if err != nil {
 			continue
 		}
-		if n < 0 {
+		switch {
+		case n < 0:
 			return 0, fmt.Errorf("size %q is negative", s)
+		case math.IsNaN(n) || n*float64(u.mult) >= math.MaxInt64:
+			return 0, fmt.Errorf("size %q is out of range: %s", s, sizeUnits)
 		}
-		return ByteSize(n * float64(bs.mult)), nil
+		return ByteSize(n * float64(u.mult)), nil
 	}
-	return 0, fmt.Errorf("size %q: use a number with an optional KiB, MiB or GiB suffix, e.g. 64MiB", s)
+	if unit := strings.TrimLeft(s, "0123456789.+- "); unit != s && unit != "" {
+		return 0, fmt.Errorf("size %q: %q is no unit of size: %s", s, unit, sizeUnits)
+	}
+	return 0, fmt.Errorf("size %q: use a number with an optional unit: %s", s, sizeUnits)
 }
 
 func (b ByteSize) String() string {

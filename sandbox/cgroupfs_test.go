@@ -15,6 +15,7 @@ import (
 	"time"
 
 	containerd "github.com/containerd/cgroups/v3"
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 	"golang.org/x/sys/unix"
 )
@@ -90,7 +91,7 @@ func runCgroupfsProbe() int {
 		for _, line := range strings.Split(string(data), "\n") {
 			pre, post, ok := strings.Cut(line, " - ")
 			fields, postFields := strings.Fields(pre), strings.Fields(post)
-			if ok && len(fields) > 5 && len(postFields) > 0 && within(fields[4], "/sys") {
+			if ok && len(fields) > 5 && len(postFields) > 0 && pathrule.Within(fields[4], "/sys") {
 				f.Mounts = append(f.Mounts, cgroupfsMount{Point: fields[4], Root: fields[3], FSType: postFields[0], Options: fields[5]})
 			}
 		}

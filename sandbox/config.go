@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 )
 
@@ -17,18 +18,16 @@ import (
 const (
 	sandboxHome     = initstage.Home
 	sandboxHostname = initstage.Hostname
-	sandboxPath     = DefaultPath
+	sandboxPath     = pathrule.ServerPATH
 	sandboxLang     = "C.UTF-8"
 )
 
-// DefaultPath is the PATH a server gets unless Spec.Env sets one.
-const DefaultPath = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
-
 // initConfig is what the supervisor resolves for one sandbox: the init
-// stage's configuration and the user name its /etc files are made from.
+// stage's configuration and what its /etc files and identity are made from.
 type initConfig struct {
 	initstage.Config
-	UserName string // the server's name in the synthesized /etc/passwd
+	UserName string  // the server's name in the synthesized /etc/passwd
+	Net      Network // its mode; the init stage sees only HostNetNS
 }
 
 // reservedPaths are built by the sandbox itself; binding over them would
@@ -49,7 +48,7 @@ func resolveBinds(ro, rw []string) ([]initstage.Bind, error) {
 			return &field.Error{Field: b.Field(), Value: "/", Problem: "binding the whole host root defeats the sandbox", Fix: "grant the directories the server needs"}
 		}
 		for _, r := range reservedPaths {
-			if within(clean, r) {
+			if pathrule.Within(clean, r) {
 				return &field.Error{Field: b.Field(), Value: p, Problem: r + " is built by the sandbox and cannot be bound"}
 			}
 		}
@@ -89,10 +88,6 @@ func sortBinds(binds []initstage.Bind) {
 	})
 }
 
-// within reports whether path is dir or lies beneath it: the init stage's
-// rule (initstage.Within), so that both sides agree on what a grant holds.
-func within(path, dir string) bool { return initstage.Within(path, dir) }
-
 // resolveExecutable looks Args[0] up in the host's PATH and returns its real
 // path, which is where the sandbox shows it.
 func resolveExecutable(arg0 string) (string, error) {
@@ -113,11 +108,11 @@ func resolveExecutable(arg0 string) (string, error) {
 // exeVisible reports whether the executable is already inside the sandbox
 // through /usr or a user bind.
 func exeVisible(exe string, binds []initstage.Bind) bool {
-	if within(exe, "/usr") {
+	if pathrule.Within(exe, "/usr") {
 		return true
 	}
 	for _, b := range binds {
-		if within(exe, b.Path) {
+		if pathrule.Within(exe, b.Path) {
 			return true
 		}
 	}
@@ -189,6 +184,10 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 	if spec.NoFile == 0 {
 		return nil, &field.Error{Field: "NoFile", Value: "0", Problem: "must be positive"}
 	}
+	net, ok := spec.Net.mode()
+	if !ok {
+		return nil, &field.Error{Field: "Net", Value: spec.Net.String(), Problem: "is not a network this sandbox knows", Fix: "use NetNone or NetHost"}
+	}
 	if spec.FileSize < 0 {
 		return nil, &field.Error{Field: "FileSize", Value: strconv.FormatInt(spec.FileSize, 10), Problem: "must not be negative", Fix: "0 means no limit"}
 	}
@@ -201,12 +200,12 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 		ExeBind: !exeVisible(exe, binds),
 		TmpSize: spec.TmpSize,
 		Tmpfs:   tmpfs,
-		NetHost: spec.NetHost,
 		NoFile:  spec.NoFile,
 
+		HostNetNS: net.hostNetNS,
 		FileSize:  uint64(spec.FileSize),
 		NoExecTmp: spec.NoExecTmp,
-	}}, nil
+	}, Net: spec.Net}, nil
 }
 
 // checkNoFile refuses a NOFILE limit a user namespace cannot grant.

@@ -56,7 +56,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if cfg.Seccomp, err = seccomp.Program(spec.Seccomp, spec.NetHost, spec.SeccompLog); err != nil {
+	if cfg.Seccomp, err = seccomp.Program(spec.Seccomp, cfg.Net.SocketFamilies(), spec.SeccompLog); err != nil {
 		return fail(fmt.Errorf("sandbox: seccomp cannot be enforced: %w", err))
 	}
 	if p.user, err = chooseUser(spec, cfg); err != nil {
@@ -98,7 +98,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if err != nil {
 		return fail(err)
 	}
-	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "uid", cfg.UID, "userns", cfg.UserNS, "preforked", p.preforked)
+	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "net", cfg.Net.String(), "uid", cfg.UID, "userns", cfg.UserNS, "preforked", p.preforked)
 	return p, nil
 }
 

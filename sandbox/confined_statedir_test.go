@@ -192,7 +192,7 @@ func TestIdentityCountsTheStateDirApart(t *testing.T) {
 	// With a state dir, the directory is the identity: another command,
 	// the network (prepare), more grants keep the uid that owns it.
 	other := sbxSpec("/bin/sh", "-c", "fetch packages")
-	other.StateDir, other.NetHost, other.ReadOnly = "/var/lib/app", true, []string{"/etc/ssl"}
+	other.StateDir, other.Net, other.ReadOnly = "/var/lib/app", NetHost, []string{"/etc/ssl"}
 	if identityOf(t, withState) != identityOf(t, other) {
 		t.Error("the same state dir under another command, network and grants is another server")
 	}

@@ -157,7 +157,7 @@ func TestConfinedNetworkIsolated(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer uln.Close()
-	f := sbxProbe(t, sbxSpec(), sbxDialEnv+"="+ln.Addr().String()+","+abstract)
+	f := sbxProbe(t, sbxSpec(), sbxDialEnv+"="+ln.Addr().String()+","+abstract, sbxExistsEnv+"=/etc/resolv.conf")
 	if !slices.Equal(f.Interfaces, []string{"lo"}) {
 		t.Errorf("interfaces inside: %v, want only lo", f.Interfaces)
 	}
@@ -172,12 +172,19 @@ func TestConfinedNetworkIsolated(t *testing.T) {
 	if len(f.Dial) != 2 {
 		t.Errorf("dial results %v, want 2", f.Dial)
 	}
+	// NetNone's seccomp allows no inet socket at all, not only no route.
+	if e := f.Dial[ln.Addr().String()]; !strings.Contains(e, "socket: operation not permitted") {
+		t.Errorf("a TCP dial without a network failed with %q, want seccomp's EPERM on socket", e)
+	}
+	if f.Exists["/etc/resolv.conf"] {
+		t.Error("without a network the server has an /etc/resolv.conf naming servers it cannot reach")
+	}
 }
 
 func TestConfinedNetHostSharesNetwork(t *testing.T) {
 	requireConfinement(t)
 	spec := sbxSpec()
-	spec.NetHost = true
+	spec.Net = NetHost
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

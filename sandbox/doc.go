@@ -17,6 +17,11 @@
 // reports how the server ended. Any binary linking this package can start
 // confined servers.
 //
+// A Spec's Network (network.go) is one decision the parts must agree on:
+// whether the init stage unshares the network namespace (and brings up lo),
+// which socket families the seccomp program allows, and which /etc files
+// describe the network (etc.go); the uid identity counts it too.
+//
 // The seccomp program is compiled by package sandbox/seccomp (profiles,
 // Docker/OCI import, the pre-compiled built-in profile), and the server's
 // cgroup (both versions, the home on cgroup v2, doctor's cgroup probe) is

@@ -28,7 +28,9 @@ type Report struct {
 	Cgroups cgroups.Report
 }
 
-// Check is one line of the report.
+// Check is one line of the report. Detail and Fix name settings (and the
+// host check) as {Field} references, which Write and Problem render the
+// caller's way.
 type Check struct {
 	Part     string // e.g. "user namespace"
 	OK       bool
@@ -36,6 +38,10 @@ type Check struct {
 	Detail   string // what was found
 	Fix      string // how to fix it; empty when OK
 }
+
+// detail is err as a Check's Detail: the settings it names kept as
+// references, for Write to render (err.Error() would name them as Go does).
+func detail(err error) string { return field.Message(err, field.Keep) }
 
 // OK reports whether every required part can be enforced.
 func (r Report) OK() bool {
@@ -55,7 +61,7 @@ func (r Report) Problem(name field.Namer) error {
 		if !c.Required || c.OK {
 			continue
 		}
-		m := c.Part + ": " + c.Detail
+		m := c.Part + ": " + field.Refs(c.Detail, name)
 		if c.Fix != "" {
 			m += " (fix: " + field.Refs(c.Fix, name) + ")"
 		}
@@ -84,7 +90,7 @@ func (r Report) Write(w io.Writer, name field.Namer) error {
 		case !c.OK:
 			status = "warn"
 		}
-		fmt.Fprintf(&b, "  %s  %-22s %s\n", status, c.Part, c.Detail)
+		fmt.Fprintf(&b, "  %s  %-22s %s\n", status, c.Part, field.Refs(c.Detail, name))
 		if c.Fix != "" && !c.OK {
 			fmt.Fprintf(&b, "        %-22s fix: %s\n", "", field.Refs(c.Fix, name))
 		}
@@ -287,7 +293,7 @@ func checkSeccomp() Check {
 		c.Fix = "see the message; the default profile must compile and the kernel must support seccomp filters"
 		return c
 	}
-	prog, _ := seccomp.Compile("default", false, false)
+	prog, _ := seccomp.Compile("default", NetNone.SocketFamilies(), false)
 	c.OK, c.Detail = true, fmt.Sprintf("libseccomp %s; the default profile compiles to %d BPF instructions", version, len(prog)/8)
 	return c
 }
@@ -306,7 +312,8 @@ func checkCgroups(cg cgroups.Report) Check {
 				}
 			}
 		}
-		// The cgroup messages already end with their fix.
+		// The cgroup messages already end with their fix, its references
+		// kept for Write (cgroups.Report).
 		c.Detail += ": " + strings.Join(problems, "; ")
 		return c
 	}
@@ -326,7 +333,7 @@ func checkEndToEnd(tryIt bool) Check {
 	start := time.Now()
 	p, err := Start(spec, slog.New(slog.DiscardHandler))
 	if err != nil {
-		c.Detail, c.Fix = err.Error(), "fix the FAIL lines above; the message names the step that failed"
+		c.Detail, c.Fix = detail(err), "fix the FAIL lines above; the message names the step that failed"
 		return c
 	}
 	defer p.Close()

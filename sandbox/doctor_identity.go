@@ -17,7 +17,7 @@ func checkServerIdentity(root bool) Check {
 	}
 	c := Check{Part: "dynamic uids", Required: true, Fix: "make " + idRegistry + " a directory of root's, mode 0700, or give every server {User}"}
 	if err := openRegistry(); err != nil {
-		c.Detail = err.Error()
+		c.Detail = detail(err)
 		return c
 	}
 	// Recording an id writes an entry aside first: try that much.
@@ -28,12 +28,12 @@ func checkServerIdentity(root bool) Check {
 		err = os.Remove(probe)
 	}
 	if err != nil {
-		c.Detail = "the registry " + idRegistry + " is not writable: " + err.Error()
+		c.Detail = "the registry " + idRegistry + " is not writable: " + detail(err)
 		return c
 	}
 	n, err := registryCount()
 	if err != nil {
-		c.Detail = "reading the registry " + idRegistry + ": " + err.Error()
+		c.Detail = "reading the registry " + idRegistry + ": " + detail(err)
 		return c
 	}
 	if n >= DynamicIDCount {

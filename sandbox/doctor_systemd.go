@@ -33,7 +33,7 @@ func checkCgroupHome() []Check {
 	if err == nil {
 		mc.OK, mc.Detail = true, fmt.Sprintf("%s answers at %s", m, strings.TrimPrefix(addr, "unix:path="))
 	} else {
-		mc.Detail = err.Error()
+		mc.Detail = detail(err)
 		mc.Fix = "needed only when the cgroup mcpsandbox starts in cannot be used: start the host in a login session " +
 			"(pam_systemd starts user@UID.service), or run mcpsandbox as a systemd service with Delegate=yes"
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -86,5 +87,33 @@ func TestConfinedDoctorTellsTheSharedUserBudgets(t *testing.T) {
 	}
 	if !strings.Contains(text, want) {
 		t.Errorf("report does not say %q:\n%s", want, text)
+	}
+}
+
+// A check's Detail names settings as its Fix does, the caller's way, in
+// the report and in Problem; an error kept as a detail keeps its
+// references for that.
+func TestDoctorRendersSettingsInDetails(t *testing.T) {
+	flags := func(f string) string { return "--" + strings.ToLower(f) }
+	kept := detail(fmt.Errorf("start: %w", &field.Error{Field: "NoFile", Value: "9", Problem: "too many", Fix: "{Doctor} says why"}))
+	r := Report{Checks: []Check{
+		{Part: "per-user budgets", Detail: "up to the server's {NoFile}", Fix: "give every server {User}"},
+		{Part: "confined /bin/true", Required: true, Detail: kept},
+	}}
+	var out strings.Builder
+	r.Write(&out, flags)
+	problem := r.Problem(flags).Error()
+	for text, wants := range map[string][]string{
+		out.String(): {"up to the server's --nofile", "fix: give every server --user", "start: --nofile 9: too many: --doctor says why"},
+		problem:      {"confined /bin/true: start: --nofile 9: too many: --doctor says why"},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(text, want) {
+				t.Errorf("%q lacks %q", text, want)
+			}
+		}
+		if strings.ContainsAny(text, "{}") || strings.Contains(text, "NoFile") {
+			t.Errorf("settings left unrendered: %s", text)
+		}
 	}
 }

@@ -232,13 +232,17 @@ func TestEscapeProbesSeeTheHostsCgroups(t *testing.T) {
 // --rw grant.
 func escapeSpec(hostile string, ro, rw []string) Spec {
 	p := policy.Default()
+	net := NetNone
+	if p.Net == policy.NetHost {
+		net = NetHost
+	}
 	return Spec{
 		Name:      "hostile",
 		Args:      []string{hostile},
 		ReadOnly:  ro,
 		ReadWrite: rw,
 		TmpSize:   int64(p.TmpSize),
-		NetHost:   p.Net == policy.NetHost,
+		Net:       net,
 		User:      p.User,
 		NoFile:    p.NoFile,
 		Seccomp:   p.Seccomp,

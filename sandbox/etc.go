@@ -11,28 +11,44 @@ import (
 // The /etc a sandbox gets: a few host files programs need (initstage's
 // init_root.c copies them), a few read-only directories, and the files
 // below, which depend on the configuration: a synthesized passwd and group
-// naming the sandbox user, and the network's.
-var etcNetHost = []string{"resolv.conf", "hosts"} // the host's, only with --net host
+// naming the sandbox user, and the network's (its mode's etc function,
+// network.go).
+var etcNetHost = []string{"resolv.conf", "hosts"} // the host's, only with NetHost
 
 // etcConfigFiles are the /etc files that depend on the configuration: the
-// network's (the host's with --net host) and the sandbox user's.
+// network's and the sandbox user's.
 func etcConfigFiles(cfg *initConfig) (map[string][]byte, error) {
 	files := map[string][]byte{"passwd": []byte(passwdFile(cfg)), "group": []byte(groupFile(cfg))}
-	if !cfg.NetHost {
-		files["hosts"] = []byte("127.0.0.1\tlocalhost " + sandboxHostname + "\n::1\tlocalhost ip6-localhost ip6-loopback\n")
-		return files, nil
+	m, ok := cfg.Net.mode()
+	if !ok {
+		return nil, fmt.Errorf("network %s has no /etc files", cfg.Net)
 	}
+	if err := m.etc(files); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// loopbackEtc names only lo's addresses: a namespace of the server's own
+// has nothing else, and no resolv.conf, so names fail at once.
+func loopbackEtc(files map[string][]byte) error {
+	files["hosts"] = []byte("127.0.0.1\tlocalhost " + sandboxHostname + "\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+	return nil
+}
+
+// hostEtc copies the host's resolv.conf and hosts, as far as they exist.
+func hostEtc(files map[string][]byte) error {
 	for _, name := range etcNetHost {
 		data, err := os.ReadFile("/etc/" + name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("/etc/%s: %v", name, err)
+			return fmt.Errorf("/etc/%s: %v", name, err)
 		}
 		files[name] = data
 	}
-	return files, nil
+	return nil
 }
 
 func passwdFile(cfg *initConfig) string {

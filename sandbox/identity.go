@@ -21,7 +21,7 @@ import (
 //   - the grants (ReadOnly and ReadWrite, in any order) and the StateDir,
 //     which is what keeps the uid's files (counted apart from ReadWrite and
 //     only when set, so that identities without one keep their keys),
-//   - the network (NetHost),
+//   - the network (Net),
 //   - the environment as the server sees it (names and values),
 //   - the seccomp profile as named ("default" or the file's path) and
 //     whether it only logs.
@@ -55,7 +55,8 @@ type identity struct {
 	ReadOnly   []string
 	ReadWrite  []string
 	StateDir   string `json:",omitempty"`
-	NetHost    bool
+	NetHost    bool   // none and host, as keys made before Network encode them
+	Net        string `json:",omitempty"` // any other mode by name, so it keys apart without changing theirs
 	Env        []string
 	Seccomp    string
 	SeccompLog bool
@@ -81,10 +82,13 @@ func identityKey(cfg *initConfig, spec Spec) serverKey {
 		Dir:        cfg.Dir,
 		ReadOnly:   []string{},
 		ReadWrite:  []string{},
-		NetHost:    cfg.NetHost,
+		NetHost:    cfg.Net == NetHost,
 		Env:        slices.Sorted(slices.Values(cfg.Env)),
 		Seccomp:    spec.Seccomp,
 		SeccompLog: spec.SeccompLog,
+	}
+	if cfg.Net != NetNone && cfg.Net != NetHost {
+		id.Net = cfg.Net.String()
 	}
 	for _, b := range cfg.Binds { // sorted by resolveBinds
 		switch {

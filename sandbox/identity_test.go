@@ -54,7 +54,7 @@ func TestServerIdentityIsWhatItIsAndReaches(t *testing.T) {
 		"another dir":          func(s *Spec) { s.Dir = "/tmp" },
 		"one grant less":       func(s *Spec) { s.ReadOnly = nil },
 		"a grant writable":     func(s *Spec) { s.ReadOnly, s.ReadWrite = nil, []string{dir1, dir2} },
-		"the host's network":   func(s *Spec) { s.NetHost = true },
+		"the host's network":   func(s *Spec) { s.Net = NetHost },
 		"another env value":    func(s *Spec) { s.Env = []string{"A=1", "B=3"} },
 		"another seccomp":      func(s *Spec) { s.Seccomp = filepath.Join(dir1, "profile.json") },
 		"seccomp only logging": func(s *Spec) { s.SeccompLog = true },
@@ -170,7 +170,7 @@ func TestServersWithTheSameCommandNameDoNotShareAUID(t *testing.T) {
 	secret := filepath.Join(shared, "token")
 	server := func(script string, ro ...string) Spec {
 		s := sbxSpec()
-		s.Name = "node" // what policy.ServerName says for both
+		s.Name = "node" // what launch names both
 		s.ReadWrite, s.ReadOnly = []string{shared}, ro
 		s.Args = []string{"/bin/sh", "-c", script}
 		return s

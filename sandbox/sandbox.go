@@ -22,7 +22,7 @@ type Spec struct {
 	TmpSize    int64    // bytes for the /tmp tmpfs, and for each of Tmpfs
 	Tmpfs      []string // more private tmpfs mounts at these absolute paths inside (tmpfs.go)
 	StateDir   string   // host directory of the server's own, made and bound read-write (statedir.go)
-	NetHost    bool     // share the host network instead of a lo-only netns
+	Net        Network  // what its sockets reach (network.go); NetNone: lo only
 	User       string   // run as this host user instead of a dynamic uid
 	NoFile     uint64   // RLIMIT_NOFILE
 	FileSize   int64    // RLIMIT_FSIZE in bytes (0 = none)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 )
 
@@ -36,7 +37,7 @@ func stateDirBind(p string, binds []initstage.Bind) (initstage.Bind, error) {
 		return b, &field.Error{Field: "StateDir", Value: p, Problem: "the host root cannot be a server's state", Fix: "name a directory of its own, e.g. /var/lib/mcp-notes"}
 	}
 	for _, r := range append(reservedPaths, "/sys") {
-		if within(b.Path, r) {
+		if pathrule.Within(b.Path, r) {
 			return b, &field.Error{Field: "StateDir", Value: p, Problem: r + " is no place for state", Fix: "name a directory such as /var/lib/mcp-notes"}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 )
 
@@ -35,7 +36,7 @@ func resolveTmpfs(paths []string, binds []initstage.Bind) ([]string, error) {
 			return nil, &field.Error{Field: "Tmpfs", Value: p, Problem: "a tmpfs over the whole root hides the system the server runs on", Fix: "name the directory the server writes to"}
 		}
 		for _, r := range tmpfsReserved {
-			if within(clean, r) {
+			if pathrule.Within(clean, r) {
 				return nil, &field.Error{Field: "Tmpfs", Value: p, Problem: r + " is built by the sandbox", Fix: "drop this {Tmpfs} path"}
 			}
 		}
@@ -43,7 +44,7 @@ func resolveTmpfs(paths []string, binds []initstage.Bind) ([]string, error) {
 			return nil, &field.Error{Field: "Tmpfs", Value: p, Problem: "is a private tmpfs already", Fix: "drop this {Tmpfs} path"}
 		}
 		for _, b := range binds {
-			if within(clean, b.Path) || within(b.Path, clean) {
+			if pathrule.Within(clean, b.Path) || pathrule.Within(b.Path, clean) {
 				return nil, &field.Error{Field: "Tmpfs", Value: p,
 					Problem: "overlaps {" + b.Field() + "} " + b.Path + ": a tmpfs would hide the grant's files, or the grant would be shown inside the empty tmpfs",
 					Fix:     "keep one of the two, or name paths that do not lie one beneath the other"}

@@ -20,6 +20,10 @@ func specFromPolicy(name string, p policy.Policy, stateDir string) sandbox.Spec 
 			env = append(env, e+"="+v)
 		}
 	}
+	net := sandbox.NetNone
+	if p.Net == policy.NetHost {
+		net = sandbox.NetHost
+	}
 	return sandbox.Spec{
 		Name:       name,
 		Args:       p.Command,
@@ -31,7 +35,7 @@ func specFromPolicy(name string, p policy.Policy, stateDir string) sandbox.Spec 
 		ReadOnly:   p.ReadOnly,
 		ReadWrite:  p.ReadWrite,
 		TmpSize:    int64(p.TmpSize),
-		NetHost:    p.Net == policy.NetHost,
+		Net:        net,
 		User:       p.User,
 		NoFile:     p.NoFile,
 		FileSize:   int64(p.FileSize),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
 	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
@@ -50,8 +51,8 @@ func demoCommand(args []string, std cmdline.Stdio) int {
 		ServerCommand: []string{exe, "example-server"},
 		Unconfined:    *unconfined,
 		Out:           std.Out,
-		Supervise: func(ctx context.Context, p policy.Policy, hostIn goio.Reader, hostOut goio.Writer) (demo.Ended, error) {
-			out, err := supervisor.Run(ctx, supervisor.Options{Name: "example", Policy: p, HostIn: hostIn, HostOut: hostOut, Log: log, Setting: settingName})
+		Supervise: func(ctx context.Context, p policy.Policy, setting field.Namer, hostIn goio.Reader, hostOut goio.Writer) (demo.Ended, error) {
+			out, err := supervisor.Run(ctx, supervisor.Options{Name: "example", Policy: p, HostIn: hostIn, HostOut: hostOut, Log: log, Setting: setting})
 			return demo.Ended{Reason: out.Reason, ExitCode: out.ExitCode}, err
 		},
 		ConfinementProblem: confinementProblem,

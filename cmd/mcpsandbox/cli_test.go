@@ -25,7 +25,7 @@ func TestBadCommandLinesExit2NamingTheFix(t *testing.T) {
 		{[]string{"rnu"}, []string{`unknown command "rnu"`, "mcpsandbox help"}},
 		{[]string{"run", "--memroy", "1G", "--", "srv"}, []string{"unknown option --memroy", "did you mean --memory?", "mcpsandbox help run"}},
 		{[]string{"run", "--memory"}, []string{"--memory needs a value"}},
-		{[]string{"run", "--memory", "lots", "--", "srv"}, []string{"--memory", "KiB, MiB or GiB"}},
+		{[]string{"run", "--memory", "lots", "--", "srv"}, []string{"--memory", "KiB, MiB and GiB"}},
 		{[]string{"run", "--ping-interval", "5", "--", "srv"}, []string{"--ping-interval", "500ms"}},
 		{[]string{"run", "--restart-backoff", "1s", "--", "srv"}, []string{"--restart-backoff", "MIN..MAX"}},
 		{[]string{"run", "--restart", "sometimes", "--", "srv"}, []string{"--restart", "always, on-failure or never"}},

@@ -308,7 +308,11 @@ func (e explanation) seccompLines() []string {
 	if p.Seccomp == policy.SeccompDefault {
 		what = defaultFilter
 	}
-	if prog, err := seccomp.Program(p.Seccomp, p.Net == policy.NetHost, p.SeccompLog); err != nil {
+	net := sandbox.NetNone
+	if p.Net == policy.NetHost {
+		net = sandbox.NetHost
+	}
+	if prog, err := seccomp.Program(p.Seccomp, net.SocketFamilies(), p.SeccompLog); err != nil {
 		lines = append(lines, what, "cannot compile it: "+err.Error())
 	} else {
 		lines = append(lines, fmt.Sprintf("%s (%d BPF instructions)", what, len(prog)/8))

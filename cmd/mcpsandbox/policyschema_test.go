@@ -41,7 +41,7 @@ type object = map[string]any
 
 const (
 	durationRE = `([0-9]+(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+`
-	sizeRE     = `^\s*[0-9]+(\.[0-9]+)?\s*(KiB|MiB|GiB|KB|MB|GB|K|M|G|k|m|g|B)?\s*$`
+	sizeRE     = `^\s*[0-9]+(\.[0-9]+)?\s*([KkMmGg]([Ii][Bb]|[Bb])?|[Bb])?\s*$` // a unit in any case (policy.ParseByteSize)
 )
 
 func policySchema(t *testing.T) object {

@@ -13,7 +13,7 @@ func runPage() *cmdline.Page {
 			"Supervision. Once the session is initialised, mcpsandbox pings the server every --ping-interval; after --ping-failures missed pings the server counts as hung. When the server exits or hangs, every request the host still has in flight is answered with one JSON-RPC error, the server is restarted according to --restart with --restart-backoff, the host's session (initialize, logging level, resource subscriptions) is replayed onto the new process, and requests are relayed again. The host keeps its session and never sees the restart except as that one error per in-flight request. After --max-restarts restarts within --restart-window mcpsandbox stops restarting and answers every request with an error saying why.",
 			"Shutdown. When the host closes mcpsandbox's standard input, or mcpsandbox receives SIGTERM or SIGINT, the server's standard input is closed; after --grace it gets SIGTERM, after another --grace SIGKILL, and no process it started is left behind. A second SIGTERM or SIGINT ends mcpsandbox at once; the server is killed with it.",
 			"Logs are structured (key=value) lines on standard error, where hosts record them, or in --log-file.",
-			"Sizes take an optional KiB, MiB or GiB suffix (K, M, G mean the same); durations are Go durations such as 500ms, 15s, 2m.",
+			"Sizes take an optional unit B, KiB, MiB or GiB, in any case (K, KB, M, MB, G, GB mean the same: binary, 1GB is 1024MiB); durations are Go durations such as 500ms, 15s, 2m.",
 		},
 		Options: append(append([]cmdline.Option{{Group: "Policy", Flag: "--policy FILE|NAME", Text: policyUsage}}, runOptionDocs()...),
 			cmdline.Option{Group: "Other", Flag: "--help, -h", Text: "Print this page."}),

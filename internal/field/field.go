@@ -41,6 +41,11 @@ const Doctor = "Doctor"
 // Plain names each field as itself: what Error() shows.
 func Plain(field string) string { return field }
 
+// Keep names each field as the reference {Field}: text rendered with it
+// (a report kept for later, an error stored as a string) is rendered for
+// the user with Refs once the caller's Namer is known.
+func Keep(field string) string { return "{" + field + "}" }
+
 // Renderer is an error that can name fields (and Doctor) the caller's way:
 // *Error, and the error types of facts about the host that point to
 // settings or to the host check.

@@ -56,3 +56,15 @@ func TestHostFactsHaveNoFieldHead(t *testing.T) {
 		t.Errorf("Render = %q, want %q", got, want)
 	}
 }
+
+// Text rendered with Keep renders later as if rendered at once.
+func TestKeepDefersRendering(t *testing.T) {
+	e := fmt.Errorf("starting: %w", &Error{Field: "NoFile", Value: "5000", Problem: "exceeds the hard limit 1024", Fix: "lower {NoFile}; {Doctor} says more"})
+	kept := Message(e, Keep)
+	if got, want := Refs(kept, flags), Message(e, flags); got != want {
+		t.Errorf("Refs(Message(e, Keep)) = %q, want %q", got, want)
+	}
+	if strings.Contains(Refs(kept, flags), "NoFile") {
+		t.Errorf("a kept reference was not rendered: %q", Refs(kept, flags))
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 )
 
 // errnoErr turns a raw syscall's errno into an error, nil for success.
@@ -72,7 +74,7 @@ func (t mountTable) containing(p string) *mount {
 	var best *mount
 	for i := range t {
 		m := &t[i]
-		if m.point == "/" || p == m.point || strings.HasPrefix(p, m.point+"/") {
+		if pathrule.Within(p, m.point) {
 			if best == nil || len(m.point) >= len(best.point) {
 				best = m
 			}

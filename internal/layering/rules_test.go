@@ -55,15 +55,27 @@ var rules = []rule{
 		why:   "the supervisor relays MCP as JSON-RPC lines it frames itself; the SDK is for the demo and the tests",
 	},
 	{
+		pkgs:  []string{"supervisor/audit"},
+		notOn: []string{"./...", mcpSDK},
+		but:   []string{"internal/field"},
+		why:   "the audit log is told plain values (a method, raw params, an outcome, a code, byte counts) and knows nothing of the relay, policy or confinement, so every relay of a process can share its writer of a file",
+	},
+	{
+		pkgs:  []string{"supervisor/diagnose"},
+		notOn: []string{"./...", mcpSDK},
+		but:   []string{"internal/field"},
+		why:   "the diagnosis is pure: it is given the policy's facts as plain values and the host's file system as an interface, so it runs outside the relay's lock and tests give it a made-up host",
+	},
+	{
 		pkgs:  []string{"policy"},
 		notOn: []string{"./..."},
-		but:   []string{"internal/field"},
-		why:   "policy is a leaf that every layer reads (internal/field, the error vocabulary it shares with sandbox, is a leaf too)",
+		but:   []string{"internal/field", "internal/pathrule"},
+		why:   "policy is a leaf that every layer reads (internal/field, the error vocabulary it shares with sandbox, and internal/pathrule, the path rules every layer applies, are leaves too)",
 	},
 	{
 		pkgs:  []string{"launch"},
 		notOn: []string{"./...", mcpSDK},
-		but:   []string{"policy", "internal/field"},
+		but:   []string{"policy", "internal/field", "internal/pathrule"},
 		why:   "launch reads a launch line and the host for the command, which hands what it finds to the policy: it knows nothing of confinement, supervision or MCP",
 	},
 	{
@@ -75,6 +87,11 @@ var rules = []rule{
 		pkgs:  []string{"internal/field"},
 		notOn: []string{"./..."},
 		why:   "the error vocabulary is shared by policy and sandbox, which may not import each other: it must import neither",
+	},
+	{
+		pkgs:  []string{"internal/pathrule"},
+		notOn: []string{"./..."},
+		why:   "the path rules (what lies within a directory, a server's PATH) are applied alike by policy, launch, sandbox and the init stage, which may not import one another: it must import none of them",
 	},
 	{
 		pkgs:  []string{"./..."},

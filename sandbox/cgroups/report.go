@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	containerd "github.com/containerd/cgroups/v3"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
 
 // Report is what `mcpsandbox doctor` says about cgroups on this host.
@@ -14,14 +16,17 @@ type Report struct {
 	Own         map[string]string // controller ("unified" for v2) → the supervisor's own cgroup path
 	Controllers []Controller      // memory, pids, cpu
 	CanCreate   bool              // a server cgroup can be created beneath the supervisor's own
-	Problem     string            // why not, with the fix; empty when CanCreate
+	// Problem says why not, with the fix; empty when CanCreate. Like a
+	// Controller's, it names the host check as {Doctor}, for the caller to
+	// render its way (field.Refs).
+	Problem string
 }
 
 // Controller says whether one controller's limit can be enforced here.
 type Controller struct {
 	Name    string
 	Usable  bool
-	Problem string // what is missing and the fix; empty when Usable
+	Problem string // what is missing and the fix, {Field} references kept; empty when Usable
 }
 
 // OK reports whether every limit of the default confinement can be enforced.
@@ -51,13 +56,13 @@ func (r Report) String() string {
 	if r.CanCreate {
 		b.WriteString("server cgroups: can be created\n")
 	} else {
-		fmt.Fprintf(&b, "server cgroups: CANNOT be created: %s\n", r.Problem)
+		fmt.Fprintf(&b, "server cgroups: CANNOT be created: %s\n", field.Refs(r.Problem, field.Plain))
 	}
 	for _, c := range r.Controllers {
 		if c.Usable {
 			fmt.Fprintf(&b, "%s limit: enforceable\n", c.Name)
 		} else {
-			fmt.Fprintf(&b, "%s limit: NOT enforceable: %s\n", c.Name, c.Problem)
+			fmt.Fprintf(&b, "%s limit: NOT enforceable: %s\n", c.Name, field.Refs(c.Problem, field.Plain))
 		}
 	}
 	return b.String()
@@ -104,13 +109,15 @@ func Info() Report {
 	return r
 }
 
+// probe says whether a cgroup with lim can be made here, and if not why,
+// the references in the message kept (field.Keep).
 func probe(lim Limits) (bool, string) {
 	cg, err := New("doctor-probe", lim)
-	if err != nil {
-		return false, err.Error()
+	if err == nil {
+		err = cg.Delete()
 	}
-	if err := cg.Delete(); err != nil {
-		return false, err.Error()
+	if err != nil {
+		return false, field.Message(err, field.Keep)
 	}
 	return true, ""
 }

@@ -13,6 +13,8 @@ import (
 	containerd "github.com/containerd/cgroups/v3"
 	"github.com/containerd/cgroups/v3/cgroup1"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 )
 
 // v1Mounts maps a cgroup v1 controller name to where its hierarchy is mounted.
@@ -64,10 +66,10 @@ func v1OwnPaths() (map[string]string, error) {
 		if !ok {
 			continue // not mounted here
 		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		if !pathrule.Within(p, root) {
 			continue // outside what this mount shows
 		}
+		rel, _ := filepath.Rel(root, p)
 		own[c] = filepath.Join("/", rel)
 	}
 	return own, nil

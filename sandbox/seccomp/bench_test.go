@@ -10,7 +10,7 @@ import (
 
 func BenchmarkCompileDefault(b *testing.B) {
 	for b.Loop() {
-		if _, err := Compile("default", false, false); err != nil {
+		if _, err := Compile("default", unixOnly, false); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -19,7 +19,7 @@ func BenchmarkCompileDefault(b *testing.B) {
 // BenchmarkLoadDefault measures loadProgram of the default profile in a
 // fresh probe process (ns/load); ns/op includes starting the probe.
 func BenchmarkLoadDefault(b *testing.B) {
-	prog := compileOrFail(b, "default", false, false)
+	prog := compileOrFail(b, "default", unixOnly, false)
 	var total float64
 	for b.Loop() {
 		out, st := runProbe(b, prog, "bench", probeBenchEnv+"=load:1")
@@ -60,7 +60,7 @@ func BenchmarkSyscall(b *testing.B) {
 		} else if f.optimize > 0 {
 			saved := optimizeLevel
 			optimizeLevel = f.optimize
-			prog = compileOrFail(b, "default", false, false)
+			prog = compileOrFail(b, "default", unixOnly, false)
 			optimizeLevel = saved
 		}
 		for _, call := range []string{"getpid", "read", "ioctl", "personality", "ptrace", "openat", "openat_creat", "open_missing"} {

@@ -18,14 +18,18 @@ var cache struct {
 
 // Program is Compile's result for a start: the built-in profile from the
 // embedded programs when they fit the linked libseccomp, anything else
-// compiled once and kept. The caller must not modify the returned bytes.
-func Program(profile string, netHost, logDenials bool) ([]byte, error) {
+// compiled once and kept (a set of families without an embedded program
+// too). The caller must not modify the returned bytes.
+func Program(profile string, families Families, logDenials bool) ([]byte, error) {
+	if err := families.check(); err != nil {
+		return nil, err
+	}
 	if profile == "default" {
-		if prog := embedded(netHost, logDenials); prog != nil {
+		if prog := embedded(variant{families, logDenials}); prog != nil {
 			return prog, nil
 		}
 	}
-	key := fmt.Sprintf("%s\x00%t\x00%t", profile, netHost, logDenials)
+	key := fmt.Sprintf("%s\x00%d\x00%t", profile, families, logDenials)
 	if profile != "default" {
 		fi, err := os.Stat(profile)
 		if err != nil {
@@ -38,7 +42,7 @@ func Program(profile string, netHost, logDenials bool) ([]byte, error) {
 	if prog, ok := cache.progs[key]; ok {
 		return prog, nil
 	}
-	prog, err := Compile(profile, netHost, logDenials)
+	prog, err := Compile(profile, families, logDenials)
 	if err != nil {
 		return nil, err
 	}

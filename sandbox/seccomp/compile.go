@@ -11,12 +11,15 @@ import (
 // array (8 bytes per instruction, native byte order), native arch only: a
 // syscall of another arch or of x32 kills the process, with logDenials too
 // (it is never a server's real need, and would bypass every argument check).
-// netHost allows AF_INET/AF_INET6 sockets in the default profile (a JSON
+// families are the socket families the default profile allows (a JSON
 // profile decides sockets itself); logDenials turns every refusal of the
 // profile (errno, kill, trap, trace) into SCMP_ACT_LOG. ENOSYS answers
 // (clone3, calls newer than the profile) stay: callers fall back from them.
 // Every call compiles afresh; starts use Program, which does not.
-func Compile(profile string, netHost, logDenials bool) ([]byte, error) {
+func Compile(profile string, families Families, logDenials bool) ([]byte, error) {
+	if err := families.check(); err != nil {
+		return nil, err
+	}
 	arch, err := nativeArch()
 	if err != nil {
 		return nil, err
@@ -28,7 +31,7 @@ func Compile(profile string, netHost, logDenials bool) ([]byte, error) {
 			return nil, err
 		}
 		defer b.release()
-		if err := addDefaultProfile(b, netHost); err != nil {
+		if err := addDefaultProfile(b, families); err != nil {
 			return nil, err
 		}
 		// libseccomp cannot refuse a value of ioctl's 32-bit cmd while allowing

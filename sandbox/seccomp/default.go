@@ -127,18 +127,14 @@ const (
 	cloneNewFlags = 0x7E020000 // CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
 	personaLinux  = 0x0        // PER_LINUX
 	personaQuery  = 0xffffffff // reads the persona without changing it
-	afUnix        = 1
-	afInet        = 2
-	afInet6       = 10
 	afNetlink     = 16
 	netlinkRoute  = 0
 	low32         = 0xffffffff
 )
 
-// addDefaultProfile fills b with the built-in profile. netHost adds IPv4 and
-// IPv6 sockets; otherwise only AF_UNIX and NETLINK_ROUTE (getifaddrs, used by
-// Node's os.networkInterfaces and glibc's AI_ADDRCONFIG) are allowed.
-func addDefaultProfile(b *builder, netHost bool) error {
+// addDefaultProfile fills b with the built-in profile, whose sockets are
+// those of families (checked by the caller) and NETLINK_ROUTE.
+func addDefaultProfile(b *builder, families Families) error {
 	for i, name := range hotCalls {
 		// Higher priority for earlier entries; only used without the tree.
 		if err := b.allowHot(name, uint8(255-i)); err != nil {
@@ -153,15 +149,11 @@ func addDefaultProfile(b *builder, netHost bool) error {
 	for _, name := range deniedCalls {
 		b.know(name)
 	}
-	families := []uint64{afUnix}
-	if netHost {
-		families = append(families, afInet, afInet6)
-	}
 	// socketpair runs each family's create code as socket does, so it
 	// follows the same rule.
 	for _, call := range []string{"socket", "socketpair"} {
-		for _, fam := range families {
-			if err := b.allowIf(call, argMaskedEq(0, low32, fam)); err != nil {
+		for _, fam := range families.list() {
+			if err := b.allowIf(call, argMaskedEq(0, low32, uint64(fam))); err != nil {
 				return err
 			}
 		}

@@ -7,8 +7,9 @@
 // version.go).
 //
 // It is a package of its own because compiling is the supervisor's side of
-// seccomp and needs nothing of the sandbox: it takes a profile name and two
-// switches and returns bytes, which package sandbox hands to its init stage
-// to load before exec. It is also the only package that imports
+// seccomp and needs nothing of the sandbox: it takes a profile name, the
+// socket families to allow (families.go; which ones is the sandbox's network
+// mode's decision) and whether to only log, and returns bytes, which package
+// sandbox hands to its init stage to load before exec. It is also the only package that imports
 // libseccomp-golang (cgo): the commands ask it for the library's version.
 package seccomp

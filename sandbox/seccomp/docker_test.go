@@ -27,11 +27,11 @@ func TestSeccompDockerProfileBehaviour(t *testing.T) {
 		// newer than any call the profile names (pidfd_open): ENOSYS
 		"fchmodat2": "ENOSYS", "clone3": "ENOSYS",
 	}
-	prog := compileOrFail(t, "testdata/small.json", false, false)
+	prog := compileOrFail(t, "testdata/small.json", unixOnly, false)
 	checkResults(t, probeCalls(t, prog, slices.Sorted(maps.Keys(want))), want)
 
 	// The network setting is the profile's business, not added on top.
-	prog = compileOrFail(t, "testdata/small.json", true, false)
+	prog = compileOrFail(t, "testdata/small.json", withInet, false)
 	checkResults(t, probeCalls(t, prog, []string{"socket_inet"}), map[string]string{"socket_inet": "EPERM"})
 }
 
@@ -41,7 +41,7 @@ func TestSeccompDockerProfileLogDenials(t *testing.T) {
 		"chroot": "ENOENT", "kcmp": "ok",
 		"fchmodat2": "ENOSYS", "clone3": "ENOSYS", // ENOSYS answers stay
 	}
-	prog := compileOrFail(t, "testdata/small.json", false, true)
+	prog := compileOrFail(t, "testdata/small.json", unixOnly, true)
 	checkResults(t, probeCalls(t, prog, slices.Sorted(maps.Keys(want))), want)
 }
 
@@ -88,7 +88,7 @@ func TestSeccompDockerProfileErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Compile(c.path, false, false)
+			_, err := Compile(c.path, unixOnly, false)
 			if err == nil {
 				t.Fatal("compiled; want an error")
 			}
@@ -111,7 +111,7 @@ func TestSeccompDockerProfileRuleEqualToDefault(t *testing.T) {
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	prog := compileOrFail(t, p, false, false)
+	prog := compileOrFail(t, p, unixOnly, false)
 	// A deny-list profile gets no ENOSYS answer: new calls stay allowed.
 	want := forThisKernel(t, map[string]string{"ptrace": "EPERM", "getpid": "ok", "fchmodat2": "ENOENT", "clone3": "EINVAL"})
 	checkResults(t, probeCalls(t, prog, slices.Sorted(maps.Keys(want))), want)
@@ -127,7 +127,7 @@ func TestSeccompDockerProfileTooLarge(t *testing.T) {
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Compile(p, false, false)
+	_, err := Compile(p, unixOnly, false)
 	if err == nil || !strings.Contains(err.Error(), "over the kernel's limit of 4096") {
 		t.Fatalf("compiling 5000 argument rules: %v; want the instruction limit named", err)
 	}

@@ -8,24 +8,28 @@ import (
 
 //go:generate go test -run TestEmbeddedSeccompIsCurrent -args -update-seccomp
 
-// The built-in profile's BPF depends only on (netHost, logDenials), the
+// The built-in profile's BPF depends only on (families, logDenials), the
 // architecture and libseccomp's code generator, so it is compiled at build
-// time into embedded/<arch>/*.bpf: a start needs no libseccomp work. The
+// time into embedded/<arch>/*.bpf for the family sets the sandbox's network
+// modes use: a start needs no libseccomp work. Another set is compiled. The
 // programs are used only with the libseccomp version that generated them
 // (embedded/<arch>/libseccomp-version), so they are byte for byte what
 // Compile would produce here; TestEmbeddedSeccompIsCurrent checks that.
 
 // variant names one variant of the built-in profile.
-type variant struct{ netHost, logDenials bool }
+type variant struct {
+	families   Families
+	logDenials bool
+}
 
 // embeddedVersionFile records the libseccomp that compiled the programs.
 const embeddedVersionFile = "libseccomp-version"
 
 // file is the name of the variant's program in embeddedDir.
 func (v variant) file() string {
-	name := "net-none"
-	if v.netHost {
-		name = "net-host"
+	name := strings.Join(v.families.names(), "-")
+	if v.families == 0 {
+		name = "none"
 	}
 	if v.logDenials {
 		name += "-log"
@@ -47,13 +51,13 @@ func embeddedLibVersion() string {
 }
 
 // embedded returns the pre-compiled built-in profile, or nil when this
-// architecture or the linked libseccomp has none.
-func embedded(netHost, logDenials bool) []byte {
+// architecture, the linked libseccomp or the family set has none.
+func embedded(v variant) []byte {
 	lib := embeddedLibVersion()
 	if lib == "" || lib != libVersion() {
 		return nil
 	}
-	prog, err := fs.ReadFile(embeddedFiles, path.Join(embeddedDir, variant{netHost, logDenials}.file()))
+	prog, err := fs.ReadFile(embeddedFiles, path.Join(embeddedDir, v.file()))
 	if err != nil {
 		return nil
 	}

@@ -11,11 +11,19 @@ import (
 
 var updateSeccomp = flag.Bool("update-seccomp", false, "rewrite embedded/<arch>/ from Compile (go generate ./sandbox/seccomp)")
 
-var variants = []variant{{false, false}, {true, false}, {false, true}, {true, true}}
+// The family sets of the sandbox's network modes (sandbox.Network's
+// SocketFamilies): none and host.
+var (
+	unixOnly = AFUnix
+	withInet = AFUnix | AFInet | AFInet6
+)
+
+// variants are the embedded programs.
+var variants = []variant{{unixOnly, false}, {withInet, false}, {unixOnly, true}, {withInet, true}}
 
 // TestEmbeddedSeccompIsCurrent: the pre-compiled built-in profile is exactly
 // what Compile produces now, and starts use it; with another libseccomp
-// version starts compile instead.
+// version, or a family set that has none, starts compile instead.
 func TestEmbeddedSeccompIsCurrent(t *testing.T) {
 	if *updateSeccomp {
 		writeEmbedded(t)
@@ -26,11 +34,11 @@ func TestEmbeddedSeccompIsCurrent(t *testing.T) {
 		t.Logf("embedded/amd64 was generated with libseccomp %s, this is %s: checking the fallback only", embLib, lib)
 	}
 	for _, v := range variants {
-		fresh, err := Compile("default", v.netHost, v.logDenials)
+		fresh, err := Compile("default", v.families, v.logDenials)
 		if err != nil {
 			t.Fatal(err)
 		}
-		emb := embedded(v.netHost, v.logDenials)
+		emb := embedded(v)
 		switch {
 		case runtime.GOARCH == "amd64" && embLib == lib:
 			if !bytes.Equal(emb, fresh) {
@@ -39,13 +47,29 @@ func TestEmbeddedSeccompIsCurrent(t *testing.T) {
 		case emb != nil:
 			t.Errorf("%+v: an embedded program is used with libseccomp %s on %s, generated for %s", v, lib, runtime.GOARCH, embLib)
 		}
-		used, err := Program("default", v.netHost, v.logDenials)
+		used, err := Program("default", v.families, v.logDenials)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(used, fresh) {
 			t.Errorf("%+v: a start would load a different program than Compile builds", v)
 		}
+	}
+	// A set no network mode uses yet has no embedded program: it is compiled.
+	v4 := variant{AFUnix | AFInet, false}
+	if emb := embedded(v4); emb != nil {
+		t.Errorf("%s: an embedded program exists for a set TestEmbeddedSeccompIsCurrent does not generate", v4.file())
+	}
+	used, err := Program("default", v4.families, v4.logDenials)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := compileOrFail(t, "default", v4.families, v4.logDenials)
+	if !bytes.Equal(used, fresh) {
+		t.Errorf("%s: a start would load a different program than Compile builds", v4.file())
+	}
+	if withV6, err := Program("default", withInet, false); err != nil || bytes.Equal(withV6, used) {
+		t.Errorf("unix+inet and unix+inet+inet6 got the same program (err %v)", err)
 	}
 }
 
@@ -55,7 +79,7 @@ func writeEmbedded(t *testing.T) {
 	}
 	dir := filepath.FromSlash(embeddedDir)
 	for _, v := range variants {
-		prog, err := Compile("default", v.netHost, v.logDenials)
+		prog, err := Compile("default", v.families, v.logDenials)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ func Info() (available bool, version string, err error) {
 			return false, version, fmt.Errorf("kernel lacks the seccomp action %q (has: %s); Linux 4.14 or later is needed", a, strings.Join(have, " "))
 		}
 	}
-	if _, err := Compile("default", false, false); err != nil {
+	if _, err := Compile("default", AFUnix, false); err != nil {
 		return false, version, fmt.Errorf("cannot compile the default seccomp profile with libseccomp %s: %w", version, err)
 	}
 	return true, version, nil

@@ -51,11 +51,11 @@ var defaultProfileWant = joined(seccompModeWant, map[string]string{
 	"swapon": "EPERM", "swapoff": "EPERM",
 })
 
-func compileOrFail(t testing.TB, profile string, netHost, logDenials bool) []byte {
+func compileOrFail(t testing.TB, profile string, families Families, logDenials bool) []byte {
 	t.Helper()
-	prog, err := Compile(profile, netHost, logDenials)
+	prog, err := Compile(profile, families, logDenials)
 	if err != nil {
-		t.Fatalf("Compile(%q, %v, %v): %v", profile, netHost, logDenials, err)
+		t.Fatalf("Compile(%q, %s, %v): %v", profile, families, logDenials, err)
 	}
 	return prog
 }
@@ -82,7 +82,7 @@ func safeUnfiltered() []string {
 }
 
 func TestSeccompDefaultProfileRefusesEscapes(t *testing.T) {
-	prog := compileOrFail(t, "default", false, false)
+	prog := compileOrFail(t, "default", unixOnly, false)
 	if len(seccompProbes) != len(defaultProfileWant) {
 		t.Fatalf("%d probes but %d expectations", len(seccompProbes), len(defaultProfileWant))
 	}
@@ -126,8 +126,8 @@ func TestSeccompProbesWithoutFilterAreNotRefused(t *testing.T) {
 	}
 }
 
-func TestSeccompNetHostAllowsInetSockets(t *testing.T) {
-	prog := compileOrFail(t, "default", true, false)
+func TestSeccompInetFamiliesAllowInetSockets(t *testing.T) {
+	prog := compileOrFail(t, "default", withInet, false)
 	want := map[string]string{
 		"socket_inet": "ok", "socket_inet6": "ok", "socket_inet_highbits": "ok",
 		"socket_unix": "ok", "socket_netlink_route": "ok", "socketpair": "ok",
@@ -146,7 +146,7 @@ func TestSeccompLogDenialsLetsCallsThrough(t *testing.T) {
 	}
 	names := safeUnfiltered()
 	control := probeCalls(t, nil, names)
-	logged := probeCalls(t, compileOrFail(t, "default", false, true), names)
+	logged := probeCalls(t, compileOrFail(t, "default", unixOnly, true), names)
 	want := maps.Clone(control)
 	for _, name := range []string{"clone3", "mode_openat2", "io_setup", "io_submit"} {
 		want[name] = "ENOSYS"
@@ -159,7 +159,7 @@ func TestSeccompLogDenialsLetsCallsThrough(t *testing.T) {
 
 func TestSeccompKillsX32Syscalls(t *testing.T) {
 	for _, logDenials := range []bool{false, true} {
-		out, st := runProbe(t, compileOrFail(t, "default", false, logDenials), "x32")
+		out, st := runProbe(t, compileOrFail(t, "default", unixOnly, logDenials), "x32")
 		if !killedBySIGSYS(st) {
 			t.Errorf("logDenials=%v: x32 syscall: probe ended with %v, output %q; want killed by SIGSYS", logDenials, st, out)
 		}
@@ -181,7 +181,7 @@ func TestSeccompKillsI386Syscalls(t *testing.T) {
 	if _, st := runProbe(t, nil, "exec", probeArgvEnv+"="+string(argv)); !st.Success() {
 		t.Skipf("without a filter int 0x80 ended with %v: this kernel has no IA32 emulation", st)
 	}
-	out, st := runProbe(t, compileOrFail(t, "default", false, false), "exec", probeArgvEnv+"="+string(argv))
+	out, st := runProbe(t, compileOrFail(t, "default", unixOnly, false), "exec", probeArgvEnv+"="+string(argv))
 	if !killedBySIGSYS(st) {
 		t.Errorf("int 0x80 under the filter ended with %v, output %q; want killed by SIGSYS", st, out)
 	}
@@ -203,7 +203,7 @@ func runUnderDefault(t *testing.T, argv ...string) {
 	}
 	tmp := t.TempDir()
 	enc, _ := json.Marshal(argv)
-	out, st := runProbe(t, compileOrFail(t, "default", false, false), "exec",
+	out, st := runProbe(t, compileOrFail(t, "default", unixOnly, false), "exec",
 		probeArgvEnv+"="+string(enc), "TMPDIR="+tmp, "HOME="+tmp)
 	if !st.Success() {
 		t.Fatalf("%s under the default profile: %v\n%s", argv[0], st, out)

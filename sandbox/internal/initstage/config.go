@@ -13,7 +13,7 @@ type Config struct {
 
 	TmpSize   int64
 	Tmpfs     []string // more tmpfs mounts like HOME's (TmpSize each), parents first
-	NetHost   bool
+	HostNetNS bool     // share the host's network namespace: no CLONE_NEWNET, no lo to bring up
 	NoFile    uint64
 	FileSize  uint64 // RLIMIT_FSIZE in bytes; 0: no limit
 	NoExecTmp bool   // mount /tmp and HOME noexec

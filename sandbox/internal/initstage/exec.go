@@ -32,7 +32,7 @@ func Exec(cfg *Config, files Files, cgroupFD int) (*exec.Cmd, error) {
 // signal it runs with, and in a user namespace its ids and capabilities.
 func sysProcAttr(cfg *Config, cgroupFD int) *syscall.SysProcAttr {
 	flags := uintptr(unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS)
-	if !cfg.NetHost {
+	if !cfg.HostNetNS {
 		flags |= unix.CLONE_NEWNET
 	}
 	// CLONE_NEWCGROUP is done by the init stage itself once it sits in its

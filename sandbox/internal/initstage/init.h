@@ -22,7 +22,7 @@ enum {
 	CFG_BIND = 5,     // uint8 writable (2: the state dir), uint8 idmapped, uint32 uid, uint32 gid, path (repeated, parents first)
 	CFG_EXE_BIND = 6, // the executable lies outside the visible paths: bind it read-only
 	CFG_TMP_SIZE = 7, // uint64 bytes of /tmp, /dev/shm and HOME each
-	CFG_NET_HOST = 8, // the host's network: no lo to bring up
+	CFG_HOST_NETNS = 8, // the host's network namespace: none of its own, no lo to bring up
 	CFG_NOFILE = 9,   // uint64 RLIMIT_NOFILE
 	CFG_UID = 10,     // uint32, the server's uid as seen inside
 	CFG_GID = 11,     // uint32
@@ -116,7 +116,7 @@ struct init_config {
 	size_t netc;
 	struct cgroup_dir *view;
 	size_t nview;
-	bool exe_bind, net_host, userns, noexec_tmp;
+	bool exe_bind, host_netns, userns, noexec_tmp;
 	uint64_t tmp_size, nofile, fsize; // fsize 0: no limit
 	uint32_t uid, gid;
 	void *seccomp;

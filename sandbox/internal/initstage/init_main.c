@@ -380,7 +380,7 @@ _Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped) {
 		init_fail("reading the sandbox configuration: no command");
 	if (c.userns)
 		cap_user_budgets();
-	if (!c.net_host && loopback_up() < 0)
+	if (!c.host_netns && loopback_up() < 0)
 		init_fail("network namespace: bringing up lo: %s", err_text(errno));
 	if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
 		init_fail("setting the hostname: %s", err_text(errno));

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -29,7 +31,7 @@ func testConfig(t *testing.T, args ...string) *Config {
 	}
 	return &Config{
 		Args: args, Exe: exe, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + Home}, Dir: Home,
-		ExeBind: !Within(exe, "/usr"), TmpSize: 8 << 20, NoFile: 256, UID: 65534, GID: 65534,
+		ExeBind: !pathrule.Within(exe, "/usr"), TmpSize: 8 << 20, NoFile: 256, UID: 65534, GID: 65534,
 	}
 }
 

@@ -114,8 +114,8 @@ static int record(struct init_config *c, uint8_t tag, const unsigned char *v, ui
 	case CFG_EXE_BIND:
 		c->exe_bind = true;
 		return 0;
-	case CFG_NET_HOST:
-		c->net_host = true;
+	case CFG_HOST_NETNS:
+		c->host_netns = true;
 		return 0;
 	case CFG_USERNS:
 		c->userns = true;

@@ -1,6 +1,8 @@
-// The one path rule of the sandbox, for the init stage (init_root.c) and,
-// through cgo, the supervisor's side (paths.go): a grant or an executable
-// is inside a directory when it is the directory or lies beneath it.
+// pathrule.Within (internal/pathrule) for the init stage (init_root.c),
+// which runs before any Go code can: a grant or an executable is inside a
+// directory when it is the directory or lies beneath it. The supervisor
+// sends only clean absolute paths, on which the two agree (shared_test.go
+// checks it); unlike pathrule.Within this does not clean them.
 
 #include <string.h>
 

@@ -37,9 +37,10 @@ func initCaps() []uintptr {
 	return caps
 }
 
-// Within reports whether path is dir or lies beneath it: path.c's rule,
-// the one the init stage applies too.
-func Within(path, dir string) bool {
+// cWithin is path.c's path_within, the init stage's copy of
+// pathrule.Within for the clean absolute paths it is given (C runs before
+// any Go does); shared_test.go holds the two to the same answers.
+func cWithin(path, dir string) bool {
 	return bool(C.path_within(cBytes(path), C.size_t(len(path)), cBytes(dir), C.size_t(len(dir))))
 }
 

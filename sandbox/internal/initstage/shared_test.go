@@ -1,36 +1,39 @@
 package initstage
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 )
 
-// path.c's rule, as both the supervisor and the init stage apply it.
-func TestWithin(t *testing.T) {
-	for _, tc := range []struct {
-		path, dir string
-		want      bool
-	}{
-		{"/usr", "/usr", true},
-		{"/usr/bin/node", "/usr", true},
-		{"/usrlocal/bin", "/usr", false},
-		{"/us", "/usr", false},
-		{"/tmp/x", "/tmp", true},
-		{"/home/a", "/", true},
-		{"relative", "/", true},
-		{"/", "/usr", false},
-		{"/srv\x00/x", "/srv", false}, // bytes, not C strings
-		{"/srv/a\x00b", "/srv", true},
-		{"", "", true},
-		{"/x", "", true},
-		{"x", "", false},
+// path.c's path_within gives pathrule.Within's answers on the clean
+// absolute paths the supervisor sends the init stage.
+func TestCWithinAgreesWithPathrule(t *testing.T) {
+	for _, tc := range [][2]string{
+		{"/usr", "/usr"}, {"/usr/bin/node", "/usr"}, {"/usrlocal/bin", "/usr"}, {"/us", "/usr"},
+		{"/home/a", "/"}, {"/", "/"}, {"/", "/usr"}, {"/a/bc", "/a/b"},
+		{"/srv\x00/x", "/srv"}, {"/srv/a\x00b", "/srv"}, // bytes, not C strings
 	} {
-		if got := Within(tc.path, tc.dir); got != tc.want {
-			t.Errorf("Within(%q, %q) = %v, want %v", tc.path, tc.dir, got, tc.want)
+		if got, want := cWithin(tc[0], tc[1]), pathrule.Within(tc[0], tc[1]); got != want {
+			t.Errorf("path_within(%q, %q) = %v, pathrule.Within says %v", tc[0], tc[1], got, want)
 		}
 	}
+}
+
+func FuzzCWithin(f *testing.F) {
+	for _, s := range [][2]string{{"/usr/bin", "/usr"}, {"/a/bc", "/a/b"}, {"/x", "/"}, {"/", "/a"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, path, dir string) {
+		path, dir = filepath.Clean("/"+path), filepath.Clean("/"+dir)
+		if got, want := cWithin(path, dir), pathrule.Within(path, dir); got != want {
+			t.Fatalf("path_within(%q, %q) = %v, pathrule.Within says %v", path, dir, got, want)
+		}
+	})
 }
 
 // The capabilities init.h's INIT_CAPS keeps reach SysProcAttr as a list.

@@ -24,7 +24,7 @@ const (
 	cfgBind    = C.CFG_BIND
 	cfgExeBind = C.CFG_EXE_BIND
 	cfgTmpSize = C.CFG_TMP_SIZE
-	cfgNetHost = C.CFG_NET_HOST
+	cfgHostNet = C.CFG_HOST_NETNS
 	cfgNoFile  = C.CFG_NOFILE
 	cfgUID     = C.CFG_UID
 	cfgGID     = C.CFG_GID
@@ -109,7 +109,7 @@ func (c *Config) Encode() (*Message, error) {
 	for _, p := range c.Tmpfs {
 		m.str(cfgTmpfs, p)
 	}
-	m.flag(cfgNetHost, c.NetHost)
+	m.flag(cfgHostNet, c.HostNetNS)
 	m.u64(cfgNoFile, c.NoFile)
 	m.u32(cfgUID, c.UID)
 	m.u32(cfgGID, c.GID)

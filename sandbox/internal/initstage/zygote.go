@@ -44,7 +44,7 @@ func TakeZygote() *Zygote {
 // cgroupFD >= 0 (cgroup v2) asks for a start inside that cgroup, which a
 // pre-forked process cannot have.
 func (z *Zygote) Fits(cfg *Config, cgroupFD int) bool {
-	return !cfg.NetHost && z.userns == cfg.UserNS && cgroupFD < 0
+	return !cfg.HostNetNS && z.userns == cfg.UserNS && cgroupFD < 0
 }
 
 // Discard ends the zygote: the init reads EOF and exits, the intermediate

@@ -1,0 +1,69 @@
+package sandbox
+
+import (
+	"fmt"
+
+	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
+)
+
+// Network is what a server's sockets can reach. One value decides three
+// things that must agree: whether the server gets a network namespace of
+// its own, which socket families seccomp lets it create, and which /etc
+// files describe its network (etc.go).
+type Network uint8
+
+const (
+	// NetNone is a network namespace of the server's own with only lo up,
+	// and AF_UNIX sockets only: no host loopback, no abstract unix sockets
+	// of the host, no address to reach. The zero value.
+	NetNone Network = iota
+	// NetHost shares the host's network namespace: AF_INET and AF_INET6
+	// sockets, the host's resolv.conf and hosts.
+	NetHost
+
+	// The next value is reserved for egress through the supervisor (DESIGN
+	// §8): a network namespace of the server's own (so the zygote fits) with
+	// AF_INET and AF_INET6 allowed, local routes that land every TCP connect
+	// on the supervisor's listeners, and a resolv.conf naming its DNS stub.
+	// It is one more row of networks below (with an etc function writing
+	// that resolv.conf); the routes are the supervisor's, made by setns into
+	// the server's namespace, so the init stage needs nothing new.
+)
+
+// netMode is what one Network means to the sandbox.
+type netMode struct {
+	name      string
+	hostNetNS bool // share the host's network namespace: nothing to unshare, no lo to bring up
+	inet      bool // AF_INET and AF_INET6 sockets besides AF_UNIX
+	// etc adds the network's /etc files (hosts, resolv.conf) to files.
+	etc func(files map[string][]byte) error
+}
+
+var networks = map[Network]netMode{
+	NetNone: {name: "none", etc: loopbackEtc},
+	NetHost: {name: "host", hostNetNS: true, inet: true, etc: hostEtc},
+}
+
+// mode is n's meaning; ok is false for a value no mode has.
+func (n Network) mode() (netMode, bool) {
+	m, ok := networks[n]
+	return m, ok
+}
+
+// String is the mode's name as policies spell it: "none", "host".
+func (n Network) String() string {
+	if m, ok := n.mode(); ok {
+		return m.name
+	}
+	return fmt.Sprintf("Network(%d)", uint8(n))
+}
+
+// SocketFamilies are the socket families the built-in seccomp profile
+// allows a server with network n: AF_UNIX, plus AF_INET and AF_INET6 when n
+// reaches an IP network. An unknown n gets AF_UNIX only (Start refuses it).
+func (n Network) SocketFamilies() seccomp.Families {
+	if m, _ := n.mode(); m.inet {
+		return seccomp.AFUnix | seccomp.AFInet | seccomp.AFInet6
+	}
+	return seccomp.AFUnix
+}

@@ -1,0 +1,80 @@
+package diagnose
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// server-memory granted read-only starts, then fails each change writing
+// its graph beside its code: the tool error's diagnosis says which file,
+// the read-only grant, and how to give it a writable place, naming the
+// variable this server takes it from. The server runs on: not permanent.
+func TestToolErrorOfAReadOnlyGrant(t *testing.T) {
+	pkg := "/srv/npm/node_modules/@modelcontextprotocol/server-memory"
+	file := pkg + "/dist/memory.jsonl"
+	f := Facts{Command: []string{"node", pkg + "/dist/index.js"}, ReadOnly: []string{"/srv/npm"}, FS: newFS().file(pkg+"/dist/index.js", 0o644)}
+	result, _ := json.Marshal(map[string]any{"isError": true, "content": []any{
+		map[string]string{"type": "text", "text": "Error: EROFS: read-only file system, open '" + file + "'\n    at async open"},
+	}})
+	d, ok := ToolError(result, f)
+	if !ok {
+		t.Fatalf("no diagnosis of %s", result)
+	}
+	msg := render(d)
+	for _, want := range []string{"could not write " + file, "lies in /srv/npm, granted read-only (ReadOnly)", "ReadWrite DIR", "Env MEMORY_FILE_PATH=DIR/memory.jsonl"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("diagnosis %q does not say %q", msg, want)
+		}
+	}
+	if d.Kind != ReadOnlyGrant || d.Setting != "ReadWrite" || d.Permanent {
+		t.Errorf("%+v", d)
+	}
+	f.ReadWrite = []string{pkg}
+	if d, ok := ToolError(result, f); ok {
+		t.Errorf("in a writable grant: diagnosed %q", render(d))
+	}
+	f.ReadWrite = nil
+	other, _ := json.Marshal(map[string]any{"isError": true, "content": []any{
+		map[string]string{"type": "text", "text": "Error: EROFS: read-only file system, open '/tmp/state/x'"},
+	}})
+	if d, _ := ToolError(other, f); !strings.Contains(render(d), "it is not in a writable grant") || !strings.Contains(render(d), "servers commonly take the path from an environment variable") {
+		t.Errorf("outside every grant: %q", render(d))
+	}
+}
+
+// Results that are no tool error, or name nothing of the confinement, are
+// not parsed at all.
+func TestToolErrorReadsOnlyToolErrors(t *testing.T) {
+	for _, r := range []string{
+		`{"content":[{"type":"text","text":"EROFS: read-only file system, open '/x'"}]}`,
+		`{"isError":false,"content":[{"type":"text","text":"EROFS"}]}`,
+		`{"isError":true,"content":[{"type":"text","text":"rate limited"}]}`,
+	} {
+		if Explainable([]byte(r)) {
+			t.Errorf("%s: explainable", r)
+		}
+		if d, ok := ToolError([]byte(r), Facts{FS: newFS()}); ok {
+			t.Errorf("%s: diagnosed %q", r, render(d))
+		}
+	}
+	if !Explainable([]byte(`{"isError":true,"content":[{"type":"text","text":"[Errno 30] Read-only file system: '/x'"}]}`)) {
+		t.Error("a python tool error is not explainable")
+	}
+}
+
+// The explanation is one more text item; the server's members and strings
+// are kept as written.
+func TestAddTextKeepsTheResult(t *testing.T) {
+	out, ok := AddText([]byte(`{"isError":true,"content":[{"type":"text","text":"a <b> & c"}],"_meta":{"k":1}}`), "mcpsandbox: why")
+	if want := `{"_meta":{"k":1},"content":[{"type":"text","text":"a <b> & c"},{"text":"mcpsandbox: why","type":"text"}],"isError":true}`; !ok || string(out) != want {
+		t.Errorf("AddText = %s, %v\nwant %s", out, ok, want)
+	}
+	out, ok = AddText([]byte(`{"isError":true,"content":[]}`), "why")
+	if want := `{"content":[{"text":"why","type":"text"}],"isError":true}`; !ok || string(out) != want {
+		t.Errorf("AddText to empty content = %s, %v", out, ok)
+	}
+	if _, ok := AddText([]byte(`[1]`), "why"); ok {
+		t.Error("AddText to an array succeeded")
+	}
+}
