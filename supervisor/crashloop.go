@@ -2,21 +2,15 @@ package supervisor
 
 import (
 	"fmt"
-	"regexp"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/diagnose"
 )
 
 // A crash loop is reported once: the first failure in full, later identical
 // ones (same exit, same stderr lines) as a count, and the host's final
 // error names the last error line and the count.
-
-// diagnoseLines is how much of a failed start's stderr is searched for a
-// cause: a node stack trace runs to a dozen lines after the error.
-const diagnoseLines = 64
 
 // holdFor bounds how long a restarted process's stderr lines are held back
 // while they repeat the previous failure's: a crash loop's processes fail
@@ -50,7 +44,7 @@ func (r *relay) recordFailure(g *generation, reason string, failed bool) int {
 	case r.fail.count > 0 && r.fail.reason == reason && g.hold.repeated():
 		r.fail.count++
 	default:
-		r.fail = failRecord{reason: reason, lines: g.hold.lines(), lastLine: errorLine(g.stderr.lastLines(crashTail)), count: 1}
+		r.fail = failRecord{reason: reason, lines: g.hold.lines(), lastLine: diagnose.ErrorLine(g.stderr.lastLines(crashTail)), count: 1}
 	}
 	return r.fail.count
 }
@@ -82,24 +76,6 @@ func (r *relay) stopDetailLocked() string {
 		return ""
 	}
 	return "; its last error: " + r.stopDetail
-}
-
-var errorWords = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)error|fatal|exception|cannot|can't|failed|denied|not found|no such`)
-})
-
-// errorLine picks the line that says what went wrong: the last one naming
-// an error (node ends its report with its version), else the last line.
-func errorLine(lines []string) string {
-	for i := len(lines) - 1; i >= 0; i-- {
-		if errorWords().MatchString(lines[i]) {
-			return strings.TrimSpace(lines[i])
-		}
-	}
-	if len(lines) > 0 {
-		return strings.TrimSpace(lines[len(lines)-1])
-	}
-	return ""
 }
 
 // startFailed reports whether g ended before it served the host's session:

@@ -123,10 +123,10 @@
 // --call-timeout clock stops, its audit line is written and mcpsandbox's
 // answer, if it gives one, is sent: once.
 //
-// With --audit-log (audit.go, audit_mask.go, audit_file.go) each host
-// tools/call, prompts/get and resources/read carries an audit record from
-// arrival to its end: one JSON line with the outcome, code, duration and
-// bytes, the arguments masked and bounded.
+// With --audit-log (package audit) each host tools/call, prompts/get and
+// resources/read carries an audit record from arrival to its end: one JSON
+// line with the outcome, code, duration and bytes, the arguments masked
+// and bounded.
 // A writer goroutine behind a bounded queue writes the file, so a slow disk
 // costs dropped (and counted) lines, never a stalled relay.
 //

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 )
 
 // outcome is how a host request ended. The words are the audit log's
@@ -29,15 +30,16 @@ const (
 	outIDReused                       // the host sent another request under its id: no answer (the server's goes to the new one)
 )
 
-var outcomeWords = [...]string{
-	outAnswered: "ok", outToolError: "tool-error", outError: "error",
-	outDenied: "denied", outTimeout: "timeout", outRateLimited: "rate-limited", outTooManyCalls: "too-many-calls",
-	outServerCrashed: "server-crashed", outServerStopped: "server-stopped", outTooLarge: "too-large",
-	outQueueFull: "queue-full", outInvalidResponse: "invalid-response",
-	outCancelled: "cancelled", outHostGone: "host-gone", outIDReused: "id-reused",
+// auditOutcomes are the outcomes in the audit log's words.
+var auditOutcomes = [...]audit.Outcome{
+	outAnswered: audit.Answered, outToolError: audit.ToolError, outError: audit.Error,
+	outDenied: audit.Denied, outTimeout: audit.Timeout, outRateLimited: audit.RateLimited, outTooManyCalls: audit.TooManyCalls,
+	outServerCrashed: audit.ServerCrashed, outServerStopped: audit.ServerStopped, outTooLarge: audit.TooLarge,
+	outQueueFull: audit.QueueFull, outInvalidResponse: audit.InvalidResponse,
+	outCancelled: audit.Cancelled, outHostGone: audit.HostGone, outIDReused: audit.IDReused,
 }
 
-func (o outcome) String() string { return outcomeWords[o] }
+func (o outcome) String() string { return string(auditOutcomes[o]) }
 
 // code is the error code mcpsandbox answers a request that ended so with;
 // 0 when the outcome is not one of its own errors.
@@ -136,7 +138,13 @@ func (r *relay) endLocked(key string, req *hostRequest, end ending) {
 		req.timer.Stop()
 	}
 	r.releaseCallLocked(req)
-	req.audit.end(end)
+	if req.audit != nil {
+		if o := auditOutcomes[end.outcome]; end.code != 0 {
+			req.audit.EndCode(o, end.code, msgLen(end.answer))
+		} else {
+			req.audit.End(o, msgLen(end.answer))
+		}
+	}
 	if end.answer != nil && !end.relayed && !end.outcome.unanswered() {
 		r.toHost = append(r.toHost, end.answer)
 	}
@@ -152,3 +160,6 @@ func (r *relay) unlock() {
 		r.host.write(m)
 	}
 }
+
+// msgLen is a message's size without its line ending.
+func msgLen(msg []byte) int { return len(bytes.TrimRight(msg, "\r\n")) }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 )
 
 // Host → server. One goroutine reads the host; for each message it decides,
@@ -56,44 +57,35 @@ var (
 	listMethods = setOf(mToolsList, mPromptsList, mResourcesList, mTemplatesList)
 	// namingMethods name a prompt or a resource the MCP rules may deny.
 	namingMethods = setOf(mPromptsGet, mResourcesRead, mSubscribe, mComplete)
+	// auditedMethods are those --audit-log records (audit.Audited).
+	auditedMethods = setOf(mToolsCall, mPromptsGet, mResourcesRead)
 )
+
+// methodNames are the methods of the kinds, as the host names them.
+var methodNames = [...]string{
+	mInitialize: "initialize", mPing: "ping", mSetLevel: "logging/setLevel", mSubscribe: "resources/subscribe",
+	mUnsubscribe: "resources/unsubscribe", mDiscover: "server/discover", mToolsList: "tools/list", mToolsCall: "tools/call",
+	mPromptsList: "prompts/list", mPromptsGet: "prompts/get", mResourcesList: "resources/list",
+	mTemplatesList: "resources/templates/list", mResourcesRead: "resources/read", mComplete: "completion/complete",
+}
+
+// methodKinds finds a method's kind by its name.
+var methodKinds = func() map[string]methodKind {
+	m := make(map[string]methodKind, len(methodNames))
+	for k, name := range methodNames {
+		if name != "" {
+			m[name] = methodKind(k)
+		}
+	}
+	return m
+}()
 
 func methodKindOf(e *jsonrpc.Envelope) methodKind {
 	m := e.Method
 	if e.MethodEscaped {
 		m = []byte(e.MethodString())
 	}
-	switch string(m) {
-	case "initialize":
-		return mInitialize
-	case "ping":
-		return mPing
-	case "logging/setLevel":
-		return mSetLevel
-	case "resources/subscribe":
-		return mSubscribe
-	case "resources/unsubscribe":
-		return mUnsubscribe
-	case "server/discover":
-		return mDiscover
-	case "tools/list":
-		return mToolsList
-	case "tools/call":
-		return mToolsCall
-	case "prompts/list":
-		return mPromptsList
-	case "prompts/get":
-		return mPromptsGet
-	case "resources/list":
-		return mResourcesList
-	case "resources/templates/list":
-		return mTemplatesList
-	case "resources/read":
-		return mResourcesRead
-	case "completion/complete":
-		return mComplete
-	}
-	return mOther
+	return methodKinds[string(m)] // mOther when absent
 }
 
 func (r *relay) readHost() {
@@ -196,7 +188,9 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 		return nil, ""
 	}
 	out, idStart, idEnd := msg, e.IDStart, e.IDEnd
-	req.audit = r.audit.begin(msg, e, mk)
+	if r.audit != nil && auditedMethods.has(mk) {
+		req.audit = r.audit.Begin(methodNames[mk], e.Params, msgLen(msg))
+	}
 	var tool string
 	if mk == mToolsCall && r.rules != nil {
 		var shift int
@@ -381,7 +375,7 @@ func (r *relay) hostOversize(f *jsonrpc.Frame) {
 	if isRequest || !isResponse {
 		// Its id unknown, it cannot be answered; its audit line still says
 		// it came.
-		req := hostRequest{hostID: string(raw), audit: r.audit.beginOversized(f)}
+		req := hostRequest{hostID: string(raw), audit: r.beginOversized(f)}
 		end := ending{outcome: outTooLarge}
 		if raw != nil {
 			end = refusal(outTooLarge, raw, 0, fmt.Sprintf("request of %d bytes is over mcpsandbox's %s %s; it was not relayed", f.Size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
@@ -403,6 +397,21 @@ func (r *relay) hostOversize(f *jsonrpc.Frame) {
 		g.write(msg)
 		r.writeMu.Unlock()
 	}
+}
+
+// beginOversized starts the audit record of a request over --max-message,
+// never read whole: its method comes from its head.
+func (r *relay) beginOversized(f *jsonrpc.Frame) *audit.Call {
+	if r.audit == nil {
+		return nil
+	}
+	var sc jsonrpc.Scanner
+	var b jsonrpc.Batch
+	_ = sc.Scan(f.Head, &b)
+	if b.IsArray || len(b.Msgs) != 1 || b.Msgs[0].Method == nil {
+		return nil
+	}
+	return r.audit.BeginOversized(b.Msgs[0].MethodString(), int(f.Size))
 }
 
 // hostBatch relays a JSON-RPC batch (protocol 2025-03-26), tracking every

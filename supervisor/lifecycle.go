@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/diagnose"
 )
 
 // afterExit handles the end of generation g (it exited, or was killed as
@@ -23,7 +24,7 @@ func (r *relay) afterExit(ctx context.Context, g *generation, reason string, fai
 			r.retire(g, reason, failed)
 			early = failed && g.startFailed()
 			if early {
-				cause = r.diagnose(g.stderr.lastLines(diagnoseLines))
+				cause = r.startCause(g.stderr.lastLines(diagnose.StderrLines))
 			}
 		}
 		restart, delay, stop, end := r.decide(reason, failed, cause)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/diagnose"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
@@ -57,8 +59,9 @@ type relay struct {
 	name     string
 	pol      policy.Policy
 	stateDir string
-	rules    *rules   // nil: the policy sets no MCP rule
-	audit    *auditor // nil: no --audit-log
+	rules    *rules     // nil: the policy sets no MCP rule
+	audit    *audit.Log // nil: no --audit-log
+	facts    diagnose.Facts
 	setting  field.Namer
 	log      *slog.Logger
 	events   func(Event)
@@ -106,7 +109,7 @@ type hostRequest struct {
 	remapped bool        // the server sees a relay id instead of hostID
 	ended    bool        // it ended (the host cancelled it) and waits only for the server's late answer
 	timer    *time.Timer // the --call-timeout clock; nil without one
-	audit    *auditCall  // its audit record; nil when not audited
+	audit    *audit.Call // its audit record; nil when not audited
 	slot     bool        // holds one of --max-concurrent-calls
 }
 
@@ -123,6 +126,7 @@ func newRelay(opts Options) *relay {
 		pol:         opts.Policy,
 		stateDir:    opts.StateDir,
 		rules:       newRules(opts.Policy),
+		facts:       factsOf(opts.Policy),
 		setting:     opts.Setting,
 		log:         opts.Log.With("server", opts.Name),
 		events:      opts.Events,

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
@@ -84,9 +85,11 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		opts.Name = filepath.Base(opts.Policy.Command[0])
 	}
 	r := newRelay(opts)
-	if r.audit, err = openAudit(opts, r.log); err != nil {
+	p := opts.Policy
+	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Server: opts.Name, Log: r.log})
+	if err != nil {
 		return Outcome{Reason: field.Message(err, opts.Setting), ExitCode: 2}, err
 	}
-	defer r.audit.close()
+	defer r.audit.Close()
 	return r.serve(ctx)
 }

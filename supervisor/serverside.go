@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/diagnose"
 )
 
 // Server → host. One goroutine per server process reads its stdout. Only
@@ -24,6 +25,7 @@ type serverActs struct {
 	waiterMsg      []byte
 	refusal        []byte // an error answer to write to the server
 	refusedWhy     string
+	hint           *toolHint // a tool error to diagnose, then end
 }
 
 func (r *relay) readServer(g *generation) {
@@ -61,6 +63,9 @@ func (r *relay) serverSingle(g *generation, line []byte, e *jsonrpc.Envelope) {
 	out := r.serverElemLocked(g, line, e, &acts)
 	r.unlock()
 	r.serverFollowUp(g, &acts)
+	if acts.hint != nil {
+		out = r.endHinted(acts.hint)
+	}
 	if out != nil {
 		r.host.write(jsonrpc.WithNewline(out))
 	}
@@ -111,10 +116,11 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 				}
 			}
 			toolErr := req.method == mToolsCall && e.HasResult && isToolError(e.Result)
-			if toolErr {
-				if hinted := r.explainToolErrorLocked(msg, e, req); len(hinted) != len(msg) {
-					out = hinted
-				}
+			if toolErr && diagnose.Explainable(e.Result) {
+				// The diagnosis walks the host's file system: it runs,
+				// and the request ends, once r.mu is released.
+				acts.hint = &toolHint{req: req, result: e.Result, out: out}
+				return out
 			}
 			end := serverEnd(e, out, toolErr)
 			r.endLocked("", &req, end)
@@ -313,6 +319,9 @@ func (r *relay) serverBatch(g *generation, line []byte, b *jsonrpc.Batch) {
 		}
 		var a serverActs
 		out := r.serverElemLocked(g, elem, e, &a)
+		if a.hint != nil {
+			a.hint.part = len(parts)
+		}
 		acts = append(acts, a)
 		if out == nil || len(out) != len(elem) || &out[0] != &elem[0] {
 			changed = true
@@ -324,6 +333,9 @@ func (r *relay) serverBatch(g *generation, line []byte, b *jsonrpc.Batch) {
 	r.unlock()
 	for i := range acts {
 		r.serverFollowUp(g, &acts[i])
+		if h := acts[i].hint; h != nil {
+			parts[h.part], changed = r.endHinted(h), true
+		}
 	}
 	switch {
 	case len(parts) == 0:
