@@ -81,9 +81,12 @@
 //
 // # MCP rules
 //
-// The policy's rules on MCP traffic are applied in the relay (mcprules.go
-// and the files it names), and only the messages a rule concerns are
-// decoded for them.
+// The policy's rules on MCP traffic are package mcprules, which the relay
+// calls at four points: a host request's arrival, the server's result, the
+// server's notifications and the request's end; what a rule keeps of one
+// request lives in the mcprules.Call it returned. Only the messages a rule
+// concerns are decoded for them, and with no rule set the relay takes no
+// step beyond a nil check.
 // Tools matching a --deny-tool glob, or none of the --allow-tool globs when
 // there are any, are left out of tools/list (other members, nextCursor
 // included, kept) and a tools/call of one is answered with CodePolicyDenied

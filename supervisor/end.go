@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 )
 
 // outcome is how a host request ended. The words are the audit log's
@@ -137,7 +138,9 @@ func (r *relay) endLocked(key string, req *hostRequest, end ending) {
 	if req.timer != nil {
 		req.timer.Stop()
 	}
-	r.releaseCallLocked(req)
+	if req.call != nil {
+		req.call.End()
+	}
 	if req.audit != nil {
 		if o := auditOutcomes[end.outcome]; end.code != 0 {
 			req.audit.EndCode(o, end.code, msgLen(end.answer))
@@ -163,3 +166,23 @@ func (r *relay) unlock() {
 
 // msgLen is a message's size without its line ending.
 func msgLen(msg []byte) int { return len(bytes.TrimRight(msg, "\r\n")) }
+
+// ruleEnd is the end of a request the MCP rules refused (gen: the process
+// whose result they refused; 0 at arrival).
+func (r *relay) ruleEnd(id []byte, method string, ref *mcprules.Refusal, gen int) ending {
+	if gen == 0 {
+		r.log.Info(method+" refused by the MCP rules", "why", ref.Message)
+	}
+	data := errorData{Reason: ref.Reason, Limit: ref.Limit, Generation: gen, RetryAfterMs: ref.RetryAfter.Milliseconds()}
+	switch ref.Kind {
+	case mcprules.RateLimited:
+		return refusal(outRateLimited, id, 0, ref.Message, data)
+	case mcprules.TooManyCalls:
+		return refusal(outTooManyCalls, id, 0, ref.Message, data)
+	case mcprules.UnknownTool:
+		return refusal(outError, id, jsonrpc.CodeInvalidParams, ref.Message, nil)
+	case mcprules.Unreadable:
+		return refusal(outInvalidResponse, id, 0, ref.Message, data)
+	}
+	return refusal(outDenied, id, 0, ref.Message, data)
+}

@@ -53,10 +53,6 @@ var (
 	// cachedMethods are those whose successful answer the session cache
 	// records, to replay onto a restarted server.
 	cachedMethods = setOf(mInitialize, mSetLevel, mSubscribe, mUnsubscribe, mDiscover)
-	// listMethods are those whose result the MCP rules may filter.
-	listMethods = setOf(mToolsList, mPromptsList, mResourcesList, mTemplatesList)
-	// namingMethods name a prompt or a resource the MCP rules may deny.
-	namingMethods = setOf(mPromptsGet, mResourcesRead, mSubscribe, mComplete)
 	// auditedMethods are those --audit-log records (audit.Audited).
 	auditedMethods = setOf(mToolsCall, mPromptsGet, mResourcesRead)
 )
@@ -191,23 +187,20 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 	if r.audit != nil && auditedMethods.has(mk) {
 		req.audit = r.audit.Begin(methodNames[mk], e.Params, msgLen(msg))
 	}
-	var tool string
-	if mk == mToolsCall && r.rules != nil {
-		var shift int
-		var end ending
-		var refused bool
-		if out, end, refused, shift, tool = r.toolCallLocked(msg, e); refused {
-			r.endLocked("", &req, end)
+	if r.rules != nil {
+		v, call := r.rules.HostRequest(msg, e)
+		if v.Refusal != nil {
+			r.endLocked("", &req, r.ruleEnd(raw, e.MethodString(), v.Refusal, 0))
 			return nil, ""
 		}
-		if idStart > jsonrpc.OffsetIn(msg, e.Params) {
-			idStart, idEnd = idStart+shift, idEnd+shift
-		}
-	}
-	if r.rules != nil && namingMethods.has(mk) {
-		if end, refused := r.requestDenialLocked(mk, msg, e); refused {
-			r.endLocked("", &req, end)
-			return nil, ""
+		req.call = call
+		if v.Params != nil {
+			start := jsonrpc.OffsetIn(msg, e.Params)
+			out = jsonrpc.Splice(msg, start, start+len(e.Params), v.Params)
+			if idStart > start {
+				shift := len(v.Params) - len(e.Params)
+				idStart, idEnd = idStart+shift, idEnd+shift
+			}
 		}
 	}
 	if r.state == stateStopped || r.state == stateClosing {
@@ -218,13 +211,6 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 		r.log.Warn("host sent initialize again; answered from the session cache (a server process never gets two)")
 		r.endLocked("", &req, ending{outcome: outAnswered, answer: jsonrpc.NewResult(raw, r.sess.init.result)})
 		return nil, ""
-	}
-	if mk == mToolsCall && r.rules != nil && r.rules.budget != nil {
-		end, refused := r.budgetDenialLocked(raw, tool, &req)
-		if refused {
-			r.endLocked("", &req, end)
-			return nil, ""
-		}
 	}
 	key = req.hostID
 	if e.IDEscaped {
@@ -253,8 +239,10 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 	if cachedMethods.has(mk) {
 		req.params = bytes.Clone(e.Params)
 	}
-	if mk == mToolsCall && r.rules != nil && r.rules.callTimeout > 0 {
-		req.timer = r.armCallTimeout(key, req.seq)
+	if req.call != nil {
+		if d := req.call.Timeout(); d > 0 {
+			req.timer = r.armCallTimeout(key, req.seq, d)
+		}
 	}
 	r.inflight[key] = req
 	return out, key

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/diagnose"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
@@ -59,8 +60,8 @@ type relay struct {
 	name     string
 	pol      policy.Policy
 	stateDir string
-	rules    *rules     // nil: the policy sets no MCP rule
-	audit    *audit.Log // nil: no --audit-log
+	rules    mcprules.Rules // nil: the policy sets no MCP rule
+	audit    *audit.Log     // nil: no --audit-log
 	facts    diagnose.Facts
 	setting  field.Namer
 	log      *slog.Logger
@@ -105,12 +106,12 @@ type hostRequest struct {
 	seq      uint64 // tells it from a later request under the same id (its clock, its end)
 	gen      int    // process it was written to; 0 while queued
 	method   methodKind
-	params   []byte      // kept only for methods the session cache needs
-	remapped bool        // the server sees a relay id instead of hostID
-	ended    bool        // it ended (the host cancelled it) and waits only for the server's late answer
-	timer    *time.Timer // the --call-timeout clock; nil without one
-	audit    *audit.Call // its audit record; nil when not audited
-	slot     bool        // holds one of --max-concurrent-calls
+	params   []byte        // kept only for methods the session cache needs
+	remapped bool          // the server sees a relay id instead of hostID
+	ended    bool          // it ended (the host cancelled it) and waits only for the server's late answer
+	timer    *time.Timer   // the --call-timeout clock; nil without one
+	audit    *audit.Call   // its audit record; nil when not audited
+	call     mcprules.Call // what the MCP rules keep of it; nil: nothing
 }
 
 // serverRequest is a server→host request awaiting the host's response.
@@ -125,7 +126,7 @@ func newRelay(opts Options) *relay {
 		name:        opts.Name,
 		pol:         opts.Policy,
 		stateDir:    opts.StateDir,
-		rules:       newRules(opts.Policy),
+		rules:       mcprules.New(opts.Policy, mcprules.Options{Setting: opts.Setting}),
 		facts:       factsOf(opts.Policy),
 		setting:     opts.Setting,
 		log:         opts.Log.With("server", opts.Name),

@@ -105,14 +105,15 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 			if cachedMethods.has(req.method) && !e.HasError {
 				r.sess.record(req, e, r.log)
 			}
-			if e.HasResult && listMethods.has(req.method) && r.rules != nil {
-				if lr := r.listRuleLocked(req.method); lr != nil {
-					filtered, end, unreadable := r.filterListLocked(msg, e, req, g.n, lr)
-					if unreadable {
-						r.endLocked("", &req, end)
-						return nil
-					}
-					out = filtered
+			if e.HasResult && req.call != nil {
+				res, ref := req.call.Result(e.Result)
+				if ref != nil {
+					r.log.Warn("server's result cannot be checked against the MCP rules; answered with an error", "method", methodNames[req.method], "problem", ref.Reason)
+					r.endLocked("", &req, r.ruleEnd([]byte(req.hostID), methodNames[req.method], ref, g.n))
+					return nil
+				}
+				if res != nil {
+					out = bytes.TrimSuffix(jsonrpc.NewResult([]byte(req.hostID), res), []byte("\n"))
 				}
 			}
 			toolErr := req.method == mToolsCall && e.HasResult && isToolError(e.Result)
@@ -171,7 +172,10 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 			start := jsonrpc.OffsetIn(msg, reqID)
 			return jsonrpc.Splice(msg, start, start+len(reqID), []byte(nid))
 		}
-		if r.rules != nil && r.rules.resources() && e.MethodIs("notifications/resources/updated") && !r.updateAllowedLocked(g, e) {
+		if r.rules != nil && !r.rules.ServerNotification(msg, e) {
+			if r.logLimit.allow(g.log) {
+				g.log.Debug("server notification dropped by the MCP rules", "method", logValue(e.Method), "params", logValue(e.Params))
+			}
 			return nil
 		}
 		return msg

@@ -55,6 +55,12 @@ var rules = []rule{
 		why:   "the supervisor relays MCP as JSON-RPC lines it frames itself; the SDK is for the demo and the tests",
 	},
 	{
+		pkgs:  []string{"supervisor/mcprules"},
+		notOn: []string{"./...", mcpSDK},
+		but:   []string{"jsonrpc", "policy", "internal/field", "internal/pathrule"},
+		why:   "the MCP rules read messages through the wire code and decide from the policy's settings: they know nothing of the relay's requests, processes or restarts, which call them through one narrow interface",
+	},
+	{
 		pkgs:  []string{"supervisor/audit"},
 		notOn: []string{"./...", mcpSDK},
 		but:   []string{"internal/field"},

@@ -1,8 +1,7 @@
-package supervisor
+package mcprules
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -11,20 +10,20 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
-// callBudget holds tools/call to --rate-limit (a token bucket per tool: N
+// budget holds tools/call to --rate-limit (a token bucket per tool: N
 // at once, then one more every DURATION/N) and --max-concurrent-calls (a
 // call over the cap is answered at once, never queued: a queue would
 // need its own bound and hold the host's calls past their deadlines). Both
 // refuse before the call reaches the server, and a call refused by one
-// takes nothing from the other. Guarded by r.mu.
-type callBudget struct {
+// takes nothing from the other.
+type budget struct {
 	limits   []policy.RateLimit               // nil: no rate limit
 	buckets  map[string]*toolBucket           // by the server's tool name
 	overflow map[policy.RateLimit]*toolBucket // shared by the names past maxBuckets
 	sweepAt  time.Time                        // when a full map may next be swept
 	maxCalls int                              // 0: no cap
 	calls    int                              // tools/call registered and not yet answered
-	now      func() time.Time                 // the clock; tests may set it
+	now      func() time.Time
 }
 
 type toolBucket struct {
@@ -39,11 +38,11 @@ type toolBucket struct {
 // unlimited.
 const maxBuckets = 4096
 
-func newCallBudget(specs []string, maxCalls int) *callBudget {
+func newBudget(specs []string, maxCalls int, now func() time.Time) *budget {
 	if len(specs) == 0 && maxCalls <= 0 {
 		return nil
 	}
-	b := &callBudget{maxCalls: maxCalls, now: time.Now}
+	b := &budget{maxCalls: maxCalls, now: now}
 	for _, s := range specs {
 		rl, err := policy.ParseRateLimit(s)
 		if err != nil {
@@ -59,7 +58,7 @@ func newCallBudget(specs []string, maxCalls int) *callBudget {
 }
 
 // bucket is tool's bucket, nil when no limit applies to it.
-func (b *callBudget) bucket(tool string) *toolBucket {
+func (b *budget) bucket(tool string) *toolBucket {
 	if tb, ok := b.buckets[tool]; ok {
 		return tb
 	}
@@ -93,16 +92,15 @@ func newToolBucket(rl policy.RateLimit) *toolBucket {
 }
 
 // budgetDenialLocked checks a host tools/call of tool (the server's name)
-// against the budget and takes its share: refused, with its end, when
-// mcpsandbox refuses it; else req may hold a concurrency slot, given back
-// when it ends (releaseCallLocked).
-func (r *relay) budgetDenialLocked(id []byte, tool string, req *hostRequest) (end ending, refused bool) {
-	b := r.rules.budget
+
+// take checks a host tools/call of tool (the server's name) against the
+// budget and takes its share: its refusal, or nil when c may go on (c then
+// may hold a concurrency slot, given back at its End).
+func (b *budget) take(s *set, tool string, c *call) *Refusal {
 	if b.maxCalls > 0 && b.calls >= b.maxCalls {
 		limit := strconv.Itoa(b.maxCalls)
-		r.log.Info("tools/call refused: too many concurrent calls", "tool", logValue([]byte(tool)), "setting", r.setting("MaxConcurrentCalls"), "limit", limit)
-		return refusal(outTooManyCalls, id, 0, fmt.Sprintf("too many concurrent calls: mcpsandbox's %s %s are in flight already; it was not relayed, retry when one is answered", r.setting("MaxConcurrentCalls"), limit),
-			errorData{Reason: "too many concurrent calls", Limit: limit}), true
+		return &Refusal{Kind: TooManyCalls, Reason: "too many concurrent calls", Limit: limit,
+			Message: fmt.Sprintf("too many concurrent calls: mcpsandbox's %s %s are in flight already; it was not relayed, retry when one is answered", s.setting("MaxConcurrentCalls"), limit)}
 	}
 	if b.limits != nil {
 		if tb := b.bucket(tool); tb != nil {
@@ -110,26 +108,16 @@ func (r *relay) budgetDenialLocked(id []byte, tool string, req *hostRequest) (en
 			res := tb.lim.ReserveN(now, 1)
 			if wait := res.DelayFrom(now); wait > 0 {
 				res.CancelAt(now)
-				ms := int64(math.Ceil(float64(wait) / float64(time.Millisecond)))
+				wait = (wait + time.Millisecond - 1) / time.Millisecond * time.Millisecond // whole ms, rounded up
 				limit := tb.limit.String()
-				r.log.Info("tools/call refused: rate limited", "tool", logValue([]byte(tool)), "setting", r.setting("RateLimits"), "limit", limit, "retryAfterMs", ms)
-				return refusal(outRateLimited, id, 0, fmt.Sprintf("rate limited: tool %q may be called %s under mcpsandbox's %s; it was not relayed, retry after %s", tool, limit, r.setting("RateLimits"), time.Duration(ms)*time.Millisecond),
-					errorData{Reason: "rate limited", Limit: limit, RetryAfterMs: ms}), true
+				return &Refusal{Kind: RateLimited, Reason: "rate limited", Limit: limit, RetryAfter: wait,
+					Message: fmt.Sprintf("rate limited: tool %q may be called %s under mcpsandbox's %s; it was not relayed, retry after %s", tool, limit, s.setting("RateLimits"), wait)}
 			}
 		}
 	}
 	if b.maxCalls > 0 {
 		b.calls++
-		req.slot = true
+		c.slot = true
 	}
-	return ending{}, false
-}
-
-// releaseCallLocked gives back the concurrency slot of a request that
-// ended.
-func (r *relay) releaseCallLocked(req *hostRequest) {
-	if req.slot {
-		r.rules.budget.calls--
-		req.slot = false
-	}
+	return nil
 }

@@ -1,0 +1,58 @@
+package supervisor
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
+)
+
+// The MCP rules give a tools/call its --call-timeout (mcprules.Call); the
+// relay keeps the clock, since only it can answer the host and cancel the
+// call at the server.
+
+// armCallTimeout starts the --call-timeout clock of host request seq.
+func (r *relay) armCallTimeout(key string, seq uint64, d time.Duration) *time.Timer {
+	return time.AfterFunc(d, func() { r.callTimedOut(key, seq) })
+}
+
+// callTimedOut answers a tools/call still in flight after --call-timeout and
+// cancels it at the server under the id the server knows; the server's late
+// answer then finds nothing in flight and is dropped. A call still held for
+// a restarting server gets its cancellation queued behind it.
+func (r *relay) callTimedOut(key string, seq uint64) {
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	r.mu.Lock()
+	req, ok := r.inflight[key]
+	if !ok || req.seq != seq || req.ended {
+		r.mu.Unlock()
+		return // answered, or failed with the process, in the meantime
+	}
+	limit := req.call.Timeout().String()
+	r.endLocked(key, &req, refusal(outTimeout, []byte(req.hostID), 0,
+		fmt.Sprintf("tools/call did not complete within mcpsandbox's %s %s; it was cancelled", r.setting("CallTimeout"), limit),
+		errorData{Reason: "call timeout", Generation: req.gen, Limit: limit}))
+	serverID := req.hostID
+	if req.remapped {
+		serverID = key
+	}
+	cancel := jsonrpc.NewNotification("notifications/cancelled", map[string]any{
+		"requestId": json.RawMessage(serverID),
+		"reason":    "mcpsandbox: the call took longer than " + r.setting("CallTimeout") + " " + limit,
+	})
+	g := r.gen
+	toProcess := false
+	switch {
+	case req.gen == 0:
+		r.enqueueLocked(cancel)
+	case g != nil && g.n == req.gen && !g.dead.Load():
+		toProcess = true
+	}
+	r.unlock()
+	r.log.Warn("tools/call timed out; answered the host with an error and cancelled it at the server", "setting", r.setting("CallTimeout"), "limit", limit, "generation", req.gen)
+	if toProcess {
+		g.write(cancel)
+	}
+}

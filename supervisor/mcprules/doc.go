@@ -1,0 +1,25 @@
+// Package mcprules applies a policy's rules on MCP traffic, behind the
+// narrow interface Rules that the relay calls at the four named points of
+// a host request's life: the host's request (HostRequest), the server's
+// result (Call.Result), the server's notifications (ServerNotification),
+// and the request's end (Call.End).
+//
+// The rules: tools outside --allow-tool or inside --deny-tool are left out
+// of tools/list and a tools/call of one is refused; with --tool-prefix the
+// host sees every tool prefixed and the server gets its own names back;
+// prompts are allowed and denied by name the same way, resources by URI
+// (resources/list, resources/templates/list, resources/read,
+// resources/subscribe, completion/complete, notifications/resources/updated);
+// tools/call is held to --rate-limit and --max-concurrent-calls and given
+// --call-timeout. Only the messages a rule concerns are decoded.
+//
+// It is a package of its own so that the relay holds none of the rules'
+// state and knows none of their decisions: like a middleware of the MCP Go
+// SDK, HostRequest may refuse a request before it goes on, or change it,
+// and what a rule keeps of one request until its result and its end (a
+// concurrency slot, which list to filter) lives in the Call it returns, the
+// middleware's stack frame, not on the relay's request record. The rules
+// name no error code: a Refusal says which kind it is, and the relay
+// answers it with its own code. They read messages through package jsonrpc
+// and the policy's settings, and know nothing of processes or restarts.
+package mcprules
