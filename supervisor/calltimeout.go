@@ -22,8 +22,6 @@ func (r *relay) armCallTimeout(key string, seq uint64, d time.Duration) *time.Ti
 // answer then finds nothing in flight and is dropped. A call still held for
 // a restarting server gets its cancellation queued behind it.
 func (r *relay) callTimedOut(key string, seq uint64) {
-	r.writeMu.Lock()
-	defer r.writeMu.Unlock()
 	r.mu.Lock()
 	req, ok := r.inflight[key]
 	if !ok || req.seq != seq || req.ended {
@@ -42,17 +40,12 @@ func (r *relay) callTimedOut(key string, seq uint64) {
 		"requestId": json.RawMessage(serverID),
 		"reason":    "mcpsandbox: the call took longer than " + r.setting("CallTimeout") + " " + limit,
 	})
-	g := r.gen
-	toProcess := false
-	switch {
+	switch g := r.gen; {
 	case req.gen == 0:
 		r.enqueueLocked(cancel)
-	case g != nil && g.n == req.gen && !g.dead.Load():
-		toProcess = true
+	case g != nil && g.n == req.gen:
+		g.write(cancel)
 	}
 	r.unlock()
 	r.log.Warn("tools/call timed out; answered the host with an error and cancelled it at the server", "setting", r.setting("CallTimeout"), "limit", limit, "generation", req.gen)
-	if toProcess {
-		g.write(cancel)
-	}
 }

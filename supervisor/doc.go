@@ -47,11 +47,17 @@
 //
 // # Crash, hang and restart
 //
-// The moment a server process exits (or the heartbeat declares it hung:
-// --ping-failures pings in a row unanswered within --ping-timeout; pings
-// start once the server first answered, and a server answering ping with
-// -32601 is probed with server/discover in stateless sessions or left to
-// process liveness), mcpsandbox stops writing to it, kills what is left of
+// Everything written to a server process (host messages, refusals,
+// cancellations, pings, the replay) goes through one bounded queue that one
+// goroutine per process writes, so mcpsandbox never waits on a server that
+// stops reading: what the server writes is still relayed, and once 8192
+// messages (or twice --max-message bytes) wait for it, it is hung.
+//
+// The moment a server process exits (or is declared hung: by that queue,
+// or by the heartbeat, --ping-failures pings in a row unanswered within
+// --ping-timeout; pings start once the server first answered, and a server
+// answering ping with -32601 is probed with server/discover in stateless
+// sessions or left to process liveness), mcpsandbox stops writing to it, kills what is left of
 // its process tree, relays what it wrote before dying, and then answers
 // every host request still in flight exactly once with CodeServerCrashed.
 // Server→host requests still pending are cancelled towards the host.

@@ -227,3 +227,39 @@ func TestFloodOversizedIDInTheMiddle(t *testing.T) {
 	r.end()
 	h.checkOneAnswerEach()
 }
+
+// A server that stops reading its input but keeps writing (here requests
+// to the host, each refused past the bound with an answer it never reads)
+// has its output relayed until what waits to be written to it fills its
+// queue; it is then hung: killed and restarted with that reason. The relay
+// never waits on it: before, its reader of the server's output blocked on
+// the refusals, and with it the session, with no heartbeat to end it.
+func TestDeafServerRestartedAsHung(t *testing.T) {
+	const bound = 1024
+	r := hostileRelay(t)
+	h := r.rawHost()
+	h.initialize("2025-06-18")
+	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flood","arguments":{"kind":"sampling","count":30000,"deaf":true}}}`)
+	n := 0
+	resp := h.next("response 1", func(m map[string]json.RawMessage) bool {
+		if string(m["method"]) == `"sampling/createMessage"` {
+			n++
+		}
+		return string(m["id"]) == `1` && m["method"] == nil
+	})
+	if n != bound {
+		t.Errorf("the host got %d of the deaf server's requests, want %d (the bound of those pending)", n, bound)
+	}
+	if errorCode(resp) != supervisor.CodeServerCrashed || !strings.Contains(string(resp["error"]), "stopped reading its input") {
+		t.Errorf("the call the server went deaf in: %s", resp)
+	}
+	if ex := r.waitEvent(supervisor.EventExited); !strings.Contains(ex.Reason, "hang: it stopped reading its input") {
+		t.Errorf("the server ended with %q, want it killed as hung for not reading", ex.Reason)
+	}
+	r.waitEvent(supervisor.EventReady)
+	if echo := h.call(`2`, "tools/call", `{"name":"echo","arguments":{"text":"after"}}`); !strings.Contains(string(echo["result"]), "after") {
+		t.Errorf("echo after the restart: %s", echo)
+	}
+	r.end()
+	h.checkOneAnswerEach()
+}

@@ -23,10 +23,11 @@ type generation struct {
 	stderr  stderrRing
 	hold    *stderrHold // which stderr lines are logged (a crash loop logs its error once)
 
-	dead     atomic.Bool // stop writing: the process exited or is being stopped
-	retired  atomic.Bool // its crash was handled: late output is dropped
-	answered atomic.Bool // it answered something: the heartbeat may start
-	ready    atomic.Bool // it took over the host's session after a restart
+	out      *serverWriter // everything written to the process
+	dead     atomic.Bool   // stop writing: the process exited or is being stopped
+	retired  atomic.Bool   // its crash was handled: late output is dropped
+	answered atomic.Bool   // it answered something: the heartbeat may start
+	ready    atomic.Bool   // it took over the host's session after a restart
 
 	checkerMu sync.Mutex
 	checker   *healthcheck.Checker
@@ -39,14 +40,24 @@ type generation struct {
 
 var errDead = errors.New("server process is gone")
 
-// write sends one newline-terminated message; the caller holds the relay's
-// writeMu.
+// write hands one newline-terminated message (no longer the caller's) to
+// the process's writer; it never blocks.
 func (g *generation) write(msg []byte) error {
 	if g.dead.Load() {
 		return errDead
 	}
-	_, err := g.proc.Stdin().Write(msg)
-	return err
+	return g.out.send(msg)
+}
+
+// declareHung passes a verdict that g is hung to the supervision loop,
+// which restarts it, and kills it at once (a replay waits for it too); the
+// first verdict counts. It may be called under r.mu.
+func (g *generation) declareHung(reason string) {
+	select {
+	case g.hang <- reason:
+		go g.proc.Kill()
+	default:
+	}
 }
 
 // startGeneration starts a new server process and its readers.
@@ -79,6 +90,8 @@ func (r *relay) startGeneration() (*generation, error) {
 		// not lost.
 		time.AfterFunc(holdFor, func() { logStderr(g.hold.release(), g.hold, &r.logLimit, log) })
 	}
+	g.out = newServerWriter(int(r.pol.MaxMessage), g.declareHung)
+	go g.out.run(proc.Stdin())
 	go r.readServer(g)
 	go pumpStderr(proc.Stderr(), &g.stderr, g.hold, &r.logLimit, log, g.stderrDone)
 	go func() {
@@ -120,10 +133,7 @@ func (r *relay) startHeartbeat(g *generation) {
 			if method == "server/discover" {
 				params = discover
 			}
-			msg := jsonrpc.NewRequest(quoteID(id), method, params)
-			r.writeMu.Lock()
-			g.write(msg)
-			r.writeMu.Unlock()
+			g.write(jsonrpc.NewRequest(quoteID(id), method, params))
 		},
 	})
 	g.checkerMu.Lock()
@@ -136,10 +146,7 @@ func (r *relay) startHeartbeat(g *generation) {
 	go func() {
 		select {
 		case <-c.Dead():
-			g.hang <- c.Reason()
-			// Kill at once: a writer may be blocked on the hung server's
-			// full stdin pipe, holding up the supervisor.
-			g.proc.Kill()
+			g.declareHung(c.Reason())
 		case <-g.stopped:
 		}
 	}()
@@ -152,9 +159,15 @@ func (g *generation) probe() *healthcheck.Checker {
 	return g.checker
 }
 
-// stopWriting marks g dead for writers and stops its heartbeat.
+// stopWriting marks g dead for writers, drops what waits to be written to
+// it and stops its heartbeat: it died, or is being killed.
 func (g *generation) stopWriting() {
 	g.dead.Store(true)
+	g.out.stop()
+	g.stopHeartbeat()
+}
+
+func (g *generation) stopHeartbeat() {
 	g.stopOnce.Do(func() { close(g.stopped) })
 	if c := g.probe(); c != nil {
 		c.Stop()

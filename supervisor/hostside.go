@@ -125,29 +125,37 @@ func (r *relay) liveLocked() bool {
 }
 
 func (r *relay) hostSingle(line []byte, e *jsonrpc.Envelope) {
-	r.writeMu.Lock()
-	defer r.writeMu.Unlock()
 	r.mu.Lock()
 	live := r.liveLocked()
 	out, key := r.hostElemLocked(line, e, live)
-	// Answers to server→host requests go to the process that asked, even
-	// while it is still being brought up (it may ask during replay).
-	direct := live || e.Kind == jsonrpc.Response
-	if out != nil && !direct {
-		if !r.enqueueLocked(out) {
-			if req, ok := r.inflight[key]; ok && e.Kind == jsonrpc.Request {
-				r.endLocked(key, &req, refusal(outQueueFull, []byte(req.hostID), 0, r.queueFullMessage(), nil))
-			} else {
-				r.log.Warn("host notification dropped: the restart queue is full", "method", e.MethodString())
-			}
+	switch {
+	case out == nil:
+	case live || e.Kind == jsonrpc.Response:
+		// Answers to server→host requests go to the process that asked,
+		// even while it is still being brought up (it may ask during
+		// replay).
+		r.gen.write(ownLine(out))
+	case !r.enqueueLocked(out):
+		if req, ok := r.inflight[key]; ok && e.Kind == jsonrpc.Request {
+			r.endLocked(key, &req, refusal(outQueueFull, []byte(req.hostID), 0, r.queueFullMessage(), nil))
+		} else {
+			r.log.Warn("host notification dropped: the restart queue is full", "method", e.MethodString())
 		}
-		out = nil
 	}
-	g := r.gen
 	r.unlock()
-	if out != nil {
-		g.write(jsonrpc.WithNewline(out))
+}
+
+// ownLine returns msg newline-terminated in memory of its own: msg may
+// alias the reader's buffer, which the next line reuses.
+func ownLine(msg []byte) []byte {
+	n := len(msg)
+	if n == 0 || msg[n-1] != '\n' {
+		n++
 	}
+	c := make([]byte, n)
+	copy(c, msg)
+	c[n-1] = '\n'
+	return c
 }
 
 // hostElemLocked routes one host message: it registers requests, rewrites
@@ -380,10 +388,7 @@ func (r *relay) hostOversize(f *jsonrpc.Frame) {
 	g := r.gen
 	r.mu.Unlock()
 	if ok && g != nil && g.n == p.gen {
-		msg := errorResponse([]byte(p.origID), CodeMessageTooLarge, fmt.Sprintf("the host's answer of %d bytes is over mcpsandbox's %s %s", f.Size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
-		r.writeMu.Lock()
-		g.write(msg)
-		r.writeMu.Unlock()
+		g.write(errorResponse([]byte(p.origID), CodeMessageTooLarge, fmt.Sprintf("the host's answer of %d bytes is over mcpsandbox's %s %s", f.Size, r.setting("MaxMessage"), r.pol.MaxMessage), data))
 	}
 }
 
@@ -411,8 +416,6 @@ func (r *relay) hostBatch(line []byte, b *jsonrpc.Batch) {
 		r.unlock()
 		return
 	}
-	r.writeMu.Lock()
-	defer r.writeMu.Unlock()
 	var (
 		sc      jsonrpc.Scanner
 		eb      jsonrpc.Batch
@@ -446,19 +449,16 @@ func (r *relay) hostBatch(line []byte, b *jsonrpc.Batch) {
 	default:
 		msg = append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']', '\n')
 	}
-	if msg != nil && !live {
-		if !r.enqueueLocked(msg) {
-			for _, k := range keys {
-				if req, ok := r.inflight[k]; ok {
-					r.endLocked(k, &req, refusal(outQueueFull, []byte(req.hostID), 0, r.queueFullMessage(), nil))
-				}
+	switch {
+	case msg == nil:
+	case live:
+		r.gen.write(ownLine(msg))
+	case !r.enqueueLocked(msg):
+		for _, k := range keys {
+			if req, ok := r.inflight[k]; ok {
+				r.endLocked(k, &req, refusal(outQueueFull, []byte(req.hostID), 0, r.queueFullMessage(), nil))
 			}
 		}
-		msg = nil
 	}
-	g := r.gen
 	r.unlock()
-	if msg != nil {
-		g.write(jsonrpc.WithNewline(msg))
-	}
 }

@@ -255,16 +255,22 @@ func (r *relay) shutdown(g *generation, reason string, answerHost bool) Outcome 
 	return Outcome{Reason: reason, ExitCode: code, Restarts: r.restartCount()}
 }
 
-// stopProcess stops g politely, then firmly, and releases it.
+// stopProcess stops g politely (it gets what was queued for it, then EOF),
+// then firmly, and releases it.
 func (r *relay) stopProcess(g *generation) {
-	g.stopWriting()
-	g.proc.Stdin().Close()
+	g.dead.Store(true)
+	g.stopHeartbeat()
+	g.out.close() // what the host sent last is written first
 	steps := []struct {
 		what string
 		act  func()
 	}{
 		{"closed its stdin", func() {}},
-		{"sent SIGTERM", func() { g.proc.Signal(syscall.SIGTERM) }},
+		{"sent SIGTERM", func() {
+			g.out.stop()
+			g.proc.Stdin().Close() // it may not read what was left for it
+			g.proc.Signal(syscall.SIGTERM)
+		}},
 	}
 	exited := false
 	for _, step := range steps {

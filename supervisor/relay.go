@@ -72,12 +72,6 @@ type relay struct {
 	hostGone     chan struct{} // the host closed its side (EOF or write error)
 	hostGoneOnce sync.Once
 
-	// writeMu orders writes to the server. It is held while deciding between
-	// writing a host message and queueing it, and while a restart flushes the
-	// queue, so host messages reach the new process in the order sent. It is
-	// never held while waiting for r.mu's holders to write to the host.
-	writeMu sync.Mutex
-
 	mu          sync.Mutex
 	state       state
 	gen         *generation // current process; nil before the first start
@@ -193,13 +187,13 @@ func (r *relay) serve(ctx context.Context) (Outcome, error) {
 		case <-g.proc.Done():
 			ex := g.proc.Exit()
 			select {
-			case reason := <-g.hang: // killed by the heartbeat
+			case reason := <-g.hang: // killed as hung
 				out, done = r.afterExit(ctx, g, reason, true)
 			default:
 				out, done = r.afterExit(ctx, g, r.exitReason(ex), ex.Failed())
 			}
 		case reason := <-g.hang:
-			g.log.Warn("server stopped answering; killing it", "reason", reason)
+			g.log.Warn("server hung; killing it", "reason", reason)
 			g.proc.Kill()
 			<-g.proc.Done()
 			out, done = r.afterExit(ctx, g, reason, true)

@@ -218,9 +218,7 @@ func (r *relay) serverFollowUp(g *generation, acts *serverActs) {
 		if r.logLimit.allow(g.log) {
 			g.log.Warn("server request to the host refused; answered to the server with an error", "reason", acts.refusedWhy, "code", CodeServerRequestRefused)
 		}
-		r.writeMu.Lock()
 		g.write(acts.refusal)
-		r.writeMu.Unlock()
 	}
 	if acts.waiter != nil {
 		select {
@@ -276,9 +274,7 @@ func (r *relay) serverOversize(g *generation, f *jsonrpc.Frame) {
 	data := errorData{Reason: "message too large", Generation: g.n, Limit: r.pol.MaxMessage.String()}
 	if isRequest {
 		msg := errorResponse(raw, CodeMessageTooLarge, fmt.Sprintf("request of %d bytes is over mcpsandbox's %s %s; the host never saw it", f.Size, r.setting("MaxMessage"), r.pol.MaxMessage), data)
-		r.writeMu.Lock()
 		g.write(msg)
-		r.writeMu.Unlock()
 		return
 	}
 	r.failInflight(g, raw, escaped, outTooLarge,

@@ -126,9 +126,7 @@ func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
 		delete(r.waiters, id)
 		r.mu.Unlock()
 	}()
-	r.writeMu.Lock()
 	err := g.write(jsonrpc.NewRequest(quoteID(id), "initialize", init.params))
-	r.writeMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("could not send the replayed initialize: %w", err)
 	}
@@ -175,8 +173,6 @@ func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
 	g.answered.Store(true)
 	r.startHeartbeat(g)
 
-	r.writeMu.Lock()
-	defer r.writeMu.Unlock()
 	if hostInitialized {
 		g.write(jsonrpc.NewNotification("notifications/initialized", nil))
 	}
@@ -199,9 +195,8 @@ func (r *relay) relayID(kind string) string {
 // flush hands the messages held during the restart to g in order and lets
 // host traffic through again.
 func (r *relay) flush(g *generation) {
-	r.writeMu.Lock()
-	defer r.writeMu.Unlock()
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	q := r.queue
 	r.queue, r.queueBytes = nil, 0
 	for k, req := range r.inflight {
@@ -210,7 +205,6 @@ func (r *relay) flush(g *generation) {
 			r.inflight[k] = req
 		}
 	}
-	r.state = stateRunning
 	// A held notifications/initialized is replayed to later processes
 	// once this one got it (the replay above did not send it).
 	var sc jsonrpc.Scanner
@@ -219,11 +213,11 @@ func (r *relay) flush(g *generation) {
 		if sc.Scan(m, &b) == nil && !b.IsArray && b.Msgs[0].MethodIs("notifications/initialized") {
 			r.sess.hostInitialized = true
 		}
-	}
-	r.mu.Unlock()
-	for _, m := range q {
 		if g.write(m) != nil {
-			return // it died again; its requests are answered as crashed
+			break // it died again (or hung); its requests are answered as crashed
 		}
 	}
+	// Host messages from now on follow the held ones: both are handed to
+	// g's writer under r.mu.
+	r.state = stateRunning
 }

@@ -27,7 +27,7 @@ var floods = []flood{
 	{"huge_id_invalid_utf8", "huge_id, with the id made of bytes that are not UTF-8", floodHugeID(true)},
 	{"deep_nesting", "a response to this call nested `depth` deep (10001 by default), id last", floodDeep},
 	{"invalid_utf8", "a response to this call with invalid UTF-8 inside a string", floodInvalidUTF8},
-	{"sampling", "`count` sampling/createMessage requests to the host; with `crash`, exit 7 right after", floodSampling},
+	{"sampling", "`count` sampling/createMessage requests to the host; with `crash`, exit 7 right after; with `deaf`, stop reading stdin first", floodSampling},
 	{"oversized_mid_id", "a response to this call of `bytes` bytes (20 MiB by default) whose id sits in the middle", floodOversizedMidID},
 }
 
@@ -43,6 +43,7 @@ type floodArgs struct {
 	Count int    `json:"count,omitempty"`
 	Depth int    `json:"depth,omitempty"`
 	Crash bool   `json:"crash,omitempty"`
+	Deaf  bool   `json:"deaf,omitempty"`
 }
 
 // floodIDPrefix marks the ids of the flood's own requests to the host.
@@ -55,6 +56,9 @@ func addFloodTools(s *mcp.Server, tap *stdinTap) {
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: "flood", Description: "attack the relay; kinds:\n" + strings.Join(kinds, "\n")},
 		func(ctx context.Context, _ *mcp.CallToolRequest, a floodArgs) (*mcp.CallToolResult, any, error) {
+			if a.Deaf {
+				tap.stopReading()
+			}
 			for _, f := range floods {
 				if f.kind == a.Kind {
 					out, err := f.run(&a, tap.lastFloodID())

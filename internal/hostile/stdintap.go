@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // stdinTap reads the server's stdin on the SDK's behalf and notes, line by
@@ -20,6 +21,8 @@ type stdinTap struct {
 	r       io.Reader // os.Stdin
 	partial []byte
 
+	deaf atomic.Bool // stop reading: Read blocks for good
+
 	mu        sync.Mutex
 	floodID   []byte
 	errors    int
@@ -27,6 +30,9 @@ type stdinTap struct {
 }
 
 func (t *stdinTap) Read(p []byte) (int, error) {
+	if t.deaf.Load() {
+		select {} // what the relay writes piles up in the pipe
+	}
 	n, err := t.r.Read(p)
 	data := p[:n]
 	for {
@@ -68,6 +74,10 @@ func (t *stdinTap) note(line []byte) {
 		t.lastError = m.Error.Message
 	}
 }
+
+// stopReading makes the server stop reading its stdin (after the read in
+// progress), as a server that hangs in all but its writing does.
+func (t *stdinTap) stopReading() { t.deaf.Store(true) }
 
 func (t *stdinTap) lastFloodID() []byte {
 	t.mu.Lock()
