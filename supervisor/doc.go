@@ -19,11 +19,13 @@
 // some host could not parse: nested over 100 deep, or with invalid UTF-8 or
 // unpaired surrogate escapes in a string. If such a line still names a host
 // request in flight (its id read before the fault, or closing the line),
-// that request is answered with CodeInvalidResponse. The id of an oversized
-// message is looked for while it streams past, wherever it sits. The
-// server's stderr is logged line by line ("server stderr", with the server
-// name and generation; blank lines left out, each cut at 512 bytes) and its
-// last 64 KiB are kept for crash reports.
+// that request is answered with CodeInvalidResponse; if it is a request of
+// the server with an id, the server gets the JSON-RPC error for it under
+// that id (-32600, or -32700 for one no host could parse). The id of an
+// oversized message is looked for while it streams past, wherever it sits.
+// The server's stderr is logged line by line ("server stderr", with the
+// server name and generation; blank lines left out, each cut at 512 bytes)
+// and its last 64 KiB are kept for crash reports.
 //
 // Log records a server causes are rate-limited per server (1000 per 30 s,
 // then counted and reported as suppressed) and every value taken from it is
@@ -169,4 +171,5 @@
 //	-31109 CodeRateLimited      a tools/call over its tool's --rate-limit (data: limit, retryAfterMs)
 //	-31110 CodeTooManyCalls     a tools/call while --max-concurrent-calls are in flight
 //	-32700 / -32600             the host sent a line that is not JSON / not a JSON-RPC request
+//	                            (the server gets them too, for a request of its that is not)
 package supervisor

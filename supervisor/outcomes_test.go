@@ -17,7 +17,9 @@ import (
 // it answers exactly as told: tools/call of "ok" gets a result, "toolerr" a
 // tool error, "rpcerr" a JSON-RPC error, "big" a result of 100 KiB,
 // "invalid" a response without "jsonrpc", "crash" exits with status 3 and
-// "sleep" is never answered.
+// "sleep" is never answered. "badreq" sends the host two invalid requests,
+// one without "jsonrpc" and one with invalid UTF-8, and answers with the
+// error codes it got back for them.
 const roleOutcomeServer = "mcpsandbox-test-role=outcome-server"
 
 func serveOutcomes() {
@@ -27,16 +29,31 @@ func serveOutcomes() {
 		b, _ := json.Marshal(v)
 		fmt.Printf(`{"jsonrpc":"2.0","id":%s,%q:%s}`+"\n", id, member, b)
 	}
+	var badCall json.RawMessage // the badreq call waiting for its answers
+	bad := map[string]string{}
 	for in.Scan() {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Error  *struct {
+				Code int `json:"code"`
+			} `json:"error"`
 			Params struct {
 				Name            string `json:"name"`
 				ProtocolVersion string `json:"protocolVersion"`
 			} `json:"params"`
 		}
 		if json.Unmarshal(in.Bytes(), &m) != nil || m.ID == nil {
+			continue
+		}
+		if id := string(m.ID); m.Method == "" && strings.HasPrefix(id, `"bad-`) {
+			bad[id] = "no error"
+			if m.Error != nil {
+				bad[id] = fmt.Sprint(m.Error.Code)
+			}
+			if len(bad) == 2 {
+				reply(badCall, "result", map[string]any{"content": []any{map[string]any{"type": "text", "text": bad[`"bad-1"`] + " " + bad[`"bad-2"`]}}})
+			}
 			continue
 		}
 		text := func(s string) map[string]any {
@@ -62,6 +79,10 @@ func serveOutcomes() {
 				reply(m.ID, "result", text(strings.Repeat("x", 100<<10)))
 			case "invalid":
 				fmt.Printf(`{"id":%s,"result":{}}`+"\n", m.ID)
+			case "badreq":
+				badCall = m.ID
+				fmt.Print(`{"id":"bad-1","method":"roots/list"}` + "\n")
+				fmt.Print(`{"jsonrpc":"2.0","method":"roots/list","params":{"x":"` + "\xff" + `"},"id":"bad-2"}` + "\n")
 			case "crash":
 				os.Exit(3)
 			case "sleep":
@@ -220,4 +241,34 @@ func TestEveryEndOneAnswerOneAuditLine(t *testing.T) {
 			"1": {"server-stopped", -31102}, "2": {"server-stopped", -31102}, "3": {"server-stopped", -31102},
 		}, map[string]int{"0": 1, "1": 1, "2": 1, "3": 1})
 	})
+}
+
+// A server's request that is not valid JSON-RPC (no "jsonrpc"), or not JSON
+// every host parses (invalid UTF-8, its id last), never reaches the host;
+// the server gets the JSON-RPC error for it under its id (-32600, -32700),
+// as the spec asks, instead of no answer at all.
+func TestInvalidServerRequestsAnswered(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startRelay(t, testPolicy([]string{exe, roleOutcomeServer}))
+	h := r.rawHost()
+	h.initialize("2025-11-25")
+	resp := h.call(`1`, "tools/call", `{"name":"badreq","arguments":{}}`)
+	var res struct {
+		Content []struct{ Text string }
+	}
+	json.Unmarshal(resp["result"], &res)
+	if len(res.Content) != 1 || res.Content[0].Text != "-32600 -32700" {
+		t.Errorf("the server got back %s for its invalid requests, want -32600 and -32700", resp["result"])
+	}
+	r.end()
+	h.all.Lock()
+	defer h.all.Unlock()
+	for _, l := range h.all.lines {
+		if strings.Contains(string(l), "roots/list") {
+			t.Errorf("an invalid request reached the host: %s", l)
+		}
+	}
 }

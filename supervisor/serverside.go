@@ -45,11 +45,11 @@ func (r *relay) readServer(g *generation) {
 		case jsonrpc.IsBlank(f.Line):
 		default:
 			if err := sc.Scan(f.Line, &b); err != nil {
-				r.serverGarbage(g, f.Line, &b, err.Error())
+				r.serverGarbage(g, f.Line, &b, jsonrpc.CodeParseError, err.Error())
 			} else if b.IsArray {
 				r.serverBatch(g, f.Line, &b)
 			} else if e := &b.Msgs[0]; e.Kind == jsonrpc.Invalid {
-				r.serverGarbage(g, f.Line, &b, e.Problem)
+				r.serverGarbage(g, f.Line, &b, jsonrpc.CodeInvalidRequest, e.Problem)
 			} else {
 				r.serverSingle(g, f.Line, e)
 			}
@@ -228,10 +228,12 @@ func (r *relay) serverFollowUp(g *generation, acts *serverActs) {
 	}
 }
 
-// serverGarbage logs a line that is not JSON-RPC. If it still names a host
-// request in flight (a malformed response), that request is answered with
-// CodeInvalidResponse rather than left waiting.
-func (r *relay) serverGarbage(g *generation, line []byte, b *jsonrpc.Batch, problem string) {
+// serverGarbage logs a line that is not JSON-RPC (code says how: a parse
+// error or an invalid request). If it names a host request in flight (a
+// malformed response), that request is answered with CodeInvalidResponse
+// rather than left waiting; if it is a request with an id, the server gets
+// the JSON-RPC error for it, as the spec asks, rather than no answer.
+func (r *relay) serverGarbage(g *generation, line []byte, b *jsonrpc.Batch, code int, problem string) {
 	if r.logLimit.allow(g.log) {
 		g.log.Warn("server wrote a line to stdout that is not JSON-RPC; dropped (stdout is reserved for MCP messages, logs belong on stderr)",
 			"problem", problem, "bytes", len(bytes.TrimRight(line, "\r\n")), "line", logValue(line))
@@ -250,10 +252,27 @@ func (r *relay) serverGarbage(g *generation, line []byte, b *jsonrpc.Batch, prob
 			escaped = bytes.IndexByte(raw, '\\') >= 0
 		}
 	}
-	if raw != nil && e.Method == nil {
+	switch {
+	case raw == nil:
+	case e.Method == nil:
 		r.failInflight(g, raw, escaped, outInvalidResponse,
 			"MCP server sent an invalid response (not JSON-RPC: "+problem+"); see mcpsandbox's log", errorData{Reason: problem, Generation: g.n})
+	case !g.retired.Load():
+		r.answerInvalid(g, raw, code, problem)
 	}
+}
+
+// answerInvalid answers, to the server, a request of its that is not valid
+// JSON-RPC (or not JSON every host parses) with the standard error.
+func (r *relay) answerInvalid(g *generation, id []byte, code int, problem string) {
+	what := "Invalid Request: "
+	if code == jsonrpc.CodeParseError {
+		what = "Parse error: "
+	}
+	if r.logLimit.allow(g.log) {
+		g.log.Warn("server sent an invalid request; answered to the server with an error", "problem", problem, "code", code, "id", logValue(id))
+	}
+	g.write(errorResponse(id, code, what+problem, nil))
 }
 
 // serverOversize handles a server message over --max-message: a response
@@ -302,6 +321,7 @@ func (r *relay) serverBatch(g *generation, line []byte, b *jsonrpc.Batch) {
 		parts   [][]byte
 		changed bool
 		acts    []serverActs
+		invalid []invalidRequest
 	)
 	r.mu.Lock()
 	for _, sp := range b.Spans {
@@ -313,6 +333,9 @@ func (r *relay) serverBatch(g *generation, line []byte, b *jsonrpc.Batch) {
 		if e.Kind == jsonrpc.Invalid {
 			if r.logLimit.allow(g.log) {
 				g.log.Warn("server batch element is not JSON-RPC; dropped", "problem", e.Problem, "element", logValue(elem))
+			}
+			if id := e.ID(elem); e.Method != nil && (e.IDKind == jsonrpc.IDString || e.IDKind == jsonrpc.IDNumber) {
+				invalid = append(invalid, invalidRequest{id, e.Problem})
 			}
 			changed = true
 			continue
@@ -331,6 +354,9 @@ func (r *relay) serverBatch(g *generation, line []byte, b *jsonrpc.Batch) {
 		}
 	}
 	r.unlock()
+	for _, in := range invalid {
+		r.answerInvalid(g, in.id, jsonrpc.CodeInvalidRequest, in.problem)
+	}
 	for i := range acts {
 		r.serverFollowUp(g, &acts[i])
 		if h := acts[i].hint; h != nil {
@@ -344,6 +370,11 @@ func (r *relay) serverBatch(g *generation, line []byte, b *jsonrpc.Batch) {
 	default:
 		r.host.write(append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']', '\n'))
 	}
+}
+
+type invalidRequest struct {
+	id      []byte
+	problem string
 }
 
 // refuseLocked says why a server→host request with id raw is not relayed
