@@ -51,18 +51,18 @@ func fleetOuterLimit(t testing.TB, n int) {
 }
 
 type fleetRelay struct {
-	index   int
-	name    string
-	hostW   *os.File // the host's end of the relay's stdin
-	hostR   *os.File // the host's end of the relay's stdout
-	wire    *wireCounts
-	events  *eventLog
-	logs    *syncBuffer
-	cancel  context.CancelFunc
-	ended   chan struct{} // closed once Run returned, with its result in out, err
-	out     supervisor.Outcome
-	err     error
-	cs      *mcp.ClientSession // set by connect
+	index  int
+	name   string
+	hostW  *os.File // the host's end of the relay's stdin
+	hostR  *os.File // the host's end of the relay's stdout
+	wire   *wireCounts
+	events *eventLog
+	logs   *syncBuffer
+	cancel context.CancelFunc
+	ended  chan struct{} // closed once Run returned, with its result in out, err
+	out    supervisor.Outcome
+	err    error
+	cs     *mcp.ClientSession // set by connect
 
 	// What the host learnt of its server: generation 1 and, after a
 	// restart, generation 2.
