@@ -438,6 +438,8 @@ func (w *writeTap) Close() error { return w.f.Close() }
 // what it could to the OS, and goroutines, by who runs them.
 type footprint struct {
 	rssKiB     int64
+	heapKiB    int64 // Go heap in use, after the GC: what RSS is mostly made of
+	stackKiB   int64 // goroutine stacks
 	goroutines int
 	relay      int // running mcpsandbox code (supervisor, sandbox, healthcheck, ...)
 	host       int // the test's hosts: the Go SDK client and this package's taps
@@ -447,7 +449,9 @@ func measureFootprint(t testing.TB) footprint {
 	t.Helper()
 	runtime.GC()
 	debug.FreeOSMemory()
-	f := footprint{rssKiB: rssKiB(t)}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	f := footprint{rssKiB: rssKiB(t), heapKiB: int64(ms.HeapInuse >> 10), stackKiB: int64(ms.StackInuse >> 10)}
 	for _, g := range goroutineStacks() {
 		f.goroutines++
 		switch {

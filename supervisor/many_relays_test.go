@@ -293,7 +293,8 @@ func eventSummary(es []supervisor.Event) []string {
 func logFootprint(t testing.TB, when string, base, now footprint, n int) {
 	t.Helper()
 	per := func(a, b int) float64 { return float64(b-a) / float64(n) }
-	t.Logf("%s, %d relays with their SDK hosts: RSS %d → %d KiB (%.0f KiB per relay, host included); goroutines %d → %d: %.1f per relay, of which %.1f relay code, %.1f the host",
-		when, n, base.rssKiB, now.rssKiB, float64(now.rssKiB-base.rssKiB)/float64(n),
+	kib := func(a, b int64) float64 { return float64(b-a) / float64(n) }
+	t.Logf("%s, %d relays with their SDK hosts: RSS %d → %d KiB, per relay (host included) %.0f KiB RSS, %.0f KiB Go heap, %.0f KiB stacks; goroutines %d → %d: %.1f per relay, of which %.1f relay code, %.1f the host",
+		when, n, base.rssKiB, now.rssKiB, kib(base.rssKiB, now.rssKiB), kib(base.heapKiB, now.heapKiB), kib(base.stackKiB, now.stackKiB),
 		base.goroutines, now.goroutines, per(base.goroutines, now.goroutines), per(base.relay, now.relay), per(base.host, now.host))
 }
