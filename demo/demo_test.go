@@ -53,7 +53,11 @@ func realOptions(t *testing.T, unconfined bool, out io.Writer) Options {
 		Out:           out,
 		Supervise: func(ctx context.Context, p policy.Policy, setting field.Namer, hostIn io.Reader, hostOut io.Writer) (Ended, error) {
 			o, err := supervisor.Run(ctx, supervisor.Options{Policy: p, HostIn: hostIn, HostOut: hostOut, Log: slog.New(slog.DiscardHandler), Setting: setting})
-			return Ended{Reason: o.Reason, ExitCode: o.ExitCode}, err
+			code := 0 // as mcpsandbox run exits
+			if o.Failed {
+				code = 1
+			}
+			return Ended{Reason: o.Reason, ExitCode: code}, err
 		},
 		Choose:             ChooseAsRun,
 		ConfinementProblem: func(setting field.Namer) error { return sandbox.Doctor().Problem(setting) },

@@ -226,7 +226,7 @@ func TestAuditLogServerEverything(t *testing.T) {
 		t.Fatalf("prompts/get: %v", err)
 	}
 	cs.Close()
-	if out := r.end(); out.ExitCode != 0 {
+	if out := r.end(); out.Failed {
 		t.Errorf("outcome %+v", out)
 	}
 

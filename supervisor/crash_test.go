@@ -58,7 +58,7 @@ func TestCrashMidCallAnswersEachRequestOnceAndSessionContinues(t *testing.T) {
 	if echo := h.call(`5`, "tools/call", `{"name":"echo","arguments":{"text":"still here"}}`); !strings.Contains(string(echo["result"]), "still here") {
 		t.Errorf("echo after restart: %s", echo)
 	}
-	if out := r.end(); out.ExitCode != 0 || out.Restarts != 1 {
+	if out := r.end(); out.Failed || out.Restarts != 1 {
 		t.Errorf("outcome %+v, want exit 0 and 1 restart", out)
 	}
 	h.checkOneAnswerEach()
@@ -124,7 +124,7 @@ func TestCrashSDKHostKeepsSessionStateAcrossRestart(t *testing.T) {
 		t.Error("no resource update: resources/subscribe was not replayed onto the new process")
 	}
 	cs.Close()
-	if out := r.end(); out.ExitCode != 0 {
+	if out := r.end(); out.Failed {
 		t.Errorf("outcome %+v", out)
 	}
 }
@@ -155,7 +155,7 @@ func TestCrashLoopStopsAndErrorsNameWhy(t *testing.T) {
 		t.Errorf("ping while down: %s, want {}", ping)
 	}
 	out := r.end()
-	if out.ExitCode == 0 || !strings.Contains(out.Reason, "crash loop") {
+	if !out.Failed || !strings.Contains(out.Reason, "crash loop") {
 		t.Errorf("outcome %+v, want non-zero and the crash loop named", out)
 	}
 	if logs := r.logs.String(); !strings.Contains(logs, "fatal: config file missing") {
@@ -179,7 +179,7 @@ func TestRestartPolicies(t *testing.T) {
 		if resp := h.call(`2`, "tools/list", `{}`); !strings.Contains(string(resp["error"]), "Restart never") {
 			t.Errorf("later request: %s", resp)
 		}
-		if out := r.end(); out.ExitCode == 0 {
+		if out := r.end(); !out.Failed {
 			t.Errorf("outcome %+v, want non-zero", out)
 		}
 	})
@@ -191,7 +191,7 @@ func TestRestartPolicies(t *testing.T) {
 			t.Errorf("call during a clean exit: %s", resp)
 		}
 		out := r.wait()
-		if out.ExitCode != 0 || !strings.Contains(out.Reason, "exited by itself") {
+		if out.Failed || !strings.Contains(out.Reason, "exited by itself") {
 			t.Errorf("outcome %+v", out)
 		}
 	})
@@ -227,7 +227,7 @@ func TestHostEOFDuringRestart(t *testing.T) {
 		t.Errorf("host ping during the restart: %s, want {} from mcpsandbox", ping)
 	}
 	out := r.end()
-	if out.ExitCode != 0 || !strings.Contains(out.Reason, "restarting") {
+	if out.Failed || !strings.Contains(out.Reason, "restarting") {
 		t.Errorf("outcome %+v, want exit 0 and the restart named", out)
 	}
 }
@@ -265,7 +265,7 @@ func TestRestartThatCannotStart(t *testing.T) {
 	if resp := h.response(`2`); errorCode(resp) != supervisor.CodeServerStopped || !strings.Contains(string(resp["error"]), "restart failed") {
 		t.Errorf("held request: %s", resp)
 	}
-	if out := r.end(); out.ExitCode == 0 {
+	if out := r.end(); !out.Failed {
 		t.Errorf("outcome %+v, want non-zero", out)
 	}
 	h.checkOneAnswerEach()

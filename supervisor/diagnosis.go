@@ -14,11 +14,11 @@ import (
 // stderr of a start that failed, and a tool error that quotes an errno.
 
 // factsOf is what the diagnosis is told of the server's confinement.
-func factsOf(p policy.Policy) diagnose.Facts {
+func factsOf(p policy.Policy, lookupEnv func(string) (string, bool)) diagnose.Facts {
 	return diagnose.Facts{
 		Command: p.Command, WorkDir: p.WorkDir, ReadOnly: p.ReadOnly, ReadWrite: p.ReadWrite,
 		Net: p.Net, NetHost: policy.NetHost, User: p.User, Root: os.Geteuid() == 0, Env: p.Env,
-		HostEnv: func(name string) bool { _, ok := os.LookupEnv(name); return ok },
+		HostEnv: func(name string) bool { _, ok := lookupEnv(name); return ok },
 	}
 }
 

@@ -144,11 +144,21 @@
 // # Shutdown
 //
 // On host EOF, or when ctx is cancelled (SIGTERM/SIGINT in the CLI), the
-// server's stdin is closed; after --grace it gets SIGTERM, after another
-// --grace SIGKILL, and then its whole tree is killed. On ctx cancellation,
-// requests still in flight are answered with CodeServerStopped. The last log
-// line ("mcpsandbox: session ended") and Outcome give the reason; the exit
-// code is 0 after a clean end and 1 when the server could not be kept up.
+// server gets what was queued for it, then EOF on stdin; after --grace it
+// gets SIGTERM, after another --grace SIGKILL, and then its whole tree is
+// killed. On ctx cancellation, requests still in flight are answered with
+// CodeServerStopped. The last log line ("mcpsandbox: session ended") and
+// Outcome give the reason, and Outcome.Failed whether the server could not
+// be kept up (the CLI then exits 1).
+//
+// # One process, many relays
+//
+// A relay takes nothing from its process but what Options hands it: the
+// environment bare Env NAMEs are read from (LookupEnv), the logger, what
+// starts a server (Start, sandbox.Start by default) and the hook that hands
+// memory back to the OS after a big message (ReleaseMemory, one
+// MemoryReleaser per process). Audit logs are shared per file by package
+// audit. Many relays can run in one process, each with its own server.
 //
 // # Error codes
 //

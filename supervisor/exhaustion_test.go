@@ -177,7 +177,7 @@ func (s *exhaustionSession) end(t *testing.T) {
 	s.hostIn.Close()
 	select {
 	case out := <-s.outcome:
-		if out.ExitCode != 0 || out.Restarts != 1 {
+		if out.Failed || out.Restarts != 1 {
 			t.Errorf("outcome %+v, want exit code 0 after exactly one restart", out)
 		}
 	case <-s.ctx.Done():

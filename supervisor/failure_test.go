@@ -142,7 +142,7 @@ func TestOversizedLineFromHost(t *testing.T) {
 	}
 	// The last 64 MiB arrive without a newline before the host hangs up.
 	io.WriteString(r.toRelay, huge)
-	if out := r.end(); out.ExitCode != 0 {
+	if out := r.end(); out.Failed {
 		t.Errorf("outcome %+v", out)
 	}
 }
@@ -233,7 +233,7 @@ func TestShutdownEscalatesForServerIgnoringEOF(t *testing.T) {
 	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","arguments":{}}}`)
 	r.logs.waitFor(t, "hanging on request") // the server's stderr, in the log
 	out := r.end()
-	if out.ExitCode != 0 {
+	if out.Failed {
 		t.Errorf("outcome %+v", out)
 	}
 	if logs := r.logs.String(); !strings.Contains(logs, "still running after grace period") {

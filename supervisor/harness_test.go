@@ -137,7 +137,7 @@ func startRelay(t testing.TB, pol policy.Policy) *relay {
 	log := slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	go func() {
 		out, err := supervisor.Run(ctx, supervisor.Options{
-			Name: "test", Policy: pol, HostIn: hostInR, HostOut: hostOutW, Log: log,
+			Name: "test", Policy: pol, HostIn: hostInR, HostOut: hostOutW, Log: log, LookupEnv: os.LookupEnv,
 			Events: func(e supervisor.Event) { r.events <- e },
 		})
 		if err != nil {

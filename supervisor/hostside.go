@@ -88,7 +88,7 @@ func (r *relay) readHost() {
 	defer r.closeHost()
 	lr := jsonrpc.NewLineReader(r.hostIn, int(r.pol.MaxMessage))
 	lr.FindIDs = true
-	lr.OnShrink = releaseMemorySoon
+	lr.OnShrink = r.release
 	var (
 		f  jsonrpc.Frame
 		b  jsonrpc.Batch

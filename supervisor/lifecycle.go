@@ -32,8 +32,8 @@ func (r *relay) afterExit(ctx context.Context, g *generation, reason string, fai
 		if end {
 			r.stopAll()
 			reason := "the server exited by itself (" + reason + "); " + r.setting("Restart") + " " + r.pol.Restart + " does not restart it"
-			r.log.Info("mcpsandbox: session ended", "reason", reason, "exit_code", 0)
-			return Outcome{Reason: reason, ExitCode: 0, Restarts: r.restartCount()}, true
+			r.log.Info("mcpsandbox: session ended", "reason", reason, "failed", false)
+			return Outcome{Reason: reason, Restarts: r.restartCount()}, true
 		}
 		if !restart {
 			return Outcome{}, false // stopped: serve waits for the host to leave
@@ -246,13 +246,11 @@ func (r *relay) shutdown(g *generation, reason string, answerHost bool) Outcome 
 		}
 	}
 	r.unlock()
-	code := 0
 	if failed {
-		code = 1
 		reason += " (the server had stopped: " + r.stopReason + ")"
 	}
-	r.log.Info("mcpsandbox: session ended", "reason", reason, "exit_code", code)
-	return Outcome{Reason: reason, ExitCode: code, Restarts: r.restartCount()}
+	r.log.Info("mcpsandbox: session ended", "reason", reason, "failed", failed)
+	return Outcome{Reason: reason, Failed: failed, Restarts: r.restartCount()}
 }
 
 // stopProcess stops g politely (it gets what was queued for it, then EOF),

@@ -64,11 +64,12 @@ func runSupervisorRole() int {
 	pol.Unconfined = len(os.Args) > 2 && os.Args[2] == "unconfined"
 	pol.Command = []string{exe, roleExampleServer}
 	out, err := supervisor.Run(context.Background(), supervisor.Options{
-		Name:    "example",
-		Policy:  pol,
-		HostIn:  os.Stdin,
-		HostOut: os.Stdout,
-		Log:     slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		Name:      "example",
+		Policy:    pol,
+		HostIn:    os.Stdin,
+		HostOut:   os.Stdout,
+		Log:       slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		LookupEnv: os.LookupEnv,
 		Events: func(e supervisor.Event) {
 			fmt.Fprintf(os.Stderr, "EVENT %s %d %d\n", e.Kind, e.Generation, e.Pid)
 		},
@@ -76,7 +77,10 @@ func runSupervisorRole() int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
-	return out.ExitCode
+	if out.Failed {
+		return 1
+	}
+	return 0
 }
 
 // serveWithoutPing is a Go SDK server that answers ping with -32601, as

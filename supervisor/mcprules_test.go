@@ -65,7 +65,7 @@ func TestToolRulesServerEverything(t *testing.T) {
 	wantDenied(t, cs, "get-sum", "DenyTools")                      // deny wins over allow
 	wantDenied(t, cs, "trigger-sampling-request", "no AllowTools") // outside the allow list
 	cs.Close()
-	if out := r.end(); out.ExitCode != 0 {
+	if out := r.end(); out.Failed {
 		t.Errorf("outcome %+v", out)
 	}
 }

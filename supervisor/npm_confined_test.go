@@ -168,7 +168,7 @@ func TestConfinedNPMFilesystem(t *testing.T) {
 	}
 
 	cs.Close()
-	if out := r.end(); out.ExitCode != 0 || out.Restarts != 0 {
+	if out := r.end(); out.Failed || out.Restarts != 0 {
 		t.Errorf("outcome %+v", out)
 	}
 }
@@ -242,7 +242,7 @@ func TestConfinedNPMMemorySurvivesACrash(t *testing.T) {
 	checkOwnedByUser(t, memFile)
 
 	cs.Close()
-	if out := r.end(); out.ExitCode != 0 || out.Restarts != 1 {
+	if out := r.end(); out.Failed || out.Restarts != 1 {
 		t.Errorf("outcome %+v", out)
 	}
 }
@@ -453,7 +453,7 @@ func TestConfinedNPMEverythingEveryToolAnswers(t *testing.T) {
 	}
 
 	cs.Close()
-	if out := r.end(); out.ExitCode != 0 || out.Restarts != 0 {
+	if out := r.end(); out.Failed || out.Restarts != 0 {
 		t.Errorf("outcome %+v", out)
 	}
 }

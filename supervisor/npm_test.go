@@ -110,7 +110,7 @@ func TestServerEverything(t *testing.T) {
 		t.Errorf("roots the server got from the host: %q", got)
 	}
 	cs.Close()
-	if out := r.end(); out.ExitCode != 0 {
+	if out := r.end(); out.Failed {
 		t.Errorf("outcome %+v", out)
 	}
 }
@@ -155,7 +155,7 @@ func TestServerEverythingShutdownWithPendingRoots(t *testing.T) {
 	h := r.rawHost()
 	h.initialize("2025-06-18") // declares roots
 	h.next("roots/list", func(m map[string]json.RawMessage) bool { return string(m["method"]) == `"roots/list"` })
-	if out := r.end(); out.ExitCode != 0 {
+	if out := r.end(); out.Failed {
 		t.Errorf("outcome %+v", out)
 	}
 	if !gone(started.Pid, 0) {
@@ -240,7 +240,7 @@ func TestServerEverythingSurvivesKill(t *testing.T) {
 		t.Errorf("echo after restart: %q", got)
 	}
 	cs.Close()
-	if out := r.end(); out.ExitCode != 0 || out.Restarts != 1 {
+	if out := r.end(); out.Failed || out.Restarts != 1 {
 		t.Errorf("outcome %+v", out)
 	}
 }

@@ -50,7 +50,7 @@ func TestPromptAndResourceRulesServerEverything(t *testing.T) {
 		t.Errorf("read of an allowed template: %v", err)
 	}
 	cs.Close()
-	if out := r.end(); out.ExitCode != 0 {
+	if out := r.end(); out.Failed {
 		t.Errorf("outcome %+v", out)
 	}
 }

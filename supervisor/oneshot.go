@@ -3,7 +3,6 @@ package supervisor
 import (
 	"context"
 	"io"
-	"log/slog"
 	"sync"
 
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
@@ -17,11 +16,8 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (sandbox.Exit, er
 	if err := opts.Policy.Validate(); err != nil {
 		return sandbox.Exit{}, err
 	}
-	log := opts.Log
-	if log == nil {
-		log = slog.Default()
-	}
-	proc, err := sandbox.Start(specFromPolicy(opts.Name, opts.Policy, opts.StateDir), log)
+	opts = opts.withDefaults()
+	proc, err := opts.Start(specFromPolicy(opts.Name, opts.Policy, opts.StateDir, opts.LookupEnv), opts.Log)
 	if err != nil {
 		return sandbox.Exit{SetupErr: err}, err
 	}

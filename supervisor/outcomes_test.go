@@ -2,8 +2,11 @@ package supervisor_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +14,8 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
+	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
 // roleOutcomeServer is a server written as JSON-RPC lines by hand, so that
@@ -270,5 +275,56 @@ func TestInvalidServerRequestsAnswered(t *testing.T) {
 		if strings.Contains(string(l), "roots/list") {
 			t.Errorf("an invalid request reached the host: %s", l)
 		}
+	}
+}
+
+// The relay reads nothing of its process: the environment a policy's bare
+// NAME takes its value from is the caller's LookupEnv (not os.Environ),
+// and what starts the server is the caller's Start.
+func TestEnvironmentAndStartAreHandedIn(t *testing.T) {
+	pol := testPolicy(exampleCommand(t))
+	pol.Unconfined = true
+	pol.Env = []string{"MCPSANDBOX_TEST_HANDED_IN", "PATH"}
+	t.Setenv("MCPSANDBOX_TEST_HANDED_IN", "from the process")
+	specs := make(chan sandbox.Spec, 4)
+	hostIn, toRelay := io.Pipe()
+	fromRelay, hostOut := io.Pipe()
+	defer toRelay.Close()
+	done := make(chan supervisor.Outcome, 1)
+	go func() {
+		out, _ := supervisor.Run(context.Background(), supervisor.Options{
+			Policy: pol, HostIn: hostIn, HostOut: hostOut,
+			LookupEnv: func(name string) (string, bool) {
+				if name == "MCPSANDBOX_TEST_HANDED_IN" {
+					return "from the caller", true
+				}
+				return "", false
+			},
+			Start: func(s sandbox.Spec, log *slog.Logger) (sandbox.Process, error) {
+				specs <- s
+				return sandbox.Start(s, log)
+			},
+		})
+		hostOut.Close()
+		done <- out
+	}()
+	var s sandbox.Spec
+	select {
+	case s = <-specs:
+	case <-time.After(waitLimit):
+		t.Fatal("the caller's Start was not called")
+	}
+	if strings.Join(s.Env, " ") != "MCPSANDBOX_TEST_HANDED_IN=from the caller" {
+		t.Errorf("the server's environment is %q, want only the caller's value (PATH is not the caller's)", s.Env)
+	}
+	toRelay.Close()
+	go io.Copy(io.Discard, fromRelay)
+	select {
+	case out := <-done:
+		if out.Failed {
+			t.Errorf("outcome %+v", out)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("Run did not return after the host left")
 	}
 }

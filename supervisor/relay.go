@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/diagnose"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
@@ -65,9 +66,14 @@ type relay struct {
 	facts    diagnose.Facts
 	setting  field.Namer
 	log      *slog.Logger
-	events   func(Event)
-	hostIn   io.Reader
-	host     *hostWriter
+	// lookupEnv, start and release are the process's, handed in
+	// (Options): the relay reads no global state.
+	lookupEnv func(string) (string, bool)
+	start     func(sandbox.Spec, *slog.Logger) (sandbox.Process, error)
+	release   func()
+	events    func(Event)
+	hostIn    io.Reader
+	host      *hostWriter
 
 	hostGone     chan struct{} // the host closed its side (EOF or write error)
 	hostGoneOnce sync.Once
@@ -121,7 +127,10 @@ func newRelay(opts Options) *relay {
 		pol:         opts.Policy,
 		stateDir:    opts.StateDir,
 		rules:       mcprules.New(opts.Policy, mcprules.Options{Setting: opts.Setting}),
-		facts:       factsOf(opts.Policy),
+		facts:       factsOf(opts.Policy, opts.LookupEnv),
+		lookupEnv:   opts.LookupEnv,
+		start:       opts.Start,
+		release:     opts.ReleaseMemory,
 		setting:     opts.Setting,
 		log:         opts.Log.With("server", opts.Name),
 		events:      opts.Events,
@@ -214,6 +223,6 @@ func (r *relay) finish(reason string) Outcome {
 	r.state = stateClosing
 	n := r.nRestarts
 	r.mu.Unlock()
-	r.log.Error("mcpsandbox: session ended", "reason", reason, "exit_code", 1)
-	return Outcome{Reason: reason, ExitCode: 1, Restarts: n}
+	r.log.Error("mcpsandbox: session ended", "reason", reason, "failed", true)
+	return Outcome{Reason: reason, Failed: true, Restarts: n}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
@@ -21,7 +22,7 @@ type Options struct {
 	StateDir string
 	HostIn   io.Reader    // messages from the host
 	HostOut  io.Writer    // messages to the host
-	Log      *slog.Logger // default: slog.Default()
+	Log      *slog.Logger // nil: nothing is logged
 	// Setting names a policy field (and field.Doctor) in messages to the
 	// host and the log, the way the user set it: `run` as its --flag, a
 	// policy file as its key. Default: the field's own name.
@@ -30,6 +31,18 @@ type Options struct {
 	// (from the supervisor's goroutines; keep it quick), for callers that
 	// wait on them, as the tests do; logs carry the same facts.
 	Events func(Event)
+	// LookupEnv reads mcpsandbox's own environment: a bare NAME in the
+	// policy's Env passes its value on to the server (os.LookupEnv in the
+	// CLI). Nil: an empty environment, so bare NAMEs pass nothing.
+	LookupEnv func(name string) (string, bool)
+	// Start starts one server process; nil: sandbox.Start. A daemon or a
+	// test may put something in front of it.
+	Start func(sandbox.Spec, *slog.Logger) (sandbox.Process, error)
+	// ReleaseMemory, when set, is called after a relay dropped a buffer
+	// grown for a big message, for the process to hand the memory back to
+	// the OS; it is the process's, shared by all its relays
+	// (MemoryReleaser). Nil: the Go runtime's scavenger does it, in time.
+	ReleaseMemory func()
 }
 
 // EventKind names a lifecycle change.
@@ -50,12 +63,13 @@ type Event struct {
 	Reason     string
 }
 
-// Outcome says why supervision ended: ExitCode is what mcpsandbox exits with
-// (0 after a clean end of the session, 1 when the server could not be kept
-// up), Reason is the same fact in words (also the last log line).
+// Outcome says why supervision ended: Reason in words (also the last log
+// line), and whether the server could not be kept up (Failed: it stopped
+// for good, after a crash loop, a failure under --restart never, or a
+// start that failed) rather than the session ending cleanly.
 type Outcome struct {
 	Reason   string
-	ExitCode int
+	Failed   bool
 	Restarts int // how often the server was restarted
 }
 
@@ -71,15 +85,10 @@ type Outcome struct {
 // When Run returns because of ctx or the server, a goroutine may still be
 // blocked reading HostIn; it ends once HostIn is closed.
 func Run(ctx context.Context, opts Options) (Outcome, error) {
-	if opts.Setting == nil {
-		opts.Setting = field.Plain
-	}
+	opts = opts.withDefaults()
 	var err error
 	if err = opts.Policy.Validate(); err != nil {
-		return Outcome{Reason: field.Message(err, opts.Setting), ExitCode: 2}, err
-	}
-	if opts.Log == nil {
-		opts.Log = slog.Default()
+		return Outcome{Reason: field.Message(err, opts.Setting)}, err
 	}
 	if opts.Name == "" {
 		opts.Name = filepath.Base(opts.Policy.Command[0])
@@ -88,8 +97,28 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	p := opts.Policy
 	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Server: opts.Name, Log: r.log})
 	if err != nil {
-		return Outcome{Reason: field.Message(err, opts.Setting), ExitCode: 2}, err
+		return Outcome{Reason: field.Message(err, opts.Setting)}, err
 	}
 	defer r.audit.Close()
 	return r.serve(ctx)
+}
+
+// withDefaults fills in what the caller left out.
+func (o Options) withDefaults() Options {
+	if o.Setting == nil {
+		o.Setting = field.Plain
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = func(string) (string, bool) { return "", false }
+	}
+	if o.Start == nil {
+		o.Start = sandbox.Start
+	}
+	if o.ReleaseMemory == nil {
+		o.ReleaseMemory = func() {}
+	}
+	return o
 }

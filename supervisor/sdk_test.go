@@ -56,7 +56,7 @@ func TestGoSDKThroughRelayEveryProtocolVersion(t *testing.T) {
 			if err := cs.Close(); err != nil {
 				t.Logf("close: %v", err)
 			}
-			if out := r.end(); out.ExitCode != 0 {
+			if out := r.end(); out.Failed {
 				t.Errorf("outcome %+v, want exit 0 after the host closed", out)
 			}
 		})

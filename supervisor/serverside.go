@@ -32,7 +32,7 @@ func (r *relay) readServer(g *generation) {
 	defer close(g.stdoutDone)
 	lr := jsonrpc.NewLineReader(g.proc.Stdout(), int(r.pol.MaxMessage))
 	lr.FindIDs = true
-	lr.OnShrink = releaseMemorySoon
+	lr.OnShrink = r.release
 	var (
 		f  jsonrpc.Frame
 		b  jsonrpc.Batch

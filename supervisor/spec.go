@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"os"
 	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
@@ -10,13 +9,14 @@ import (
 
 // specFromPolicy turns the policy into what the sandbox needs to start one
 // server process. Environment entries given as a bare NAME take their value
-// from mcpsandbox's own environment (and are left out when it has none).
-func specFromPolicy(name string, p policy.Policy, stateDir string) sandbox.Spec {
+// from mcpsandbox's own environment, read by lookupEnv (and are left out
+// when it has none).
+func specFromPolicy(name string, p policy.Policy, stateDir string, lookupEnv func(string) (string, bool)) sandbox.Spec {
 	var env []string
 	for _, e := range p.Env {
 		if strings.Contains(e, "=") {
 			env = append(env, e)
-		} else if v, ok := os.LookupEnv(e); ok {
+		} else if v, ok := lookupEnv(e); ok {
 			env = append(env, e+"="+v)
 		}
 	}

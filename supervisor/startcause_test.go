@@ -69,7 +69,7 @@ func startStopsAtOnce(t *testing.T, cmd []string, want ...string) {
 		t.Errorf("stopped at generation %d: the server was restarted", stopped.Generation)
 	}
 	out := r.end()
-	if out.ExitCode == 0 || out.Restarts != 0 {
+	if !out.Failed || out.Restarts != 0 {
 		t.Errorf("outcome %+v, want non-zero and no restart", out)
 	}
 	h.checkOneAnswerEach()

@@ -52,8 +52,12 @@ func demoCommand(args []string, std cmdline.Stdio) int {
 		Unconfined:    *unconfined,
 		Out:           std.Out,
 		Supervise: func(ctx context.Context, p policy.Policy, setting field.Namer, hostIn goio.Reader, hostOut goio.Writer) (demo.Ended, error) {
-			out, err := supervisor.Run(ctx, supervisor.Options{Name: "example", Policy: p, HostIn: hostIn, HostOut: hostOut, Log: log, Setting: setting})
-			return demo.Ended{Reason: out.Reason, ExitCode: out.ExitCode}, err
+			out, err := supervisor.Run(ctx, supervisor.Options{Name: "example", Policy: p, HostIn: hostIn, HostOut: hostOut, Log: log, Setting: setting, LookupEnv: os.LookupEnv})
+			code := 0 // as mcpsandbox run exits
+			if out.Failed {
+				code = 1
+			}
+			return demo.Ended{Reason: out.Reason, ExitCode: code}, err
 		},
 		ConfinementProblem: confinementProblem,
 		Choose:             demo.ChooseAsRun,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
@@ -45,7 +46,7 @@ func prepareCommand(args []string, std stdio) int {
 	defer cancel()
 	go catchSignals(cancel)
 	start := time.Now()
-	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.launch.Name, Policy: p, StateDir: r.stateDir(), Log: log, Setting: flagOf}, std.Err)
+	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.launch.Name, Policy: p, StateDir: r.stateDir(), Log: log, Setting: flagOf, LookupEnv: os.LookupEnv}, std.Err)
 	switch {
 	case ex.SetupErr != nil:
 		fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", field.Message(ex.SetupErr, flagOf))

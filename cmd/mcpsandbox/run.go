@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
@@ -31,21 +32,35 @@ func runCommand(args []string, std stdio) int {
 	go catchSignals(cancel)
 
 	out, err := supervisor.Run(ctx, supervisor.Options{
-		Name:     r.launch.Name,
-		Policy:   p,
-		StateDir: r.stateDir(),
-		HostIn:   std.In,
-		HostOut:  std.Out,
-		Log:      log,
-		Setting:  flagOf,
+		Name:          r.launch.Name,
+		Policy:        p,
+		StateDir:      r.stateDir(),
+		HostIn:        std.In,
+		HostOut:       std.Out,
+		Log:           log,
+		Setting:       flagOf,
+		LookupEnv:     os.LookupEnv,
+		ReleaseMemory: supervisor.MemoryReleaser(200 * time.Millisecond),
 	})
 	if err != nil {
 		log.Error("mcpsandbox stopped", "err", field.Message(err, flagOf), "reason", out.Reason)
-		if out.ExitCode == exitOK {
-			return exitFailure
-		}
 	}
-	return out.ExitCode
+	code := exitStatus(out, err)
+	log.Info("mcpsandbox: session ended; exiting", "exit_code", code, "reason", out.Reason)
+	return code
+}
+
+// exitStatus is what mcpsandbox run exits with: 1 when the server could
+// not be kept up (it stopped for good, or never started), 2 when nothing
+// could start (the policy or the audit log is wrong), 0 after a clean end.
+func exitStatus(out supervisor.Outcome, err error) int {
+	switch {
+	case out.Failed:
+		return exitFailure
+	case err != nil:
+		return exitUsage
+	}
+	return exitOK
 }
 
 // catchSignals: the first SIGTERM/SIGINT starts the supervisor's graceful
