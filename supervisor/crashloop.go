@@ -82,29 +82,29 @@ func (r *relay) stopDetailLocked() string {
 // it never answered and took over no session.
 func (g *generation) startFailed() bool { return !g.answered.Load() && !g.ready.Load() }
 
-// requeueLocked holds the host's initialize (or server/discover), sent to
-// a process that failed at start, for the next process: it never reached a
-// working server, and answering it "retry" would end the host's connect.
-// Other requests are answered as crashed. r.mu is held.
+// requeueLocked holds a request of a process that ended for the next one,
+// under the id that process knew: the host's initialize (or
+// server/discover) sent to a process that failed at start, since it never
+// reached a working server and answering it "retry" would end the host's
+// connect; and an open subscriptions/listen stream, which the spec has
+// re-established, its duplicate acknowledgement swallowed (resent). Other
+// requests are answered as crashed. r.mu is held.
 func (r *relay) requeueLocked(key string, req hostRequest) bool {
-	if req.method != mInitialize && req.method != mDiscover {
+	if req.method != mInitialize && req.method != mDiscover && req.method != mListen {
 		return false
-	}
-	method := "initialize"
-	if req.method == mDiscover {
-		method = "server/discover"
 	}
 	id := req.hostID
 	if req.remapped {
 		id = key
 	}
-	msg := jsonrpc.NewRequest([]byte(id), method, req.params)
+	msg := jsonrpc.NewRequest([]byte(id), methodNames[req.method], req.params)
 	if len(r.queue) >= maxQueued || r.queueBytes+len(msg) > int(r.pol.MaxMessage) {
 		return false
 	}
 	r.queue = append([][]byte{msg}, r.queue...)
 	r.queueBytes += len(msg)
 	req.gen = 0
+	req.resent = req.method == mListen
 	r.inflight[key] = req
 	return true
 }

@@ -79,8 +79,10 @@
 // for each list the server declared listChanged. A host never sees a second
 // initialize reach a process: a repeated one is answered from the cache.
 // Stateless 2026-07-28 sessions (server/discover, _meta on every request)
-// need no replay; a subscriptions/listen stream open at the crash ends with
-// CodeServerCrashed like any request in flight, and the host must reopen it.
+// need no replay. A subscriptions/listen stream open at the crash is not
+// answered: as the spec asks, it is re-established, sent to the new process
+// under its id, and the new process's acknowledgement (the host has had
+// one) is swallowed, so its notifications reach the host's stream.
 //
 // After --max-restarts failures within --restart-window (a crash loop), or a
 // failure under --restart never, the server stays down: every request gets

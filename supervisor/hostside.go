@@ -33,6 +33,7 @@ const (
 	mTemplatesList
 	mResourcesRead
 	mComplete
+	mListen
 )
 
 // methodSet is a set of methodKinds: which rules apply to a method is said
@@ -55,6 +56,10 @@ var (
 	cachedMethods = setOf(mInitialize, mSetLevel, mSubscribe, mUnsubscribe, mDiscover)
 	// auditedMethods are those --audit-log records (audit.Audited).
 	auditedMethods = setOf(mToolsCall, mPromptsGet, mResourcesRead)
+	// resentMethods are re-sent to a restarted server under their id, as
+	// the spec asks of an open subscriptions/listen stream, instead of
+	// being answered as crashed.
+	resentMethods = setOf(mListen)
 )
 
 // methodNames are the methods of the kinds, as the host names them.
@@ -63,6 +68,7 @@ var methodNames = [...]string{
 	mUnsubscribe: "resources/unsubscribe", mDiscover: "server/discover", mToolsList: "tools/list", mToolsCall: "tools/call",
 	mPromptsList: "prompts/list", mPromptsGet: "prompts/get", mResourcesList: "resources/list",
 	mTemplatesList: "resources/templates/list", mResourcesRead: "resources/read", mComplete: "completion/complete",
+	mListen: "subscriptions/listen",
 }
 
 // methodKinds finds a method's kind by its name.
@@ -244,7 +250,7 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 	if live {
 		req.gen = r.gen.n
 	}
-	if cachedMethods.has(mk) {
+	if cachedMethods.has(mk) || resentMethods.has(mk) {
 		req.params = bytes.Clone(e.Params)
 	}
 	if req.call != nil {

@@ -172,8 +172,8 @@ func (r *relay) answerCrashed(g *generation, reason string, restart, early bool,
 		if !ofDead && !(queued && !restart) {
 			continue // held for the next process
 		}
-		if restart && early && !req.ended && r.requeueLocked(k, req) {
-			continue // it never reached a working server: the next one gets it
+		if restart && !req.ended && (early || resentMethods.has(req.method)) && r.requeueLocked(k, req) {
+			continue // it never reached a working server, or is a stream to reopen: the next one gets it
 		}
 		id := []byte(req.hostID)
 		data := errorData{Reason: reason, Generation: req.gen}

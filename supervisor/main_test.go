@@ -46,6 +46,9 @@ func TestMain(m *testing.M) {
 		case roleOutcomeServer:
 			serveOutcomes()
 			os.Exit(0)
+		case roleListServer:
+			serveList()
+			os.Exit(0)
 		}
 	}
 	os.Exit(m.Run())

@@ -109,6 +109,7 @@ type hostRequest struct {
 	params   []byte        // kept only for methods the session cache needs
 	remapped bool          // the server sees a relay id instead of hostID
 	ended    bool          // it ended (the host cancelled it) and waits only for the server's late answer
+	resent   bool          // re-sent to a restarted server: its acknowledgement, a duplicate, is not relayed
 	timer    *time.Timer   // the --call-timeout clock; nil without one
 	audit    *audit.Call   // its audit record; nil when not audited
 	call     mcprules.Call // what the MCP rules keep of it; nil: nothing

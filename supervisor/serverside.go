@@ -172,6 +172,10 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 			start := jsonrpc.OffsetIn(msg, reqID)
 			return jsonrpc.Splice(msg, start, start+len(reqID), []byte(nid))
 		}
+		if r.resentAckLocked(e) {
+			g.log.Debug("the restarted server acknowledged the host's subscriptions/listen stream again; the duplicate is not relayed")
+			return nil
+		}
 		if r.rules != nil && !r.rules.ServerNotification(msg, e) {
 			if r.logLimit.allow(g.log) {
 				g.log.Debug("server notification dropped by the MCP rules", "method", logValue(e.Method), "params", logValue(e.Params))
@@ -181,6 +185,31 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 		return msg
 	}
 	return nil
+}
+
+// subscriptionID is where a notification names its subscriptions/listen
+// stream: the stream's request id, in _meta.
+const subscriptionID = "io.modelcontextprotocol/subscriptionId"
+
+// resentAckLocked reports whether e is a restarted server's acknowledgement
+// of a subscriptions/listen stream the relay re-sent it: the host has had
+// one for that stream, and gets no second. r.mu is held.
+func (r *relay) resentAckLocked(e *jsonrpc.Envelope) bool {
+	if !e.MethodIs("notifications/subscriptions/acknowledged") {
+		return false
+	}
+	id := jsonrpc.MemberValue(jsonrpc.MemberValue(e.Params, "_meta"), subscriptionID)
+	if id == nil {
+		return false
+	}
+	key := jsonrpc.IDKey(id, bytes.IndexByte(id, '\\') >= 0)
+	req, ok := r.inflight[key]
+	if !ok || !req.resent {
+		return false
+	}
+	req.resent = false
+	r.inflight[key] = req
+	return true
 }
 
 // relayResponseLocked takes the server's answer to one of mcpsandbox's own
