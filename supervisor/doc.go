@@ -47,6 +47,19 @@
 // process than the one that asked. notifications/cancelled is rewritten to
 // match, in both directions.
 //
+// # The tool-error hint
+//
+// Beside the ids, the relay changes one thing on its own (the MCP rules,
+// when set, change what they say): a tools/call result with isError true
+// whose text quotes EROFS, EACCES, ENOENT or "[Errno N]" for a path the
+// confinement explains (not granted, granted read-only, not readable by the
+// server's user; package diagnose reads the host to tell it from a real
+// error) gets one more content item, {"type":"text","text":"mcpsandbox:
+// ..."}, after the server's own, saying what of the confinement caused it
+// and which setting fixes it. The server's items and every other member of
+// the result stay as the server wrote them; the diagnosis runs outside the
+// relay's lock.
+//
 // # Crash, hang and restart
 //
 // Everything written to a server process (host messages, refusals,
