@@ -13,19 +13,20 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/resolve"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 )
 
 // policyExplain is `mcpsandbox policy explain [run's options] -- COMMAND`:
 // what run would apply to COMMAND, for a person to read. It starts nothing;
-// runPolicy is run's own resolution, so the two cannot disagree.
+// it resolves through runPolicy, as run does, so the two cannot disagree.
 func policyExplain(args []string, std stdio) int {
 	r, status, ok := runPolicy("policy", args, std)
 	if !ok {
 		return status
 	}
-	e := explanation{r: r, p: r.policy, out: std.Out}
+	e := explanation{r: r, p: r.Policy, out: std.Out}
 	e.write()
 	return exitOK
 }
@@ -44,7 +45,7 @@ var sandboxBase = []string{
 }
 
 type explanation struct {
-	r   resolved
+	r   resolve.Resolution
 	p   policy.Policy
 	out io.Writer
 }
@@ -88,21 +89,21 @@ func (e explanation) policyLines() []string {
 	r := e.r
 	var lines []string
 	switch {
-	case r.chosen:
-		lines = append(lines, "built-in "+r.ref+", chosen by the command:", "  "+r.launch.Choice.Why)
-	case policy.IsFile(r.ref):
-		lines = append(lines, "the file "+r.ref+" (--policy)")
+	case r.Chosen:
+		lines = append(lines, "built-in "+r.Ref+", chosen by the command:", "  "+r.Launch.Choice.Why)
+	case policy.IsFile(r.Ref):
+		lines = append(lines, "the file "+r.Ref+" (--policy)")
 	default:
-		lines = append(lines, "built-in "+r.ref+" (--policy)")
+		lines = append(lines, "built-in "+r.Ref+" (--policy)")
 	}
-	if len(r.chain) > 1 {
-		lines = append(lines, "extends: "+strings.Join(r.chain[1:], " → "))
+	if len(r.Chain) > 1 {
+		lines = append(lines, "extends: "+strings.Join(r.Chain[1:], " → "))
 	}
 	return lines
 }
 
 func (e explanation) commandLines() []string {
-	l, p := e.r.launch, e.p
+	l, p := e.r.Launch, e.p
 	lines := []string{"given: " + shellJoin(l.Given)}
 	if rt := l.Runtime; rt.Shim != "" && !p.Unconfined {
 		lines = append(lines, fmt.Sprintf("%s → %s (%s shim)", l.Given[0], rt.Exe, rt.Via))
@@ -116,8 +117,8 @@ func (e explanation) commandLines() []string {
 }
 
 func (e explanation) serverLines() []string {
-	lines := []string{"name: " + e.r.launch.Name}
-	dir := e.r.stateDir()
+	lines := []string{"name: " + e.r.Launch.Name}
+	dir := e.r.StateDir()
 	if dir == "" {
 		return append(lines, "state directory: off"+e.from("State"))
 	}
@@ -148,13 +149,13 @@ func (e explanation) grants() []grant {
 				why = append(why, flag)
 			}
 			if slices.Contains(fromFile, g) {
-				if g == r.launch.Project {
+				if g == r.Launch.Project {
 					why = append(why, "the script's project, ${PROJECT}")
 				} else {
 					why = append(why, key)
 				}
 			}
-			if slices.Contains(r.launch.Runtime.Roots, g) {
+			if slices.Contains(r.Launch.Runtime.Roots, g) {
 				why = append(why, "the interpreter's installation")
 			}
 			if len(why) == 0 && p.GrantArgs == argMode {
@@ -163,9 +164,9 @@ func (e explanation) grants() []grant {
 			out = append(out, grant{kind, g, strings.Join(why, "; ")})
 		}
 	}
-	add("ro", p.ReadOnly, r.loaded.ReadOnly, r.flagged.ReadOnly, "filesystem.ro", "--ro", policy.GrantRO)
-	add("rw", p.ReadWrite, r.loaded.ReadWrite, r.flagged.ReadWrite, "filesystem.rw", "--rw", policy.GrantRW)
-	if dir := r.stateDir(); dir != "" {
+	add("ro", p.ReadOnly, r.Loaded.ReadOnly, r.Overrides.ReadOnly, "filesystem.ro", "--ro", policy.GrantRO)
+	add("rw", p.ReadWrite, r.Loaded.ReadWrite, r.Overrides.ReadWrite, "filesystem.rw", "--rw", policy.GrantRW)
+	if dir := r.StateDir(); dir != "" {
 		out = append(out, grant{"rw", dir, "the state directory"})
 	}
 	if exe := e.executable(); exe != "" && !within(exe, "/usr") && !slices.ContainsFunc(out, func(g grant) bool { return within(exe, g.path) }) {
@@ -173,7 +174,7 @@ func (e explanation) grants() []grant {
 	}
 	for _, t := range p.Tmpfs {
 		why := "filesystem.tmpfs"
-		if slices.Contains(r.flagged.Tmpfs, t) {
+		if slices.Contains(r.Overrides.Tmpfs, t) {
 			why = "--tmpfs"
 		}
 		out = append(out, grant{"tmpfs", t, why + ", empty, " + p.TmpSize.String()})
@@ -330,7 +331,7 @@ func (e explanation) userLine() string {
 		return fmt.Sprintf("your uid %d, in a user namespace of its own%s", os.Getuid(), e.from("User"))
 	case e.p.User != "":
 		return e.p.User + e.from("User")
-	case e.r.stateDir() != "":
+	case e.r.StateDir() != "":
 		return fmt.Sprintf("a dynamic uid of its own (%d and up), the owner of its state directory", sandbox.DynamicIDFirst)
 	default:
 		return fmt.Sprintf("a dynamic uid of its own (%d and up), never root", sandbox.DynamicIDFirst)
@@ -404,10 +405,10 @@ func (e explanation) from(field string) string {
 }
 
 func (e explanation) source(field string) string {
-	if e.r.given[field] {
+	if e.r.Given[field] {
 		return flagOf(field)
 	}
-	pos, ok := e.r.origin[field]
+	pos, ok := e.r.Origin[field]
 	switch {
 	case !ok:
 		return "default"

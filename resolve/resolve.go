@@ -1,0 +1,95 @@
+package resolve
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/launch"
+	"github.com/mcpsandbox/mcpsandbox/policy"
+)
+
+// Request is what a caller resolves, in its own terms.
+type Request struct {
+	// Command is the server's launch line.
+	Command []string
+	// Policy names the policy to start from: a file (policy.IsFile;
+	// relative to Host.WorkDir) or a built-in; "" chooses the built-in
+	// that Command selects.
+	Policy string
+	// Overrides holds the values the caller sets over the policy's, in the
+	// fields that Given names; its list fields add to the policy's lists.
+	Overrides policy.Policy
+	Given     []string // fields of policy.Policy, e.g. "Memory"
+	// Host is the machine as seen by whoever the server is started for.
+	Host launch.Host
+}
+
+// Resolution is what a server will run under, and how it came about.
+type Resolution struct {
+	Policy policy.Policy   // what to apply; its Command is what to start
+	Launch launch.Launch   // the launch line as read on the host
+	Ref    string          // the policy file or built-in applied
+	Chosen bool            // Ref was chosen from the launch line, not given; Launch.Choice.Why says why
+	Chain  []string        // Ref and what it extends, in turn ("built-in NAME" or the file)
+	Origin policy.Origin   // the fields a policy file set (not those given), and where
+	Given  map[string]bool // the fields the caller's overrides set
+
+	// The policy's values before the launch line's additions
+	// (launch.Launch.Apply), and the overrides: where each grant came from.
+	Loaded    policy.Policy
+	Overrides policy.Policy
+}
+
+// PolicyField names the policy reference in errors (field.Error.Field):
+// run calls it --policy, the daemon its configuration's key.
+const PolicyField = "Policy"
+
+// Resolve makes the policy req asks for. Its errors are field errors
+// (internal/field) for the caller to render in its own names: a policy
+// file's are at FILE:LINE:COL (policy.FileError), one reading the
+// reference itself names PolicyField. On an error the Resolution holds as
+// much as was settled (the launch line, the reference).
+func Resolve(req Request) (Resolution, error) {
+	r := Resolution{
+		Launch:    launch.Read(req.Command, launch.BuiltinMatches(), req.Host),
+		Ref:       req.Policy,
+		Overrides: req.Overrides,
+		Given:     map[string]bool{},
+	}
+	if r.Ref == "" {
+		r.Ref, r.Chosen = r.Launch.Choice.Policy, true
+	}
+	for _, f := range req.Given {
+		if _, ok := reflect.TypeFor[policy.Policy]().FieldByName(f); !ok || f == "Command" {
+			return r, fmt.Errorf("resolve: %q is no field of a policy that can be given", f)
+		}
+		r.Given[f] = true
+	}
+	over := req.Overrides
+	over.Command = slices.Clone(req.Command)
+	p, origin, chain, err := withPolicy(r.Ref, req.Host.WorkDir, r.Given, over, r.Launch.Vars)
+	r.Chain, r.Origin, r.Loaded = chain, origin, p
+	if err == nil && len(p.Command) > 0 {
+		err = r.Launch.Apply(&p)
+	}
+	if err != nil {
+		return r, err
+	}
+	r.Policy = p
+	return r, nil
+}
+
+// StateDir is the server's state directory when its policy turns it on.
+func (r Resolution) StateDir() string {
+	if !r.Policy.State || r.Policy.Unconfined {
+		return ""
+	}
+	return r.Launch.StateDir
+}
+
+// refError names the policy reference in an error of reading it.
+func refError(ref string, err error) error {
+	return &field.Error{Field: PolicyField, Value: ref, Err: err}
+}
