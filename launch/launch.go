@@ -34,8 +34,11 @@ type Launch struct {
 // it as it always has.
 func Read(cmd []string, matches []policy.Match, h Host) Launch {
 	l := Launch{Given: slices.Clone(cmd), Command: slices.Clone(cmd), Name: policy.ServerName(cmd), home: h.Home}
+	l.StateDir = stateDir(l.Name, h)
 	if len(cmd) == 0 {
+		// No launch line (policy check): the variables it does not set.
 		l.Choice = Choose(cmd, matches, h)
+		l.Vars = policy.Vars{Home: h.Home, WorkDir: h.WorkDir, State: l.StateDir, NoArgs: true}
 		return l
 	}
 	fam, ln := parseLine(cmd)
@@ -53,7 +56,6 @@ func Read(cmd []string, matches []policy.Match, h Host) Launch {
 	if ln.script != "" {
 		l.Project = projectOf(absPath(h.WorkDir, ln.script), fam, h)
 	}
-	l.StateDir = stateDir(l.Name, h)
 	l.argPaths, l.argErr = argPaths(serverArgs(cmd, ln), h)
 	l.Vars = policy.Vars{Home: h.Home, WorkDir: h.WorkDir, Args: slices.Clone(cmd[1:]), State: l.StateDir, Project: l.Project}
 	return l

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -14,6 +15,11 @@ import (
 type Request struct {
 	// Command is the server's launch line.
 	Command []string
+	// PolicyOnly resolves the policy without a launch line (Command is
+	// then empty), as policy check reads a file: the server's arguments
+	// are unknown (${ARG1} and the like yield nothing), its name and state
+	// directory a stand-in's, and no command is required.
+	PolicyOnly bool
 	// Policy names the policy to start from: a file (policy.IsFile;
 	// relative to Host.WorkDir) or a built-in; "" chooses the built-in
 	// that Command selects.
@@ -69,9 +75,17 @@ func Resolve(req Request) (Resolution, error) {
 	}
 	over := req.Overrides
 	over.Command = slices.Clone(req.Command)
+	if req.PolicyOnly {
+		if len(req.Command) > 0 {
+			return r, errors.New("resolve: a request for the policy only has no command")
+		}
+		over.Command = []string{r.Launch.Name} // validated as any command would be
+	}
 	p, origin, chain, err := withPolicy(r.Ref, req.Host.WorkDir, r.Given, over, r.Launch.Vars)
 	r.Chain, r.Origin, r.Loaded = chain, origin, p
-	if err == nil && len(p.Command) > 0 {
+	if req.PolicyOnly {
+		p.Command, r.Loaded.Command = nil, nil
+	} else if err == nil && len(p.Command) > 0 {
 		err = r.Launch.Apply(&p)
 	}
 	if err != nil {

@@ -105,3 +105,24 @@ func TestResolveErrorsNameTheSetting(t *testing.T) {
 		}
 	}
 }
+
+// Without a launch line (policy check) the policy resolves alone: what
+// uses the unknown arguments is left out, ${STATE} is known, and no
+// command is required.
+func TestResolvePolicyOnly(t *testing.T) {
+	h := someoneElse(t)
+	writeFile(t, filepath.Join(h.WorkDir, "p.yaml"), "extends: npx\nfilesystem:\n  rw: [\"${ARG1}\", /x, \"${ARGS}\"]\nenv:\n  set:\n    WHERE: \"at ${ARG2}\"\n")
+	r, err := Resolve(Request{PolicyOnly: true, Policy: "./p.yaml", Host: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Policy.ReadWrite, []string{"/x"}) || !slices.Contains(r.Policy.Env, "WHERE=at ") || len(r.Policy.Command) != 0 {
+		t.Errorf("rw %q env %q command %q; want /x alone, the argument expanded to nothing, no command", r.Policy.ReadWrite, r.Policy.Env, r.Policy.Command)
+	}
+	if !strings.HasPrefix(r.StateDir(), filepath.Join(h.Home, "state")) {
+		t.Errorf("state dir %q, want the host's", r.StateDir())
+	}
+	if _, err := Resolve(Request{Policy: "./p.yaml", Host: h}); err == nil || !strings.Contains(err.Error(), "no server command") {
+		t.Errorf("no command and not PolicyOnly: %v, want no server command", err)
+	}
+}
