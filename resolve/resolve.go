@@ -42,8 +42,12 @@ type Resolution struct {
 	Origin policy.Origin   // the fields a policy file set (not those given), and where
 	Given  map[string]bool // the fields the caller's overrides set
 
-	// The policy's values before the launch line's additions
-	// (launch.Launch.Apply), and the overrides: where each grant came from.
+	// Grants are Policy's ReadOnly and ReadWrite with who asked for each
+	// (launch line, built-in, file, overrides) and what each stands in for.
+	Grants []Grant
+
+	// The policy's values before the launch line's additions, and the
+	// overrides.
 	Loaded    policy.Policy
 	Overrides policy.Policy
 }
@@ -85,14 +89,42 @@ func Resolve(req Request) (Resolution, error) {
 	r.Chain, r.Origin, r.Loaded = chain, origin, p
 	if req.PolicyOnly {
 		p.Command, r.Loaded.Command = nil, nil
-	} else if err == nil && len(p.Command) > 0 {
-		err = r.Launch.Apply(&p)
+	} else if err == nil {
+		err = r.applyLaunch(&p, req.Overrides)
 	}
 	if err != nil {
 		return r, err
 	}
 	r.Policy = p
 	return r, nil
+}
+
+// applyLaunch adds to p what the launch line needs, its grants settled
+// with the policy's (grants) into r.Grants.
+func (r *Resolution) applyLaunch(p *policy.Policy, over policy.Policy) error {
+	var given [2]int
+	if r.Given["ReadOnly"] {
+		given[0] = len(over.ReadOnly)
+	}
+	if r.Given["ReadWrite"] {
+		given[1] = len(over.ReadWrite)
+	}
+	fromBuiltin, builtin := builtinItems(*p, r.Chain, given, r.Launch.Vars)
+	gs, err := grants(*p, fromBuiltin, given, r.Chain[0], builtin, r.Launch)
+	if err != nil {
+		return err
+	}
+	r.Launch.Finish(p)
+	p.ReadOnly, p.ReadWrite = nil, nil
+	for _, g := range gs {
+		if g.Writable {
+			p.ReadWrite = append(p.ReadWrite, g.Path)
+		} else {
+			p.ReadOnly = append(p.ReadOnly, g.Path)
+		}
+	}
+	r.Grants = gs
+	return nil
 }
 
 // StateDir is the server's state directory when its policy turns it on.

@@ -136,50 +136,93 @@ func (e explanation) serverLines() []string {
 }
 
 // grant is one mount of the host's files, and why it is there.
-type grant struct{ kind, path, why string }
+type grant struct{ kind, path, why, covers string }
 
 func (e explanation) grants() []grant {
 	r, p := e.r, e.p
 	var out []grant
-	add := func(kind string, final, loaded, flagged []string, key, flag, argMode string) {
-		fromFile := loaded[:len(loaded)-len(flagged)]
-		for _, g := range final {
-			var why []string
-			if slices.Contains(flagged, g) {
-				why = append(why, flag)
-			}
-			if slices.Contains(fromFile, g) {
-				if g == r.Launch.Project {
-					why = append(why, "the script's project, ${PROJECT}")
-				} else {
-					why = append(why, key)
-				}
-			}
-			if slices.Contains(r.Launch.Runtime.Roots, g) {
-				why = append(why, "the interpreter's installation")
-			}
-			if len(why) == 0 && p.GrantArgs == argMode {
-				why = append(why, "argument, grant-args "+argMode)
-			}
-			out = append(out, grant{kind, g, strings.Join(why, "; ")})
+	for _, g := range r.Grants {
+		kind := "ro"
+		if g.Writable {
+			kind = "rw"
 		}
+		var covers string
+		for _, c := range g.Covers {
+			covers += " — covers " + e.covered(c, g)
+		}
+		out = append(out, grant{kind, g.Path, e.askers(g), covers})
 	}
-	add("ro", p.ReadOnly, r.Loaded.ReadOnly, r.Overrides.ReadOnly, "filesystem.ro", "--ro", policy.GrantRO)
-	add("rw", p.ReadWrite, r.Loaded.ReadWrite, r.Overrides.ReadWrite, "filesystem.rw", "--rw", policy.GrantRW)
 	if dir := r.StateDir(); dir != "" {
-		out = append(out, grant{"rw", dir, "the state directory"})
+		out = append(out, grant{"rw", dir, "the state directory", ""})
 	}
 	if exe := e.executable(); exe != "" && !within(exe, "/usr") && !slices.ContainsFunc(out, func(g grant) bool { return within(exe, g.path) }) {
-		out = append(out, grant{"ro", exe, "the program itself"})
+		out = append(out, grant{"ro", exe, "the program itself", ""})
 	}
 	for _, t := range p.Tmpfs {
 		why := "filesystem.tmpfs"
 		if slices.Contains(r.Overrides.Tmpfs, t) {
 			why = "--tmpfs"
 		}
-		out = append(out, grant{"tmpfs", t, why + ", empty, " + p.TmpSize.String()})
+		out = append(out, grant{"tmpfs", t, why + ", empty, " + p.TmpSize.String(), ""})
 	}
 	return out
+}
+
+// askers says who asked for g, each once.
+func (e explanation) askers(g resolve.Grant) string {
+	field := listField(g.Writable)
+	var why []string
+	for _, s := range g.From {
+		var w string
+		switch s.Kind {
+		case resolve.Given:
+			w = flagOf(field)
+		case resolve.Launch:
+			w = s.Name
+		case resolve.Builtin:
+			if g.Path == e.r.Launch.Project {
+				w = "the script's project, ${PROJECT}"
+				break
+			}
+			fallthrough
+		default:
+			w = policy.KeyOf(field)
+		}
+		if !slices.Contains(why, w) {
+			why = append(why, w)
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
+// listField is the Policy field of a read-only or read-write grant.
+func listField(writable bool) string {
+	if writable {
+		return "ReadWrite"
+	}
+	return "ReadOnly"
+}
+
+// covered says which automatic grant c the user's grant g stands in for.
+func (e explanation) covered(c, g resolve.Grant) string {
+	mode := "read-only"
+	if c.Writable {
+		mode = "read-write"
+	}
+	var what string
+	switch s := c.From[0]; {
+	case s.Kind == resolve.Launch:
+		what = s.Name
+	case c.Path == e.r.Launch.Project:
+		what = "the script's project"
+	default:
+		what = s.Name + "'s " + policy.KeyOf(listField(c.Writable))
+	}
+	s := "the automatic " + mode + " grant of " + what
+	if c.Path != g.Path {
+		s += ", " + quoteArg(c.Path)
+	}
+	return s
 }
 
 // executable is where the sandbox finds the program: on the PATH, links
@@ -202,7 +245,7 @@ func (e explanation) mountLines() []string {
 	var lines []string
 	gs := e.grants()
 	for _, g := range gs {
-		lines = append(lines, fmt.Sprintf("%-5s %s  (%s)", g.kind, quoteArg(g.path), g.why))
+		lines = append(lines, fmt.Sprintf("%-5s %s  (%s)%s", g.kind, quoteArg(g.path), g.why, g.covers))
 	}
 	if len(gs) == 0 {
 		lines = append(lines, "no files of the host")

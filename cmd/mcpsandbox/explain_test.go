@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/policies"
@@ -228,28 +225,10 @@ with open(os.path.join(sys.argv[1], "mounts"), "w") as out:
 	line := []string{"python3", script, rw}
 	want := explain(t, append(flags, line...)...).grants()
 
-	cmd := exec.Command(self(t), append(append([]string{asCLI, "run"}, flags...), line...)...)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
-	hostIn, err := cmd.StdinPipe() // open until run ends: the host stays
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hostIn.Close()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("run did not end after its server exited; stderr:\n%s", &stderr)
-	}
+	stderr, err := runToEnd(t, append(flags, line...)...)
 	data, rerr := os.ReadFile(filepath.Join(rw, "mounts"))
 	if rerr != nil {
-		t.Fatalf("the server wrote no mounts (%v, run: %v); stderr:\n%s", rerr, err, &stderr)
+		t.Fatalf("the server wrote no mounts (%v, run: %v); stderr:\n%s", rerr, err, stderr)
 	}
 	inside := map[string]string{} // mount point → ro or rw
 	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
