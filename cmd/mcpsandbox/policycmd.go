@@ -27,7 +27,15 @@ func policyCommand(args []string, std stdio) int {
 	if len(rest) == 0 {
 		return usageFailure("policy", "say what to do: list, show NAME, check FILE... or explain -- COMMAND", std)
 	}
-	switch sub, rest := rest[0], rest[1:]; sub {
+	sub, rest := rest[0], rest[1:]
+	if sub != "explain" { // explain takes run's options
+		sfs := newFlagSet("policy")
+		if status, ok := parseFlags(sfs, "policy", rest, std); !ok {
+			return status
+		}
+		rest = sfs.Args()
+	}
+	switch sub {
 	case "list":
 		if len(rest) > 0 {
 			return usageFailure("policy", "policy list takes no arguments", std)
