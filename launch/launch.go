@@ -84,7 +84,7 @@ func (l Launch) Apply(p *policy.Policy) error {
 type Grant struct {
 	Path     string
 	Writable bool
-	Why      string // e.g. "the program's installation", "an argument (grant-args rw)"
+	Why      string // e.g. "the program's installation", "an argument, grant-args rw"
 }
 
 // Grants are the host paths this launch line needs under p: the
@@ -103,7 +103,7 @@ func (l Launch) Grants(p policy.Policy) ([]Grant, error) {
 		if l.argErr != nil {
 			return nil, l.argErr
 		}
-		why := "an argument (grant-args " + p.GrantArgs + ")"
+		why := "an argument, grant-args " + p.GrantArgs
 		for _, a := range l.argPaths {
 			if p.GrantArgs == policy.GrantRO {
 				grants = append(grants, Grant{Path: a, Why: why})

@@ -50,6 +50,8 @@ type Resolution struct {
 	// overrides.
 	Loaded    policy.Policy
 	Overrides policy.Policy
+
+	host launch.Host // for Spec's environment
 }
 
 // PolicyField names the policy reference in errors (field.Error.Field):
@@ -67,6 +69,7 @@ func Resolve(req Request) (Resolution, error) {
 		Ref:       req.Policy,
 		Overrides: req.Overrides,
 		Given:     map[string]bool{},
+		host:      req.Host,
 	}
 	if r.Ref == "" {
 		r.Ref, r.Chosen = r.Launch.Choice.Policy, true
