@@ -83,6 +83,17 @@ func TestUsersGrantWinsOverABuiltinsGrant(t *testing.T) {
 	if c := r.Grants[len(r.Grants)-1].Covers; len(c) != 1 || c[0].From[0] != (Source{Builtin, "built-in node"}) {
 		t.Errorf("grants %+v; want --rw covering built-in node's", r.Grants)
 	}
+
+	// So too through a file of the user's that extends the built-in; the
+	// file's own grant is the user's and stays.
+	writeFile(t, filepath.Join(h.WorkDir, "mine.yaml"), "extends: node\nfilesystem:\n  ro: [/opt/data]\n")
+	r, err = Resolve(Request{Command: []string{"node", filepath.Join(proj, "index.js")}, Policy: "mine.yaml", Overrides: over, Given: given, Host: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Policy.ReadOnly, []string{"/opt/data"}) || !slices.Equal(r.Policy.ReadWrite, []string{proj}) {
+		t.Errorf("extends node: ro %q rw %q; want the file's /opt/data, and node's ${PROJECT} left to --rw", r.Policy.ReadOnly, r.Policy.ReadWrite)
+	}
 }
 
 // Only automatic grants yield: a user's own file and flag asking both

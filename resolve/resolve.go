@@ -46,10 +46,7 @@ type Resolution struct {
 	// (launch line, built-in, file, overrides) and what each stands in for.
 	Grants []Grant
 
-	// The policy's values before the launch line's additions, and the
-	// overrides.
-	Loaded    policy.Policy
-	Overrides policy.Policy
+	Overrides policy.Policy // as the request gave them
 
 	host launch.Host // for Spec's environment
 }
@@ -89,9 +86,9 @@ func Resolve(req Request) (Resolution, error) {
 		over.Command = []string{r.Launch.Name} // validated as any command would be
 	}
 	p, origin, chain, err := withPolicy(r.Ref, req.Host.WorkDir, r.Given, over, r.Launch.Vars)
-	r.Chain, r.Origin, r.Loaded = chain, origin, p
+	r.Chain, r.Origin = chain, origin
 	if req.PolicyOnly {
-		p.Command, r.Loaded.Command = nil, nil
+		p.Command = nil
 	} else if err == nil {
 		err = r.applyLaunch(&p, req.Overrides)
 	}
@@ -128,6 +125,14 @@ func (r *Resolution) applyLaunch(p *policy.Policy, over policy.Policy) error {
 	}
 	r.Grants = gs
 	return nil
+}
+
+// Why says why Ref was chosen from the launch line ("" when it was given).
+func (r Resolution) Why() string {
+	if !r.Chosen {
+		return ""
+	}
+	return r.Launch.Choice.Why
 }
 
 // StateDir is the server's state directory when its policy turns it on.
