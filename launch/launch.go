@@ -57,6 +57,7 @@ func Read(cmd []string, matches []policy.Match, h Host) Launch {
 	if ln.script != "" {
 		l.Project = projectOf(absPath(h.WorkDir, ln.script), fam, h)
 	}
+	l.StateDir = stateDir(l.Name, h)
 	l.argPaths, l.argErr = argPaths(serverArgs(cmd, ln), h)
 	l.Vars = policy.Vars{Home: h.Home, WorkDir: h.WorkDir, Args: slices.Clone(cmd[1:]), State: l.StateDir, Project: l.Project}
 	return l
