@@ -14,8 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsandbox/mcpsandbox/launch"
-	"github.com/mcpsandbox/mcpsandbox/policies"
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/resolve"
 )
 
 // WipeTool is the example server's tool the demo's policy denies.
@@ -113,19 +113,12 @@ func findAuditLine(path, tool string) (string, error) {
 }
 
 // ChooseAsRun chooses the policy for cmd as `mcpsandbox run` does without
-// --policy: the built-in the command selects, applied to this host.
+// --policy, through the same resolution: the built-in the command selects,
+// applied to this host.
 func ChooseAsRun(cmd []string) (Chosen, error) {
-	l := launch.Read(cmd, launch.BuiltinMatches(), launch.FromProcess())
-	p, origin, err := policy.Loader{Builtin: policies.FS, Vars: l.Vars}.Load(l.Choice.Policy)
+	r, err := resolve.Resolve(resolve.Request{Command: cmd, Host: launch.FromProcess()})
 	if err != nil {
 		return Chosen{}, err
 	}
-	p.Command = cmd
-	if err := origin.Validate(&p); err != nil {
-		return Chosen{}, err
-	}
-	if err := l.Apply(&p); err != nil {
-		return Chosen{}, err
-	}
-	return Chosen{Policy: p, Name: l.Choice.Policy, Why: l.Choice.Why}, nil
+	return Chosen{Policy: r.Policy, Name: r.Ref, Why: r.Why()}, nil
 }

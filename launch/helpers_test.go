@@ -26,7 +26,7 @@ func testHost(t *testing.T, dir string) Host {
 	wd := filepath.Join(dir, "work")
 	mkdirs(t, home, wd)
 	env := map[string]string{"PATH": "/usr/local/bin:/usr/bin:/bin"}
-	return Host{Home: home, WorkDir: wd, Env: func(k string) string { return env[k] }}
+	return withEnv(Host{Home: home, WorkDir: wd}, env)
 }
 
 func mkdirs(t *testing.T, dirs ...string) {
@@ -48,6 +48,6 @@ func write(t *testing.T, path, data string, mode os.FileMode) {
 }
 
 func withEnv(h Host, env map[string]string) Host {
-	h.Env = func(k string) string { return env[k] }
+	h.LookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	return h
 }

@@ -15,8 +15,10 @@ import (
 type Host struct {
 	Home    string
 	WorkDir string
-	Root    bool                // mcpsandbox runs as root
-	Env     func(string) string // the environment mcpsandbox runs in
+	Root    bool // mcpsandbox runs as root
+	// LookupEnv reads the environment the server is started from (the
+	// one mcpsandbox runs in, for run): os.LookupEnv's answer.
+	LookupEnv func(string) (string, bool)
 	// Which asks a version manager where a shim leads (e.g. pyenv which
 	// python3), run in WorkDir since managers pick versions by directory.
 	Which func(manager string, args ...string) (string, error)
@@ -26,7 +28,7 @@ type Host struct {
 func FromProcess() Host {
 	home, _ := os.UserHomeDir()
 	wd, _ := os.Getwd()
-	return Host{Home: home, WorkDir: wd, Root: os.Geteuid() == 0, Env: os.Getenv, Which: runWhich(wd)}
+	return Host{Home: home, WorkDir: wd, Root: os.Geteuid() == 0, LookupEnv: os.LookupEnv, Which: runWhich(wd)}
 }
 
 // whichTimeout bounds a version manager's answer: a shim resolution is a
@@ -56,8 +58,9 @@ func runWhich(dir string) func(string, ...string) (string, error) {
 }
 
 func (h Host) env(name string) string {
-	if h.Env == nil {
+	if h.LookupEnv == nil {
 		return ""
 	}
-	return h.Env(name)
+	v, _ := h.LookupEnv(name)
+	return v
 }

@@ -35,8 +35,11 @@ type Launch struct {
 // it as it always has.
 func Read(cmd []string, matches []policy.Match, h Host) Launch {
 	l := Launch{Given: slices.Clone(cmd), Command: slices.Clone(cmd), Name: serverName(cmd, line{}), home: h.Home}
+	l.StateDir = stateDir(l.Name, h)
 	if len(cmd) == 0 {
+		// No launch line (policy check): the variables it does not set.
 		l.Choice = Choose(cmd, matches, h)
+		l.Vars = policy.Vars{Home: h.Home, WorkDir: h.WorkDir, State: l.StateDir, NoArgs: true}
 		return l
 	}
 	fam, ln := parseLine(cmd)
@@ -60,39 +63,75 @@ func Read(cmd []string, matches []policy.Match, h Host) Launch {
 	return l
 }
 
-// Apply adds to p what this launch line needs under any policy: the
-// interpreter's installation (read-only, its bin first on PATH), and the
-// paths among the arguments as p.GrantArgs says. Nothing for an
-// unconfined server, which sees the host as it is.
+// Apply adds to p what this launch line needs under any policy: Grants
+// and Finish. Nothing for an unconfined server, which sees the host as it
+// is.
 func (l Launch) Apply(p *policy.Policy) error {
+	grants, err := l.Grants(*p)
+	if err != nil {
+		return err
+	}
+	l.Finish(p)
+	for _, g := range grants {
+		if g.Writable {
+			p.ReadWrite = addPath(p.ReadWrite, g.Path)
+		} else {
+			p.ReadOnly = addPath(p.ReadOnly, g.Path)
+		}
+	}
+	return nil
+}
+
+// Grant is a host path a launch line needs visible, and what for.
+type Grant struct {
+	Path     string
+	Writable bool
+	Why      string // e.g. "the program's installation", "an argument, grant-args rw"
+}
+
+// Grants are the host paths this launch line needs under p: the
+// program's installation read-only (Runtime.Roots), and the paths among
+// the arguments as p.GrantArgs says. None for an unconfined server.
+func (l Launch) Grants(p policy.Policy) ([]Grant, error) {
 	if p.Unconfined {
-		p.Command = slices.Clone(l.Given)
-		return nil
+		return nil, nil
 	}
-	p.Command = slices.Clone(l.Command)
+	var grants []Grant
 	for _, r := range l.Runtime.Roots {
-		p.ReadOnly = addPath(p.ReadOnly, r)
-	}
-	if l.Runtime.Bin != "" && !setsEnv(p.Env, "PATH") {
-		p.Env = append(p.Env, "PATH="+l.Runtime.Bin+":"+pathrule.ServerPATH)
+		grants = append(grants, Grant{Path: r, Why: l.Runtime.What(r)})
 	}
 	switch p.GrantArgs {
 	case policy.GrantRO, policy.GrantRW:
 		if l.argErr != nil {
-			return l.argErr
+			return nil, l.argErr
 		}
+		why := "an argument, grant-args " + p.GrantArgs
 		for _, a := range l.argPaths {
 			if p.GrantArgs == policy.GrantRO {
-				p.ReadOnly = addPath(p.ReadOnly, a)
+				grants = append(grants, Grant{Path: a, Why: why})
 			} else {
-				p.ReadWrite = addPath(p.ReadWrite, writable(a, l.home))
+				grants = append(grants, Grant{Path: writable(a, l.home), Writable: true, Why: why})
 			}
 		}
+	}
+	return grants, nil
+}
+
+// Finish sets in p the rest of what this launch line needs: the command
+// to start (the interpreter behind a shim first), the runtime's bin first
+// on PATH, the state directory's variable.
+func (l Launch) Finish(p *policy.Policy) {
+	if p.Unconfined {
+		p.Command = slices.Clone(l.Given)
+		return
+	}
+	p.Command = slices.Clone(l.Command)
+	if l.Runtime.Bin != "" && !setsEnv(p.Env, "PATH") {
+		p.Env = append(p.Env, "PATH="+l.Runtime.Bin+":"+pathrule.ServerPATH)
 	}
 	if p.State && p.StateEnv != "" && l.StateDir != "" && !setsEnv(p.Env, p.StateEnv) {
 		p.Env = append(p.Env, p.StateEnv+"="+l.StateDir)
 	}
-	return nil
 }
 
 // setsEnv: env sets name, or passes it from mcpsandbox's own (a bare NAME).

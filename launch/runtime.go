@@ -18,7 +18,11 @@ type Runtime struct {
 	Via   string   // the version manager that resolved it
 	Roots []string // installations to grant read-only: outside /usr only
 	Bin   string   // Exe's directory, first on the server's PATH ("" under /usr)
+	what  map[string]string
 }
+
+// What says what a root of Roots is, for a person.
+func (rt Runtime) What(root string) string { return rt.what[root] }
 
 // shimDirs are where version managers put shims, relative to their data
 // directory, and how to ask each where a shim leads.
@@ -79,7 +83,7 @@ func resolveRuntime(prog string, h Host) (Runtime, error) {
 		rt.Shim, rt.Via, rt.Exe = found, m.name, real
 		break
 	}
-	rt.Roots = installRoots(rt.Exe, h.Home)
+	rt.Roots, rt.what = installRoots(rt.Exe, h.Home, rt.Via != "")
 	if len(rt.Roots) > 0 {
 		rt.Bin = filepath.Dir(rt.Exe)
 		if real, err := filepath.EvalSymlinks(rt.Bin); err == nil {
@@ -90,14 +94,17 @@ func resolveRuntime(prog string, h Host) (Runtime, error) {
 }
 
 // installRoots are the installations exe needs outside /usr (which is
-// always visible): for DIR/bin/prog, DIR (a node or Python installation
-// holds its libraries beside bin); for a link (a virtualenv's interpreter,
-// nvm's npx, ~/.local/bin/x) the installation it leads to as well. Never
+// always visible), and what each is: for DIR/bin/prog, DIR when a version
+// manager found exe (managed) or DIR is a runtime's installation (a node
+// or Python one holds its libraries beside bin), else the program's own
+// directory, since a bin/ of some project says nothing of what is above
+// it; for a link (a virtualenv's interpreter, nvm's npx, ~/.local/bin/x)
+// the installation it leads to as well. Never
 // the home directory itself or anything above it, nor ~/.local, the
 // user's catch-all prefix (its share and state hold every program's data,
 // other servers' state directories too). Paths are real ones: the sandbox
 // follows no symlink in a grant.
-func installRoots(exe, home string) []string {
+func installRoots(exe, home string, managed bool) ([]string, map[string]string) {
 	homes := []string{home}
 	if real, err := filepath.EvalSymlinks(home); err == nil && home != "" && real != home {
 		homes = append(homes, real)
@@ -108,6 +115,7 @@ func installRoots(exe, home string) []string {
 		})
 	}
 	var roots []string
+	what := map[string]string{}
 	add := func(path string) {
 		dir := filepath.Dir(path)
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
@@ -116,15 +124,12 @@ func installRoots(exe, home string) []string {
 		if pathrule.Within(dir, "/usr") {
 			return
 		}
-		root := dir
-		if filepath.Base(dir) == "bin" {
-			root = filepath.Dir(dir)
+		root, kind := dir, "the program's directory"
+		if up := filepath.Dir(dir); filepath.Base(dir) == "bin" && !tooBroad(up) && (managed || isInstallation(up)) {
+			root, kind = up, "the program's installation"
 		}
 		if tooBroad(root) {
-			root = dir
-		}
-		if tooBroad(root) {
-			root = filepath.Join(dir, filepath.Base(path))
+			root, kind = filepath.Join(dir, filepath.Base(path)), "the program itself"
 		}
 		for _, r := range roots {
 			if pathrule.Within(root, r) {
@@ -132,12 +137,27 @@ func installRoots(exe, home string) []string {
 			}
 		}
 		roots = append(roots, root)
+		what[root] = kind
 	}
 	add(exe)
 	if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
 		add(real)
 	}
-	return roots
+	return roots, what
+}
+
+// isInstallation: dir is what a runtime installs, by the runtime's own
+// files: a virtualenv (pyvenv.cfg), a Python (lib/pythonX.Y), a node
+// (lib/node_modules, where its npm is).
+func isInstallation(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, "pyvenv.cfg")); err == nil {
+		return true
+	}
+	if st, err := os.Stat(filepath.Join(dir, "lib", "node_modules")); err == nil && st.IsDir() {
+		return true
+	}
+	libs, _ := os.ReadDir(filepath.Join(dir, "lib"))
+	return slices.ContainsFunc(libs, func(e os.DirEntry) bool { return e.IsDir() && strings.HasPrefix(e.Name(), "python") })
 }
 
 // lookPath is exec.LookPath over a given PATH, the server's start's own.

@@ -130,6 +130,7 @@ func TestRuntimeLinkFromElsewhere(t *testing.T) {
 	h := testHost(t, t.TempDir())
 	inst := filepath.Join(h.Home, ".local", "share", "uv", "tools", "srv")
 	write(t, filepath.Join(inst, "bin", "srv"), "#!/bin/sh\n", 0o755)
+	write(t, filepath.Join(inst, "pyvenv.cfg"), "home = /usr/bin\n", 0o644) // a uv tool is a virtualenv
 	localBin := filepath.Join(h.Home, ".local", "bin")
 	mkdirs(t, localBin)
 	if err := os.Symlink(filepath.Join(inst, "bin", "srv"), filepath.Join(localBin, "srv")); err != nil {
@@ -244,5 +245,35 @@ func TestRuntimeVirtualenv(t *testing.T) {
 	}
 	if !slices.Equal(l.Runtime.Roots, want) || l.Runtime.Bin != filepath.Join(venv, "bin") {
 		t.Errorf("Runtime %+v, want roots %q", l.Runtime, want)
+	}
+}
+
+// TestRuntimeProgramInBin: a program in some project's bin/ is no
+// interpreter's installation: its directory is granted, not the project
+// above it. Only a runtime's own files (a virtualenv's pyvenv.cfg, a node
+// installation's lib/node_modules, a Python's lib/pythonX.Y) or a version
+// manager make DIR/bin/prog stand for DIR.
+func TestRuntimeProgramInBin(t *testing.T) {
+	matches := builtins(t)
+	h := testHost(t, t.TempDir())
+	proj := filepath.Join(h.WorkDir, "proj")
+	write(t, filepath.Join(proj, "bin", "server"), "#!/bin/sh\n", 0o755)
+	write(t, filepath.Join(proj, "secrets.env"), "TOKEN=x\n", 0o600)
+	l := Read([]string{filepath.Join(proj, "bin", "server")}, matches, h)
+	if want := []string{filepath.Join(proj, "bin")}; !slices.Equal(l.Runtime.Roots, want) {
+		t.Errorf("Roots = %q, want the program's directory %q only", l.Runtime.Roots, want)
+	}
+	if got := l.Runtime.What(filepath.Join(proj, "bin")); got != "the program's directory" {
+		t.Errorf("What(bin) = %q", got)
+	}
+
+	for marker, file := range map[string]string{"python": "lib/python3.12/os.py", "node": "lib/node_modules/npm/package.json"} {
+		inst := filepath.Join(h.WorkDir, "opt-"+marker)
+		write(t, filepath.Join(inst, "bin", marker), "#!/bin/sh\n", 0o755)
+		write(t, filepath.Join(inst, file), "", 0o644)
+		l := Read([]string{filepath.Join(inst, "bin", marker)}, matches, h)
+		if !slices.Equal(l.Runtime.Roots, []string{inst}) || l.Runtime.What(inst) != "the program's installation" {
+			t.Errorf("%s installation: Roots = %q (%s), want %s", marker, l.Runtime.Roots, l.Runtime.What(inst), inst)
+		}
 	}
 }

@@ -20,6 +20,10 @@ type Loader struct {
 	// policies); nil means there are none.
 	Builtin fs.FS
 	Vars    Vars
+	// Dir is where relative file names are read from ("" = the working
+	// directory of this process), for a caller resolving for someone
+	// else's; errors name files as given.
+	Dir string
 }
 
 // IsFile tells a FILE from a built-in NAME where either may be given
@@ -105,16 +109,20 @@ func (l Loader) read(ref, from string) (name, id string, data []byte, err error)
 	if from != "" && !filepath.IsAbs(ref) {
 		path = filepath.Join(filepath.Dir(from), ref)
 	}
-	data, err = os.ReadFile(path)
+	open := path
+	if l.Dir != "" && !filepath.IsAbs(path) {
+		open = filepath.Join(l.Dir, path)
+	}
+	data, err = os.ReadFile(open)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", "", nil, errors.New("no such file " + path)
 		}
 		return "", "", nil, err
 	}
-	abs, absErr := filepath.Abs(path)
+	abs, absErr := filepath.Abs(open)
 	if absErr != nil {
-		abs = filepath.Clean(path)
+		abs = filepath.Clean(open)
 	}
 	return path, abs, data, nil
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,11 +14,18 @@ type Vars struct {
 	Home    string   // ${HOME}
 	WorkDir string   // ${PWD}: the working directory
 	Args    []string // ${ARGS}, ${ARG1}...: the server's arguments, its program left out
-	State   string   // ${STATE}: the server's state directory (state.dir)
-	Project string   // ${PROJECT}: the project the server's script belongs to ("" = none)
+	// NoArgs: there is no launch line (policy check), so the arguments
+	// are unknown: a list item using one yields nothing, and in any other
+	// value one expands to nothing.
+	NoArgs  bool
+	State   string // ${STATE}: the server's state directory (state.dir)
+	Project string // ${PROJECT}: the project the server's script belongs to ("" = none)
 }
 
 const stateVar = "STATE"
+
+// errArgUnknown: an argument NoArgs leaves unknown (never returned).
+var errArgUnknown = errors.New("the server's arguments are not known here")
 
 var varNames = []string{"HOME", "PWD", "ARGS", "ARG1", stateVar, "PROJECT"}
 
@@ -32,18 +40,28 @@ func (v Vars) expandItem(s string) ([]string, error) {
 			return nil, nil
 		}
 	}
-	out, err := v.expand(s)
+	out, unknown, err := v.expandAll(s)
+	if unknown {
+		return nil, err
+	}
 	return []string{out}, err
 }
 
 // expand replaces ${NAME} by its value and $$ by $; any other $ stays.
 func (v Vars) expand(s string) (string, error) {
+	out, _, err := v.expandAll(s)
+	return out, err
+}
+
+// expandAll is expand that also says whether s used an argument that
+// NoArgs leaves unknown.
+func (v Vars) expandAll(s string) (_ string, unknownArg bool, _ error) {
 	var b strings.Builder
 	for {
 		i := strings.IndexByte(s, '$')
 		if i < 0 || i == len(s)-1 {
 			b.WriteString(s)
-			return b.String(), nil
+			return b.String(), unknownArg, nil
 		}
 		b.WriteString(s[:i])
 		switch s[i+1] {
@@ -59,11 +77,14 @@ func (v Vars) expand(s string) (string, error) {
 		}
 		end := strings.IndexByte(s[i:], '}')
 		if end < 0 {
-			return "", fmt.Errorf("%q has an unclosed ${: close it with }, or write $$ for a literal $", s[i:])
+			return "", false, fmt.Errorf("%q has an unclosed ${: close it with }, or write $$ for a literal $", s[i:])
 		}
 		val, err := v.lookup(s[i+2 : i+end])
+		if errors.Is(err, errArgUnknown) {
+			unknownArg, err = true, nil
+		}
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		b.WriteString(val)
 		s = s[i+end+1:]
@@ -97,6 +118,8 @@ func (v Vars) lookup(name string) (string, error) {
 		switch {
 		case err != nil || i < 1:
 			return "", fmt.Errorf("${%s} is no argument: they count from ${ARG1}", name)
+		case v.NoArgs:
+			return "", errArgUnknown
 		case i > len(v.Args):
 			return "", fmt.Errorf("${%s}: the server has %d arguments", name, len(v.Args))
 		}

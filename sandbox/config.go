@@ -30,9 +30,52 @@ type initConfig struct {
 	Net      Network // its mode; the init stage sees only HostNetNS
 }
 
-// reservedPaths are built by the sandbox itself; binding over them would
-// undo the masking of /proc or the minimal /dev.
-var reservedPaths = []string{"/proc", "/dev"}
+// rootMount is one part of every sandbox's root that the init stage
+// builds itself (init_root.c, in this order), whatever the configuration
+// grants: what Describe lists, and what a grant, a tmpfs or the state
+// directory may not lie within.
+type rootMount struct {
+	path     string
+	writable bool
+	scratch  bool // a private tmpfs of TmpSize (noexec with NoExecTmp but /dev/shm, always)
+	what     string
+	noGrant  bool // a grant would undo the masking of /proc or the minimal /dev
+	noTmpfs  bool // nor may a tmpfs or the state directory lie within it
+}
+
+var rootMounts = []rootMount{
+	{path: "/", what: "read-only tmpfs: a minimal /etc, nothing else of the host but these mounts"},
+	{path: "/usr", what: "the host's, read-only (and /bin, /lib... as the host has them)"},
+	{path: "/dev", what: "null, zero, full, random, urandom, read-only", noGrant: true, noTmpfs: true},
+	{path: "/proc", writable: true, what: "its own processes; kcore, keys... masked, sys read-only", noGrant: true, noTmpfs: true},
+	{path: "/dev/shm", writable: true, scratch: true, what: "private tmpfs"},
+	{path: "/tmp", writable: true, scratch: true, what: "private tmpfs"},
+	{path: sandboxHome, writable: true, scratch: true, what: "private tmpfs"},
+	{path: "/sys", what: "its own cgroup at /sys/fs/cgroup only, read-only", noTmpfs: true},
+}
+
+// reservedPaths are where no grant may lie (rootMount.noGrant).
+func reservedPaths() []string {
+	var paths []string
+	for _, m := range rootMounts {
+		if m.noGrant {
+			paths = append(paths, m.path)
+		}
+	}
+	return paths
+}
+
+// builtPaths are where no tmpfs or state directory may lie
+// (rootMount.noTmpfs).
+func builtPaths() []string {
+	var paths []string
+	for _, m := range rootMounts {
+		if m.noTmpfs {
+			paths = append(paths, m.path)
+		}
+	}
+	return paths
+}
 
 // resolveBinds checks the user's paths and orders them parents first, so a
 // nested bind lands on top of its parent.
@@ -47,7 +90,7 @@ func resolveBinds(ro, rw []string) ([]initstage.Bind, error) {
 		if clean == "/" {
 			return &field.Error{Field: b.Field(), Value: "/", Problem: "binding the whole host root defeats the sandbox", Fix: "grant the directories the server needs"}
 		}
-		for _, r := range reservedPaths {
+		for _, r := range reservedPaths() {
 			if pathrule.Within(clean, r) {
 				return &field.Error{Field: b.Field(), Value: p, Problem: r + " is built by the sandbox and cannot be bound"}
 			}
@@ -146,6 +189,18 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg, err := layoutConfig(spec)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Exe, cfg.ExeBind = exe, !exeVisible(exe, cfg.Binds)
+	return cfg, nil
+}
+
+// layoutConfig is newInitConfig but for the executable: the root's
+// grants, tmpfs, environment, working directory and limits, as Start
+// builds them and Describe shows them.
+func layoutConfig(spec Spec) (*initConfig, error) {
 	binds, err := resolveBinds(spec.ReadOnly, spec.ReadWrite)
 	if err != nil {
 		return nil, err
@@ -193,11 +248,9 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 	}
 	return &initConfig{Config: initstage.Config{
 		Args:    append([]string(nil), spec.Args...),
-		Exe:     exe,
 		Env:     env,
 		Dir:     filepath.Clean(dir),
 		Binds:   binds,
-		ExeBind: !exeVisible(exe, binds),
 		TmpSize: spec.TmpSize,
 		Tmpfs:   tmpfs,
 		NoFile:  spec.NoFile,

@@ -33,15 +33,16 @@ const (
 // netMode is what one Network means to the sandbox.
 type netMode struct {
 	name      string
-	hostNetNS bool // share the host's network namespace: nothing to unshare, no lo to bring up
-	inet      bool // AF_INET and AF_INET6 sockets besides AF_UNIX
+	what      string // what the server can reach, for Describe
+	hostNetNS bool   // share the host's network namespace: nothing to unshare, no lo to bring up
+	inet      bool   // AF_INET and AF_INET6 sockets besides AF_UNIX
 	// etc adds the network's /etc files (hosts, resolv.conf) to files.
 	etc func(files map[string][]byte) error
 }
 
 var networks = map[Network]netMode{
-	NetNone: {name: "none", etc: loopbackEtc},
-	NetHost: {name: "host", hostNetNS: true, inet: true, etc: hostEtc},
+	NetNone: {name: "none", what: "a network of its own with loopback only", etc: loopbackEtc},
+	NetHost: {name: "host", what: "the host's network, with its /etc/resolv.conf and /etc/hosts", hostNetNS: true, inet: true, etc: hostEtc},
 }
 
 // mode is n's meaning; ok is false for a value no mode has.

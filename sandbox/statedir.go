@@ -36,7 +36,7 @@ func stateDirBind(p string, binds []initstage.Bind) (initstage.Bind, error) {
 	if b.Path == "/" {
 		return b, &field.Error{Field: "StateDir", Value: p, Problem: "the host root cannot be a server's state", Fix: "name a directory of its own, e.g. /var/lib/mcp-notes"}
 	}
-	for _, r := range append(reservedPaths, "/sys") {
+	for _, r := range builtPaths() {
 		if pathrule.Within(b.Path, r) {
 			return b, &field.Error{Field: "StateDir", Value: p, Problem: r + " is no place for state", Fix: "name a directory such as /var/lib/mcp-notes"}
 		}

@@ -16,10 +16,6 @@ import (
 // init stage mounts them after /tmp and HOME, which may hold them, and
 // before the grants.
 
-// tmpfsReserved are built by the sandbox; a tmpfs over them would hide
-// /proc's masking, the minimal /dev or the server's cgroup.
-var tmpfsReserved = []string{"/proc", "/dev", "/sys"}
-
 // resolveTmpfs checks the Tmpfs paths against the grants and orders them
 // parents first. A tmpfs and a grant may not lie one beneath the other:
 // either the tmpfs would hide part of the grant, or the grant's mount
@@ -35,7 +31,9 @@ func resolveTmpfs(paths []string, binds []initstage.Bind) ([]string, error) {
 		if clean == "/" {
 			return nil, &field.Error{Field: "Tmpfs", Value: p, Problem: "a tmpfs over the whole root hides the system the server runs on", Fix: "name the directory the server writes to"}
 		}
-		for _, r := range tmpfsReserved {
+		// A tmpfs there would hide /proc's masking, the minimal /dev or
+		// the server's cgroup.
+		for _, r := range builtPaths() {
 			if pathrule.Within(clean, r) {
 				return nil, &field.Error{Field: "Tmpfs", Value: p, Problem: r + " is built by the sandbox", Fix: "drop this {Tmpfs} path"}
 			}

@@ -74,10 +74,10 @@ func checkBuiltinFor(t *testing.T, name string, line []string) {
 	if !ok {
 		t.Fatalf("run -- %s: refused (status %d)", strings.Join(line, " "), status)
 	}
-	if r.ref != name || !r.chosen {
-		t.Errorf("run -- %s applies %q, want the built-in %s", strings.Join(line, " "), r.ref, name)
+	if r.Ref != name || !r.Chosen {
+		t.Errorf("run -- %s applies %q, want the built-in %s", strings.Join(line, " "), r.Ref, name)
 	}
-	p := r.policy
+	p := r.Policy
 	if err := p.Validate(); err != nil {
 		t.Errorf("applied, it is not valid: %v", err)
 	}
@@ -93,7 +93,7 @@ func checkBuiltinFor(t *testing.T, name string, line []string) {
 			t.Errorf("grant or workdir %q: not an existing absolute path here (%v)", g, err)
 		}
 	}
-	if p.State && !strings.HasSuffix(r.stateDir(), "/"+r.launch.Name) {
-		t.Errorf("state dir %q, want one named for the server %s", r.stateDir(), r.launch.Name)
+	if p.State && !strings.HasSuffix(r.StateDir(), "/"+r.Launch.Name) {
+		t.Errorf("state dir %q, want one named for the server %s", r.StateDir(), r.Launch.Name)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,5 +114,45 @@ func TestVersionNamesBuild(t *testing.T) {
 	}
 	if same, _, _ := runCLI(t, "--version"); same != out {
 		t.Error("--version differs from version")
+	}
+}
+
+// Every command and subcommand that `mcpsandbox help` lists answers
+// --help and -h with its manual on stdout, status 0, as README says.
+func TestEverySubcommandAnswersHelp(t *testing.T) {
+	page, _, _ := runCLI(t, "help")
+	synopsis, _, _ := strings.Cut(strings.SplitN(page, "SYNOPSIS\n", 2)[1], "\n\n")
+	var lines [][]string
+	for _, line := range strings.Split(synopsis, "\n") {
+		words := strings.Fields(line)
+		if len(words) < 2 || words[0] != "mcpsandbox" {
+			t.Fatalf("synopsis line %q", line)
+		}
+		lines = append(lines, []string{words[1]})
+		rest := strings.Join(words[2:], " ")
+		if !strings.Contains(rest, "|") {
+			continue
+		}
+		for _, alt := range strings.Split(rest, "|") {
+			lines = append(lines, []string{words[1], strings.Fields(alt)[0]})
+		}
+	}
+	if len(lines) < 10 {
+		t.Fatalf("found only %q in the synopsis", lines)
+	}
+	for _, line := range strings.Split(page, "\n") {
+		if len(line) > cmdline.Width && !strings.HasPrefix(line, "        ") {
+			t.Errorf("help: line %q is %d wide", line, len(line))
+		}
+	}
+	for _, line := range lines {
+		want, _, _ := runCLI(t, "help", line[0])
+		for _, h := range []string{"--help", "-h"} {
+			args := append(slices.Clone(line), h)
+			stdout, stderr, code := runCLI(t, args...)
+			if code != exitOK || stderr != "" || stdout != want {
+				t.Errorf("mcpsandbox %s: exit %d, stderr %q, stdout the manual of %s: %v", strings.Join(args, " "), code, stderr, line[0], stdout == want)
+			}
+		}
 	}
 }

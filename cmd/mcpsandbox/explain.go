@@ -3,49 +3,33 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/resolve"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
-	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 )
 
 // policyExplain is `mcpsandbox policy explain [run's options] -- COMMAND`:
 // what run would apply to COMMAND, for a person to read. It starts nothing;
-// runPolicy is run's own resolution, so the two cannot disagree.
+// it resolves through runPolicy, as run does, so the two cannot disagree.
 func policyExplain(args []string, std stdio) int {
 	r, status, ok := runPolicy("policy", args, std)
 	if !ok {
 		return status
 	}
-	e := explanation{r: r, p: r.policy, out: std.Out}
+	e := explanation{r: r, p: r.Policy, d: sandbox.Describe(r.Spec()), out: std.Out}
 	e.write()
 	return exitOK
 }
 
-// What every sandbox has (package sandbox and its init stage), said once
-// here rather than exported from there for a printout.
-const (
-	sandboxHome   = "/sandbox"
-	sandboxPath   = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
-	defaultFilter = "Docker's allowlist less calls needing capabilities"
-)
-
-var sandboxBase = []string{
-	"always: /usr and a minimal /etc, read-only",
-	"always: a fresh /proc (parts masked), a minimal /dev, /sys with its cgroup only",
-}
-
 type explanation struct {
-	r   resolved
+	r   resolve.Resolution
 	p   policy.Policy
+	d   sandbox.Description // what the sandbox says it will do
 	out io.Writer
 }
 
@@ -61,6 +45,9 @@ func (e explanation) write() {
 	e.section("Policy", e.policyLines()...)
 	e.section("Command", e.commandLines()...)
 	e.section("Server", e.serverLines()...)
+	if len(e.d.Problems) > 0 {
+		e.section("Start", e.problemLines()...)
+	}
 	if e.p.Unconfined {
 		e.section("Confinement", "none (unconfined): the server runs as you, with your files,",
 			"network and whole environment; no limits, no seccomp")
@@ -69,10 +56,10 @@ func (e explanation) write() {
 	}
 	e.section("Environment", e.envLines()...)
 	if !e.p.Unconfined {
-		e.section("Network", e.networkLine())
-		e.section("Limits", e.settings("limits")...)
+		e.section("Network", e.d.Network+e.from("Net"))
+		e.section("Limits", e.limitLines()...)
 		e.section("Seccomp", e.seccompLines()...)
-		e.section("User", e.userLine())
+		e.section("User", e.d.User+e.userFrom())
 	}
 	e.section("MCP rules", e.settings("mcp")...)
 	if e.p.AuditLog == "" {
@@ -88,26 +75,26 @@ func (e explanation) policyLines() []string {
 	r := e.r
 	var lines []string
 	switch {
-	case r.chosen:
-		lines = append(lines, "built-in "+r.ref+", chosen by the command:", "  "+r.launch.Choice.Why)
-	case policy.IsFile(r.ref):
-		lines = append(lines, "the file "+r.ref+" (--policy)")
+	case r.Chosen:
+		lines = append(lines, "built-in "+r.Ref+", chosen by the command:", "  "+r.Launch.Choice.Why)
+	case policy.IsFile(r.Ref):
+		lines = append(lines, "the file "+r.Ref+" (--policy)")
 	default:
-		lines = append(lines, "built-in "+r.ref+" (--policy)")
+		lines = append(lines, "built-in "+r.Ref+" (--policy)")
 	}
-	if len(r.chain) > 1 {
-		lines = append(lines, "extends: "+strings.Join(r.chain[1:], " → "))
+	if len(r.Chain) > 1 {
+		lines = append(lines, "extends: "+strings.Join(r.Chain[1:], " → "))
 	}
 	return lines
 }
 
 func (e explanation) commandLines() []string {
-	l, p := e.r.launch, e.p
+	l, p := e.r.Launch, e.p
 	lines := []string{"given: " + shellJoin(l.Given)}
 	if rt := l.Runtime; rt.Shim != "" && !p.Unconfined {
 		lines = append(lines, fmt.Sprintf("%s → %s (%s shim)", l.Given[0], rt.Exe, rt.Via))
 	}
-	if exe, err := exec.LookPath(p.Command[0]); err != nil {
+	if exe := e.d.Exe; exe == "" {
 		lines = append(lines, p.Command[0]+": not found on your PATH: the start will fail")
 	} else if !slices.Equal(p.Command, l.Given) || exe != p.Command[0] {
 		lines = append(lines, "runs: "+shellJoin(append([]string{exe}, p.Command[1:]...)))
@@ -115,9 +102,19 @@ func (e explanation) commandLines() []string {
 	return lines
 }
 
+// problemLines are what the sandbox would refuse at the start, in run's
+// words.
+func (e explanation) problemLines() []string {
+	lines := []string{"the start would fail:"}
+	for _, err := range e.d.Problems {
+		lines = append(lines, "  "+field.Message(err, flagOf))
+	}
+	return lines
+}
+
 func (e explanation) serverLines() []string {
-	lines := []string{"name: " + e.r.launch.Name}
-	dir := e.r.stateDir()
+	lines := []string{"name: " + e.r.Launch.Name}
+	dir := e.r.StateDir()
 	if dir == "" {
 		return append(lines, "state directory: off"+e.from("State"))
 	}
@@ -134,148 +131,39 @@ func (e explanation) serverLines() []string {
 	return lines
 }
 
-// grant is one mount of the host's files, and why it is there.
-type grant struct{ kind, path, why string }
-
-func (e explanation) grants() []grant {
-	r, p := e.r, e.p
-	var out []grant
-	add := func(kind string, final, loaded, flagged []string, key, flag, argMode string) {
-		fromFile := loaded[:len(loaded)-len(flagged)]
-		for _, g := range final {
-			var why []string
-			if slices.Contains(flagged, g) {
-				why = append(why, flag)
-			}
-			if slices.Contains(fromFile, g) {
-				if g == r.launch.Project {
-					why = append(why, "the script's project, ${PROJECT}")
-				} else {
-					why = append(why, key)
-				}
-			}
-			if slices.Contains(r.launch.Runtime.Roots, g) {
-				why = append(why, "the interpreter's installation")
-			}
-			if len(why) == 0 && p.GrantArgs == argMode {
-				why = append(why, "argument, grant-args "+argMode)
-			}
-			out = append(out, grant{kind, g, strings.Join(why, "; ")})
-		}
-	}
-	add("ro", p.ReadOnly, r.loaded.ReadOnly, r.flagged.ReadOnly, "filesystem.ro", "--ro", policy.GrantRO)
-	add("rw", p.ReadWrite, r.loaded.ReadWrite, r.flagged.ReadWrite, "filesystem.rw", "--rw", policy.GrantRW)
-	if dir := r.stateDir(); dir != "" {
-		out = append(out, grant{"rw", dir, "the state directory"})
-	}
-	if exe := e.executable(); exe != "" && !within(exe, "/usr") && !slices.ContainsFunc(out, func(g grant) bool { return within(exe, g.path) }) {
-		out = append(out, grant{"ro", exe, "the program itself"})
-	}
-	for _, t := range p.Tmpfs {
-		why := "filesystem.tmpfs"
-		if slices.Contains(r.flagged.Tmpfs, t) {
-			why = "--tmpfs"
-		}
-		out = append(out, grant{"tmpfs", t, why + ", empty, " + p.TmpSize.String()})
-	}
-	return out
-}
-
-// executable is where the sandbox finds the program: on the PATH, links
-// resolved ("" if it is not found).
-func (e explanation) executable() string {
-	exe, err := exec.LookPath(e.p.Command[0])
-	if err != nil {
-		return ""
-	}
-	if abs, err := filepath.Abs(exe); err == nil {
-		exe = abs
-	}
-	if real, err := filepath.EvalSymlinks(exe); err == nil {
-		return real
-	}
-	return exe
-}
-
-func (e explanation) mountLines() []string {
-	var lines []string
-	gs := e.grants()
-	for _, g := range gs {
-		lines = append(lines, fmt.Sprintf("%-5s %s  (%s)", g.kind, quoteArg(g.path), g.why))
-	}
-	if len(gs) == 0 {
-		lines = append(lines, "no files of the host")
-	}
-	noexec := ""
-	if e.p.NoExecTmp {
-		noexec = ", noexec"
-	}
-	size := e.p.TmpSize.String()
-	lines = append(lines,
-		"/tmp and /dev/shm: private, "+size+" each"+noexec,
-		"HOME: "+sandboxHome+", private, "+size+noexec)
-	wd := e.p.WorkDir
-	switch held := e.holder(wd, gs); {
-	case wd == "":
-		lines = append(lines, "working directory: HOME")
-	case held != "":
-		lines = append(lines, "working directory: "+wd+" (in the "+held+" grant)")
-	default:
-		lines = append(lines, "working directory: "+wd+" (empty: no grant holds it)")
-	}
-	return append(lines, sandboxBase...)
-}
-
-func (e explanation) holder(dir string, gs []grant) string {
-	for _, g := range gs {
-		if dir != "" && within(dir, g.path) {
-			return g.kind
-		}
-	}
-	return ""
-}
-
-func within(path, dir string) bool {
-	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
-}
-
-// envLines name the server's whole environment: the sandbox's PATH, HOME
-// and LANG unless the policy sets them, then the policy's, the last of a
-// name winning as at the start.
+// envLines name the server's whole environment as the sandbox makes it,
+// with the values of variables passed from yours, and of secret-looking
+// ones, left out.
 func (e explanation) envLines() []string {
-	var names []string
-	entries := map[string]string{}
-	set := func(name, line string) {
-		if _, ok := entries[name]; !ok {
-			names = append(names, name)
-		}
-		entries[name] = line
-	}
-	var lines []string
-	if e.p.Unconfined {
-		lines = append(lines, "your whole environment, and:")
-	} else {
-		set("PATH", "PATH="+sandboxPath)
-		set("HOME", "HOME="+sandboxHome)
-		set("LANG", "LANG=C.UTF-8")
-	}
+	passed := map[string]bool{} // the policy's last word on a name is a bare NAME
 	for _, kv := range e.p.Env {
 		name, _, isSet := strings.Cut(kv, "=")
+		passed[name] = !isSet
+	}
+	var lines []string
+	env := e.d.Env
+	if e.p.Unconfined {
+		lines = append(lines, "your whole environment, and:")
+		env = e.r.Spec().Env
+	}
+	seen := map[string]bool{}
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		seen[name] = true
 		switch {
-		case !isSet:
-			line := name + " from your environment"
-			if _, now := os.LookupEnv(name); !now {
-				line += " (not set now: left out)"
-			}
-			set(name, line)
+		case passed[name]:
+			lines = append(lines, name+" from your environment")
 		case secretName(name):
-			set(name, name+"=*** (hidden: the name looks secret)")
+			lines = append(lines, name+"=*** (hidden: the name looks secret)")
 		default:
-			set(name, kv)
+			lines = append(lines, kv)
 		}
 	}
-	for _, n := range names {
-		lines = append(lines, entries[n])
+	for _, kv := range e.p.Env {
+		if !strings.Contains(kv, "=") && !seen[kv] {
+			seen[kv] = true
+			lines = append(lines, kv+" from your environment (not set now: left out)")
+		}
 	}
 	if len(lines) == 0 {
 		lines = append(lines, "nothing more")
@@ -294,51 +182,36 @@ func secretName(name string) bool {
 	return false
 }
 
-func (e explanation) networkLine() string {
-	if e.p.Net == policy.NetHost {
-		return "host: the host's network, its resolv.conf and hosts" + e.from("Net")
-	}
-	return "none: loopback only" + e.from("Net")
-}
-
 func (e explanation) seccompLines() []string {
-	p := e.p
-	lines := []string{"profile: " + p.Seccomp + e.from("Seccomp")}
-	what := "a Docker/OCI profile"
-	if p.Seccomp == policy.SeccompDefault {
-		what = defaultFilter
-	}
-	net := sandbox.NetNone
-	if p.Net == policy.NetHost {
-		net = sandbox.NetHost
-	}
-	if prog, err := seccomp.Program(p.Seccomp, net.SocketFamilies(), p.SeccompLog); err != nil {
-		lines = append(lines, what, "cannot compile it: "+err.Error())
-	} else {
-		lines = append(lines, fmt.Sprintf("%s (%d BPF instructions)", what, len(prog)/8))
-	}
-	if ok, version, err := seccomp.Info(); ok {
-		lines = append(lines, "enforced here (libseccomp "+version+")")
-	} else {
-		lines = append(lines, "not enforceable here: "+err.Error())
-	}
-	if p.SeccompLog {
-		lines = append(lines, "refusals are logged and allowed (--seccomp-log)")
-	}
-	return lines
+	return append([]string{"profile: " + e.p.Seccomp + e.from("Seccomp")}, e.d.Seccomp...)
 }
 
-func (e explanation) userLine() string {
-	switch {
-	case os.Geteuid() != 0:
-		return fmt.Sprintf("your uid %d, in a user namespace of its own%s", os.Getuid(), e.from("User"))
-	case e.p.User != "":
-		return e.p.User + e.from("User")
-	case e.r.stateDir() != "":
-		return fmt.Sprintf("a dynamic uid of its own (%d and up), the owner of its state directory", sandbox.DynamicIDFirst)
-	default:
-		return fmt.Sprintf("a dynamic uid of its own (%d and up), never root", sandbox.DynamicIDFirst)
+// userFrom says where a user given by name came from.
+func (e explanation) userFrom() string {
+	if e.p.User == "" {
+		return ""
 	}
+	return e.from("User")
+}
+
+// limitLines are the sandbox's limits, with where each value came from,
+// and the relay's largest message.
+func (e explanation) limitLines() []string {
+	var lines []string
+	for _, l := range e.d.Limits {
+		lines = append(lines, e.setting(keyName(l.Field), []string{l.Value}, e.source(l.Field))...)
+	}
+	return append(lines, e.setting(keyName("MaxMessage"), []string{e.p.MaxMessage.String()}, e.source("MaxMessage"))...)
+}
+
+// keyName is a field's key within its section (limits.memory: memory).
+func keyName(field string) string {
+	for _, k := range policy.Keys() {
+		if k.Field == field {
+			return k.Name
+		}
+	}
+	return field
 }
 
 func (e explanation) healthLine() string {
@@ -361,46 +234,6 @@ func (e explanation) restartLine() string {
 	return fmt.Sprintf("%s, after %s; %s", p.Restart, p.RestartBackoff, most)
 }
 
-// settings lists a policy-file section's keys with their values and where
-// each came from, in the key table's order: a key added to the table is
-// explained with no change here.
-func (e explanation) settings(section string) []string {
-	var lines []string
-	for _, k := range policy.Keys() {
-		if k.Section == section {
-			lines = append(lines, fmt.Sprintf("%-13s %-10s (%s)", k.Name, e.value(k), e.source(k.Field)))
-		}
-	}
-	return lines
-}
-
-// value is a field's value as its flag spells it; zero says what it means.
-func (e explanation) value(k policy.Key) string {
-	p := e.p
-	f := reflect.ValueOf(&p).Elem().FieldByName(k.Field)
-	if f.IsZero() || f.Kind() == reflect.Slice && f.Len() == 0 {
-		switch {
-		case strings.HasPrefix(k.Name, "allow-"):
-			return "all"
-		case k.Section == "limits":
-			return "unlimited"
-		}
-		return "none"
-	}
-	if list, ok := f.Interface().([]string); ok {
-		return strings.Join(list, ", ")
-	}
-	if d, ok := f.Interface().(time.Duration); ok {
-		return shortDuration(d)
-	}
-	for _, rf := range runFlags {
-		if rf.Field == k.Field {
-			return rf.Value(&p).String()
-		}
-	}
-	return fmt.Sprint(f.Interface())
-}
-
 // from says where a field's value came from, after two spaces: a flag, a
 // policy file's key, or the default.
 func (e explanation) from(field string) string {
@@ -408,10 +241,10 @@ func (e explanation) from(field string) string {
 }
 
 func (e explanation) source(field string) string {
-	if e.r.given[field] {
+	if e.r.Given[field] {
 		return flagOf(field)
 	}
-	pos, ok := e.r.origin[field]
+	pos, ok := e.r.Origin[field]
 	switch {
 	case !ok:
 		return "default"

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/policies"
 	"github.com/mcpsandbox/mcpsandbox/policy"
@@ -50,6 +48,17 @@ func (e explained) grants() map[string][]string {
 		}
 	}
 	return g
+}
+
+// own are the sandbox's own mounts explain lists ("PATH: what").
+func (e explained) own() []string {
+	var paths []string
+	for _, line := range e["Mounts"] {
+		if path, _, ok := strings.Cut(line, ": "); ok && strings.HasPrefix(path, "/") {
+			paths = append(paths, strings.TrimSuffix(path, " (HOME)"))
+		}
+	}
+	return paths
 }
 
 // grantedAs is the reason explain gives for the kind grant of path.
@@ -123,7 +132,7 @@ func TestExplainShowsWhatTheCommandLineSets(t *testing.T) {
 	ro := t.TempDir()
 	e := explain(t, "--memory", "300MiB", "--ro", ro, "--env", "EXPLAIN_PASSED", "--env", "EXPLAIN_UNSET",
 		"--env", "API_TOKEN=hunter2", "--env", "MODE=fast", "--", "sh", "-c", "true")
-	if !slices.Contains(e["Limits"], "memory        300MiB     (--memory)") {
+	if !slices.Contains(e["Limits"], "memory               300MiB     (--memory)") {
 		t.Errorf("Limits do not show --memory 300MiB:\n%s", e.text("Limits"))
 	}
 	if why, ok := e.grantedAs("ro", ro); !ok || why != "(--ro)" {
@@ -226,36 +235,25 @@ with open(os.path.join(sys.argv[1], "mounts"), "w") as out:
 	}
 	flags := []string{"--ro", ro, "--rw", rw, "--tmpfs", "/opt/explain-test", "--"}
 	line := []string{"python3", script, rw}
-	want := explain(t, append(flags, line...)...).grants()
+	e := explain(t, append(flags, line...)...)
+	want := e.grants()
 
-	cmd := exec.Command(self(t), append(append([]string{asCLI, "run"}, flags...), line...)...)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
-	hostIn, err := cmd.StdinPipe() // open until run ends: the host stays
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hostIn.Close()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("run did not end after its server exited; stderr:\n%s", &stderr)
-	}
+	stderr, err := runToEnd(t, append(flags, line...)...)
 	data, rerr := os.ReadFile(filepath.Join(rw, "mounts"))
 	if rerr != nil {
-		t.Fatalf("the server wrote no mounts (%v, run: %v); stderr:\n%s", rerr, err, &stderr)
+		t.Fatalf("the server wrote no mounts (%v, run: %v); stderr:\n%s", rerr, err, stderr)
 	}
 	inside := map[string]string{} // mount point → ro or rw
 	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		if f := strings.Fields(l); len(f) == 2 {
 			inside[f[0]] = f[1]
 		}
+	}
+	// The sandbox's own mounts too: explain shows what sandbox.Describe says.
+	want["ro"] = append(want["ro"], "/", "/usr", "/dev", "/sys")
+	want["rw"] = append(want["rw"], "/proc", "/tmp", "/dev/shm", "/sandbox")
+	if got := e.own(); !slices.Equal(got, []string{"/", "/usr", "/dev", "/proc", "/dev/shm", "/tmp", "/sandbox", "/sys"}) {
+		t.Errorf("explain lists the sandbox's own mounts %q", got)
 	}
 	if !slices.Contains(want["ro"], proj) || !slices.Contains(want["ro"], ro) || !slices.Contains(want["rw"], rw) || len(want["tmpfs"]) != 1 {
 		t.Fatalf("explain listed %v; want the project and --ro read-only, --rw and the tmpfs", want)
@@ -270,5 +268,53 @@ with open(os.path.join(sys.argv[1], "mounts"), "w") as out:
 				t.Errorf("explain lists %s %s, mounted %s inside", kind, p, mode)
 			}
 		}
+	}
+}
+
+// The settings blocks share one column layout, and no line of them is
+// wider than a manual page's, however long the values.
+func TestExplainSettingsFitTheirColumns(t *testing.T) {
+	stdout, _, code := runCLI(t, "policy", "explain",
+		"--allow-tool", "read_*", "--allow-tool", "list_directory_with_sizes", "--allow-tool", "search_files", "--allow-tool", "get_file_info",
+		"--deny-resource", "file:///srv/some/rather/deep/directory/*", "--deny-resource", "file:///home/*/.ssh/*",
+		"--rate-limit", "write_*=5/1m", "--rate-limit", "60/1m", "--rate-limit", "move_file=1/10s",
+		"--max-concurrent-calls", "4", "--audit-log", "/var/log/mcpsandbox/a-rather-long-audit-file-name.jsonl",
+		"--audit-mask", "*ssn*", "--memory", "300MiB", "--", "sh")
+	if code != exitOK {
+		t.Fatalf("explain: exit %d", code)
+	}
+	valueCol := map[int]bool{}
+	section := ""
+	for _, line := range strings.Split(stdout, "\n") {
+		if line != "" && !strings.HasPrefix(line, " ") {
+			section = line
+			continue
+		}
+		if section != "Limits" && section != "MCP rules" && section != "Audit log" || line == "" {
+			continue
+		}
+		if len(line) > cmdline.Width {
+			t.Errorf("%s: a line of %d wide:\n%s", section, len(line), line)
+		}
+		if f := strings.Fields(line); len(f) > 1 && !strings.HasPrefix(line, "   ") {
+			valueCol[strings.Index(line[2+len(f[0]):], f[1])+2+len(f[0])] = true
+		}
+	}
+	if len(valueCol) != 1 {
+		t.Errorf("the values start at columns %v, want one column:\n%s", valueCol, stdout)
+	}
+	for _, want := range []string{"list_directory_with_sizes", "file:///home/*/.ssh/*", "move_file=1/10s", "(--rate-limit)", "(--allow-tool)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("explain lost %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// What the sandbox would refuse at the start, explain says, in run's words.
+func TestExplainSaysWhatTheStartRefuses(t *testing.T) {
+	dir := t.TempDir()
+	e := explain(t, "--ro", dir, "--rw", dir, "--", "sh")
+	if got := e.text("Start"); !strings.Contains(got, "the start would fail") || !strings.Contains(got, dir+" is given both as --ro and --rw: keep one") {
+		t.Errorf("Start section:\n%s\nwant the grant given both ways, named as flags", got)
 	}
 }

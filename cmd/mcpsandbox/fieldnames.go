@@ -1,6 +1,9 @@
 package main
 
-import "github.com/mcpsandbox/mcpsandbox/internal/field"
+import (
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/resolve"
+)
 
 // flagOf names a policy field as the run flag that sets it: errors from
 // policy and sandbox name fields, and on the command line the user knows
@@ -13,6 +16,8 @@ func flagOf(f string) string {
 		return "`mcpsandbox doctor`"
 	case "StateDir": // the sandbox's name for the directory --state places
 		return "the state directory (--state)"
+	case resolve.PolicyField:
+		return "--policy"
 	}
 	for _, rf := range runFlags {
 		if rf.Field == f {

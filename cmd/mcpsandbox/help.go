@@ -51,7 +51,7 @@ func mainPage() *cmdline.Page {
 		Synopsis: []string{
 			"mcpsandbox run [OPTIONS] -- COMMAND [ARGS...]",
 			"mcpsandbox prepare [OPTIONS] -- COMMAND [ARGS...]",
-			"mcpsandbox policy list | show NAME | check FILE...",
+			"mcpsandbox policy list | show NAME | check FILE... | explain -- COMMAND",
 			"mcpsandbox doctor",
 			"mcpsandbox version",
 			"mcpsandbox help [COMMAND]",

@@ -5,13 +5,15 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/policies"
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/resolve"
 )
 
 // policyCommand is `mcpsandbox policy list|show NAME|check FILE...|explain
@@ -25,7 +27,15 @@ func policyCommand(args []string, std stdio) int {
 	if len(rest) == 0 {
 		return usageFailure("policy", "say what to do: list, show NAME, check FILE... or explain -- COMMAND", std)
 	}
-	switch sub, rest := rest[0], rest[1:]; sub {
+	sub, rest := rest[0], rest[1:]
+	if sub != "explain" { // explain takes run's options
+		sfs := newFlagSet("policy")
+		if status, ok := parseFlags(sfs, "policy", rest, std); !ok {
+			return status
+		}
+		rest = sfs.Args()
+	}
+	switch sub {
 	case "list":
 		if len(rest) > 0 {
 			return usageFailure("policy", "policy list takes no arguments", std)
@@ -103,28 +113,29 @@ func policyShow(name string, std stdio) int {
 	return exitOK
 }
 
-// policyCheck loads and validates each file as run --policy would, and
-// prints every error; the server's arguments are unknown here, so a file
-// that uses ${ARG1} and the like is checked with none.
+// policyCheck resolves each file as run --policy does, but without a
+// launch line, and prints every error; the server's arguments are
+// unknown here, so what uses ${ARG1} and the like is left out.
 func policyCheck(files []string, std stdio) int {
-	home, _ := os.UserHomeDir()
-	wd, _ := os.Getwd()
-	loader := policy.Loader{Builtin: policies.FS, Vars: policy.Vars{Home: home, WorkDir: wd}}
 	status := exitOK
 	for _, f := range files {
-		p, origin, err := loader.Load(f)
-		if err == nil {
-			p.Command = []string{"server"} // the command is run's, not the file's
-			err = origin.Validate(&p)
-		}
+		_, err := resolve.Resolve(resolve.Request{PolicyOnly: true, Policy: f, Host: launch.FromProcess()})
 		if err != nil {
-			fmt.Fprintf(std.Err, "%v\n", err)
+			fmt.Fprintln(std.Err, field.Message(err, keyOf))
 			status = exitFailure
 			continue
 		}
 		fmt.Fprintf(std.Out, "%s: ok\n", f)
 	}
 	return status
+}
+
+// keyOf names a field as a policy file's key: check has no flags.
+func keyOf(f string) string {
+	if f == resolve.PolicyField {
+		return "policy"
+	}
+	return policy.KeyOf(f)
 }
 
 func policyPage() *cmdline.Page {
@@ -138,8 +149,8 @@ func policyPage() *cmdline.Page {
 		},
 		Description: []string{
 			"list prints the built-in policies, which `run --policy NAME` and `extends: NAME` name, each with what it is for. show prints one of them as it is embedded.",
-			"check reads each policy file exactly as `run --policy FILE` would (extends, variables, every value validated) and prints FILE: ok, or each error at FILE:LINE:COLUMN with its fix. The server's arguments are not known here, so ${ARG1} and the like expand to nothing. The format is documented in docs/policy.md.",
-			"explain takes run's options and COMMAND and prints, without starting anything, what `mcpsandbox run` would apply: the policy and why it was chosen (and what it extends), the command with any version manager's shim resolved, the server's name and state directory, every mount with where it came from (policy, flag, argument, interpreter), the environment (values of secret-looking names and of variables passed from yours are not shown), network, limits, seccomp, user, MCP rules, audit, health and restart.",
+			"check reads each policy file exactly as `run --policy FILE` would (extends, variables, every value validated: the same resolution) and prints FILE: ok, or each error at FILE:LINE:COLUMN with its fix. There is no launch line here: the server's arguments are unknown, so a list item that uses ${ARG1} and the like is left out and elsewhere they expand to nothing, and ${STATE} is the state directory of a server named server. The format is documented in docs/policy.md.",
+			"explain takes run's options and COMMAND and prints, without starting anything, what `mcpsandbox run` would apply: the policy and why it was chosen (and what it extends), the command with any version manager's shim resolved, the server's name and state directory, what the start would refuse, every mount as the sandbox will make it (its own, and each grant with who asked for it: policy, flag, argument, the program's installation, and which automatic grant a grant of yours covers), the environment (values of secret-looking names and of variables passed from yours are not shown), network, limits, seccomp and user as the sandbox reports them, MCP rules, audit, health and restart.",
 		},
 		Options: []cmdline.Option{
 			{Group: "explain", Flag: "--policy FILE|NAME", Text: policyUsage},

@@ -62,3 +62,34 @@ func TestPolicyCheckNamesEachErrorAndFails(t *testing.T) {
 		}
 	}
 }
+
+// check reads a file as run does: a file extending any built-in passes
+// (npx's and uvx's use ${STATE}, which run knows), a file using the
+// server's arguments passes although check knows none, and a typo in a
+// file extending a built-in is reported at the typo.
+func TestPolicyCheckAcceptsWhatRunAccepts(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, name := range builtinNames() {
+		files = append(files, writeFile(t, dir, "extends-"+name+".yaml", "extends: "+name+"\nlimits:\n  memory: 512MiB\n"))
+	}
+	// README's github.yaml and docs/policy.md's notes.yaml, as written there.
+	files = append(files,
+		writeFile(t, dir, "github.yaml", "# github.yaml\nextends: github\nenv:\n  pass: [GITHUB_TOKEN]\nlimits:\n  memory: 512MiB\nmcp:\n  deny-tools: [\"delete_*\", \"merge_*\"]\n"),
+		writeFile(t, dir, "notes.yaml", "extends: npx\nfilesystem:\n  rw: [\"${ARG3}\"]\nlimits:\n  memory: 512MiB\n  pids: 64\n"))
+	stdout, stderr, code := runCLI(t, append([]string{"policy", "check"}, files...)...)
+	if code != exitOK || stderr != "" {
+		t.Errorf("policy check: exit %d, stderr %q; want every file ok", code, stderr)
+	}
+	for _, f := range files {
+		if !strings.Contains(stdout, f+": ok\n") {
+			t.Errorf("policy check does not say %s: ok:\n%s", f, stdout)
+		}
+	}
+
+	typo := writeFile(t, dir, "typo.yaml", "extends: npx\nlimits:\n  memroy: 512MiB\n")
+	_, stderr, code = runCLI(t, "policy", "check", typo)
+	if want := typo + `:3:3: unknown key "memroy" in limits: did you mean memory?`; code != exitFailure || !strings.Contains(stderr, want) {
+		t.Errorf("policy check %s: exit %d, stderr %q; want 1 and %q", typo, code, stderr, want)
+	}
+}

@@ -46,7 +46,7 @@ func settle(t *testing.T, args ...string) (policy.Policy, string, bool) {
 	t.Helper()
 	var errOut bytes.Buffer
 	r, _, ok := runPolicy("run", args, stdio{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errOut})
-	return r.policy, errOut.String(), ok
+	return r.Policy, errOut.String(), ok
 }
 
 // Flags given beside --policy override the file; flags not given leave it.

@@ -22,16 +22,16 @@ func prepareCommand(args []string, std stdio) int {
 	if !ok {
 		return status
 	}
-	step, err := r.launch.PrepareStep()
+	step, err := r.Launch.PrepareStep()
 	if err != nil {
 		return usageFailure("prepare", err.Error(), std)
 	}
-	p := r.policy
+	p := r.Policy
 	if p.Unconfined {
 		return usageFailure("prepare", "an unconfined server uses your own package cache: there is nothing to prepare", std)
 	}
 	if !p.State {
-		return usageFailure("prepare", fmt.Sprintf("the policy %s keeps no package cache (no state directory): prepare fills the one of npx and uvx policies; turn it on with --state", r.ref), std)
+		return usageFailure("prepare", fmt.Sprintf("the policy %s keeps no package cache (no state directory): prepare fills the one of npx and uvx policies; turn it on with --state", r.Ref), std)
 	}
 	p.Command = step.Command
 	p.Env = append(p.Env, step.Env...)
@@ -41,12 +41,12 @@ func prepareCommand(args []string, std stdio) int {
 		return usageFailure("prepare", err.Error(), std)
 	}
 	defer closeLog()
-	r.logChoice(log)
+	logChoice(r, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go catchSignals(cancel)
 	start := time.Now()
-	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.launch.Name, Policy: p, StateDir: r.stateDir(), Log: log, Setting: flagOf, LookupEnv: os.LookupEnv}, std.Err)
+	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.Launch.Name, Policy: p, StateDir: r.StateDir(), Log: log, Setting: flagOf, LookupEnv: os.LookupEnv}, std.Err)
 	switch {
 	case ex.SetupErr != nil:
 		fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", field.Message(ex.SetupErr, flagOf))
@@ -59,7 +59,7 @@ func prepareCommand(args []string, std stdio) int {
 		return exitFailure
 	}
 	fmt.Fprintf(std.Out, "prepared %s in %s: its packages are in %s; `mcpsandbox run` starts it offline now\n",
-		r.launch.Name, time.Since(start).Round(100*time.Millisecond), r.stateDir())
+		r.Launch.Name, time.Since(start).Round(100*time.Millisecond), r.StateDir())
 	return exitOK
 }
 

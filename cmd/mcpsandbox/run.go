@@ -16,13 +16,13 @@ func runCommand(args []string, std stdio) int {
 	if !ok {
 		return status
 	}
-	p := r.policy
+	p := r.Policy
 	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, std.Err)
 	if err != nil {
 		return usageFailure("run", err.Error(), std)
 	}
 	defer closeLog()
-	r.logChoice(log)
+	logChoice(r, log)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -32,9 +32,9 @@ func runCommand(args []string, std stdio) int {
 	go catchSignals(cancel)
 
 	out, err := supervisor.Run(ctx, supervisor.Options{
-		Name:          r.launch.Name,
+		Name:          r.Launch.Name,
 		Policy:        p,
-		StateDir:      r.stateDir(),
+		StateDir:      r.StateDir(),
 		HostIn:        std.In,
 		HostOut:       std.Out,
 		Log:           log,

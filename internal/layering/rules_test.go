@@ -85,6 +85,11 @@ var rules = []rule{
 		why:   "launch reads a launch line and the host for the command, which hands what it finds to the policy: it knows nothing of confinement, supervision or MCP",
 	},
 	{
+		pkgs:  []string{"resolve"},
+		notOn: []string{"supervisor/...", "healthcheck", "daemon/...", "demo", mcpSDK},
+		why:   "resolve settles what a server runs under (launch line, policy, overrides, host) for every command and the daemon to share: it sits above launch and policy and knows nothing of supervision or MCP, so that resolving links no relay",
+	},
+	{
 		pkgs:  []string{"policies"},
 		notOn: []string{"./..."},
 		why:   "the built-in policy files are data that the commands and the policy loader read: the package only embeds them",
