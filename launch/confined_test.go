@@ -77,7 +77,7 @@ try { console.log("home holds " + fs.readdirSync(process.argv[2]).join(",")); } 
 }
 
 // runConfined starts p's command in the sandbox with the spec the
-// supervisor makes of a policy (supervisor.specFromPolicy) and returns
+// supervisor makes of a policy (supervisor.SpecOf) and returns
 // what it wrote once it has exited.
 func runConfined(t *testing.T, name string, p policy.Policy) (stdout, stderr string) {
 	t.Helper()

@@ -48,7 +48,9 @@ type Resolution struct {
 
 	Overrides policy.Policy // as the request gave them
 
-	host launch.Host // for Spec's environment
+	// Host is the machine the resolution was made for (its environment
+	// is what a passed variable's value is read from).
+	Host launch.Host
 }
 
 // PolicyField names the policy reference in errors (field.Error.Field):
@@ -66,7 +68,7 @@ func Resolve(req Request) (Resolution, error) {
 		Ref:       req.Policy,
 		Overrides: req.Overrides,
 		Given:     map[string]bool{},
-		host:      req.Host,
+		Host:      req.Host,
 	}
 	if r.Ref == "" {
 		r.Ref, r.Chosen = r.Launch.Choice.Policy, true

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -128,31 +127,3 @@ func TestResolvePolicyOnly(t *testing.T) {
 	}
 }
 
-// Spec hands the sandbox every setting: a policy with each field away
-// from its zero value makes a Spec with none of its fields zero.
-func TestSpecCarriesEverySetting(t *testing.T) {
-	h := someoneElse(t)
-	env := map[string]string{"PASSED": "v"}
-	h.LookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	over := policy.Default()
-	over.Env = []string{"PASSED", "SET=1", "UNSET"}
-	over.WorkDir, over.Tmpfs, over.State = "/srv", []string{"/opt/x"}, true
-	over.ReadOnly, over.ReadWrite = []string{"/a"}, []string{"/b"}
-	over.Net, over.User, over.FileSize, over.NoExecTmp = policy.NetHost, "nobody", 1<<20, true
-	over.SeccompLog, over.CPU = true, 1
-	given := []string{"Env", "WorkDir", "Tmpfs", "State", "ReadOnly", "ReadWrite", "Net", "User", "FileSize", "NoExecTmp", "SeccompLog", "CPU"}
-	r, err := Resolve(Request{Command: []string{"srv"}, Overrides: over, Given: given, Host: h})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := r.Spec()
-	if !slices.Equal(spec.Env, []string{"PASSED=v", "SET=1"}) {
-		t.Errorf("env %q: want the passed variable's value from the host, the unset one left out", spec.Env)
-	}
-	v := reflect.ValueOf(spec)
-	for i := range v.NumField() {
-		if name := v.Type().Field(i).Name; v.Field(i).IsZero() && name != "Unconfined" {
-			t.Errorf("Spec.%s is zero: Spec does not carry it", name)
-		}
-	}
-}

@@ -7,15 +7,18 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 )
 
-// specFromPolicy turns the policy into what the sandbox needs to start one
-// server process. Environment entries given as a bare NAME take their value
-// from mcpsandbox's own environment, read by lookupEnv (and are left out
-// when it has none).
-func specFromPolicy(name string, p policy.Policy, stateDir string, lookupEnv func(string) (string, bool)) sandbox.Spec {
+// SpecOf is the one translation of a policy into what the sandbox starts
+// for one server process: the relay starts it, and policy explain hands it
+// to sandbox.Describe, so the two cannot disagree. Environment entries
+// given as a bare NAME take their value from mcpsandbox's own environment,
+// read by lookupEnv (nil: none), and are left out when it has none.
+func SpecOf(name string, p policy.Policy, stateDir string, lookupEnv func(string) (string, bool)) sandbox.Spec {
 	var env []string
 	for _, e := range p.Env {
 		if strings.Contains(e, "=") {
 			env = append(env, e)
+		} else if lookupEnv == nil {
+			continue
 		} else if v, ok := lookupEnv(e); ok {
 			env = append(env, e+"="+v)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/resolve"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
+	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
 // policyExplain is `mcpsandbox policy explain [run's options] -- COMMAND`:
@@ -21,9 +22,14 @@ func policyExplain(args []string, std stdio) int {
 	if !ok {
 		return status
 	}
-	e := explanation{r: r, p: r.Policy, d: sandbox.Describe(r.Spec()), out: std.Out}
+	e := explanation{r: r, p: r.Policy, d: sandbox.Describe(specOf(r)), out: std.Out}
 	e.write()
 	return exitOK
+}
+
+// specOf is what run would ask the sandbox to start for r.
+func specOf(r resolve.Resolution) sandbox.Spec {
+	return supervisor.SpecOf(r.Launch.Name, r.Policy, r.StateDir(), r.Host.LookupEnv)
 }
 
 type explanation struct {
@@ -144,7 +150,7 @@ func (e explanation) envLines() []string {
 	env := e.d.Env
 	if e.p.Unconfined {
 		lines = append(lines, "your whole environment, and:")
-		env = e.r.Spec().Env
+		env = specOf(e.r).Env
 	}
 	seen := map[string]bool{}
 	for _, kv := range env {

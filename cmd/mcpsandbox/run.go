@@ -39,7 +39,7 @@ func runCommand(args []string, std stdio) int {
 		HostOut:       std.Out,
 		Log:           log,
 		Setting:       flagOf,
-		LookupEnv:     os.LookupEnv,
+		LookupEnv:     r.Host.LookupEnv,
 		ReleaseMemory: supervisor.MemoryReleaser(200 * time.Millisecond),
 	})
 	if err != nil {

@@ -86,8 +86,8 @@ var rules = []rule{
 	},
 	{
 		pkgs:  []string{"resolve"},
-		notOn: []string{"supervisor/...", "healthcheck", "daemon/...", "demo", mcpSDK},
-		why:   "resolve settles what a server runs under (launch line, policy, overrides, host) for every command and the daemon to share: it sits above launch and policy and knows nothing of supervision or MCP, so that resolving links no relay",
+		notOn: []string{"supervisor/...", "sandbox/...", "healthcheck", "daemon/...", "demo", mcpSDK},
+		why:   "resolve settles what a server runs under (launch line, policy, overrides, host) for every command and the daemon to share: it sits above launch and policy and knows nothing of confinement, supervision or MCP (the one policy → sandbox.Spec translation is supervisor.SpecOf), so that resolving links no relay and no cgo (the demo's static example server resolves as run does)",
 	},
 	{
 		pkgs:  []string{"policies"},
