@@ -90,7 +90,7 @@ func (r *relay) startGeneration() (*generation, error) {
 		// not lost.
 		time.AfterFunc(holdFor, func() { logStderr(g.hold.release(), g.hold, &r.logLimit, log) })
 	}
-	g.out = newServerWriter(int(r.pol.MaxMessage), g.declareHung)
+	g.out = newServerWriter(proc.Stdin(), int(r.pol.MaxMessage), g.declareHung)
 	go g.out.run(proc.Stdin())
 	go r.readServer(g)
 	go pumpStderr(proc.Stderr(), &g.stderr, g.hold, &r.logLimit, log, g.stderrDone)

@@ -5,13 +5,19 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Everything written to a server process (host messages, refusals,
 // cancellations, pings, the replay) goes through its serverWriter: a
 // bounded queue and one goroutine that writes it to the process's stdin in
 // order. Sending never blocks, so no reader of the relay waits on a server
-// that stops reading; one whose queue is full is hung.
+// that stops reading; one whose queue is full is hung. When nothing waits,
+// the sender writes what the pipe takes at once without blocking (the
+// usual message, all of it), and only the rest goes to the writer: a
+// hand-over to another goroutine would cost each request a wake-up.
 
 // maxToServer bounds the messages not yet written to a server process;
 // their bytes are bounded by twice --max-message (one being written, one
@@ -26,6 +32,9 @@ var errFull = errors.New("the server does not read its input")
 type serverWriter struct {
 	maxBytes int
 	onFull   func(reason string) // called once, when a message does not fit
+	// tryWrite writes what the pipe takes now and never blocks; nil when
+	// stdin cannot be written so.
+	tryWrite func([]byte) (int, error)
 
 	mu      sync.Mutex
 	queue   [][]byte // handed over, not yet taken by the writer
@@ -39,8 +48,44 @@ type serverWriter struct {
 	done chan struct{} // closed when the writer goroutine returns
 }
 
-func newServerWriter(maxMessage int, onFull func(string)) *serverWriter {
-	return &serverWriter{maxBytes: 2 * maxMessage, onFull: onFull, wake: make(chan struct{}, 1), done: make(chan struct{})}
+func newServerWriter(stdin io.Writer, maxMessage int, onFull func(string)) *serverWriter {
+	return &serverWriter{maxBytes: 2 * maxMessage, onFull: onFull, tryWrite: nonBlocking(stdin),
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// nonBlocking returns a write of one attempt on a pipe in non-blocking
+// mode (as os.Pipe makes them), or nil for anything else.
+func nonBlocking(w io.Writer) func([]byte) (int, error) {
+	sc, ok := w.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	nonblock := false
+	rc.Control(func(fd uintptr) {
+		fl, err := unix.FcntlInt(fd, unix.F_GETFL, 0)
+		nonblock = err == nil && fl&unix.O_NONBLOCK != 0
+	})
+	if !nonblock {
+		return nil
+	}
+	return func(p []byte) (int, error) {
+		var n int
+		var werr error
+		if err := rc.Write(func(fd uintptr) bool {
+			n, werr = unix.Write(int(fd), p)
+			return true // one attempt: never wait for room
+		}); err != nil {
+			return 0, err
+		}
+		if werr == unix.EAGAIN {
+			return 0, nil
+		}
+		return max(n, 0), werr
+	}
 }
 
 // send queues msg (newline-terminated, owned by the writer from now on).
@@ -61,6 +106,19 @@ func (w *serverWriter) send(msg []byte) error {
 		w.mu.Unlock()
 		w.onFull(reason)
 		return errFull
+	}
+	if w.n == 0 && w.tryWrite != nil {
+		n, err := w.tryWrite(msg)
+		if err != nil {
+			w.stopped = true // the process is gone
+			w.mu.Unlock()
+			return errDead
+		}
+		if n == len(msg) {
+			w.mu.Unlock()
+			return nil
+		}
+		msg = msg[n:]
 	}
 	w.queue = append(w.queue, msg)
 	w.n++
