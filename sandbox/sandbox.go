@@ -16,6 +16,11 @@ type Spec struct {
 	Dir  string   // working directory (inside); empty means HOME
 
 	Unconfined bool // run with the caller's rights (loudly logged by the caller)
+	// Inherit is the environment an unconfined server starts with, Env
+	// added to it: the caller's own, passed in (the sandbox reads no
+	// process environment), whose PATH finds Args[0]. A confined server
+	// never gets it.
+	Inherit []string
 
 	ReadOnly   []string // host paths bound read-only at the same path
 	ReadWrite  []string // host paths bound read-write at the same path

@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -22,13 +25,13 @@ type unconfinedProcess struct {
 }
 
 func startUnconfined(spec Spec, log *slog.Logger) (Process, error) {
-	path, err := exec.LookPath(spec.Args[0])
+	path, err := lookPathIn(spec.Args[0], spec.Inherit)
 	if err != nil {
 		return nil, fmt.Errorf("server command %q: %w", spec.Args[0], err)
 	}
 	cmd := exec.Command(path, spec.Args[1:]...)
 	cmd.Args[0] = spec.Args[0]
-	cmd.Env = append(os.Environ(), spec.Env...)
+	cmd.Env = append(slices.Clone(spec.Inherit), spec.Env...)
 	cmd.Dir = spec.Dir
 	// Setsid gives a process group to kill; Pdeathsig takes the server down
 	// if the supervisor is SIGKILLed.
@@ -81,4 +84,28 @@ func (p *unconfinedProcess) Close() error {
 		p.stderr.Close()
 	})
 	return nil
+}
+
+// lookPathIn finds prog as exec.LookPath does, but in the PATH of env (the
+// last PATH= in it) rather than this process's.
+func lookPathIn(prog string, env []string) (string, error) {
+	if strings.Contains(prog, "/") {
+		return exec.LookPath(prog)
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue // as exec.LookPath refuses a relative result
+		}
+		p := filepath.Join(dir, prog)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", &exec.Error{Name: prog, Err: exec.ErrNotFound}
 }

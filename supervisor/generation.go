@@ -70,7 +70,7 @@ func (r *relay) startGeneration() (*generation, error) {
 	if r.pol.Unconfined {
 		log.Warn("UNCONFINED: the server runs with mcpsandbox's own user, files and network (--unconfined); only supervision applies")
 	}
-	proc, err := r.start(SpecOf(r.name, r.pol, r.stateDir, r.lookupEnv), log)
+	proc, err := r.start(r.spec, log)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (sandbox.Exit, er
 		return sandbox.Exit{}, err
 	}
 	opts = opts.withDefaults()
-	proc, err := opts.Start(SpecOf(opts.Name, opts.Policy, opts.StateDir, opts.LookupEnv), opts.Log)
+	proc, err := opts.Start(opts.spec(), opts.Log)
 	if err != nil {
 		return sandbox.Exit{SetupErr: err}, err
 	}

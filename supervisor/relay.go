@@ -66,14 +66,15 @@ type relay struct {
 	facts    diagnose.Facts
 	setting  field.Namer
 	log      *slog.Logger
-	// lookupEnv, start and release are the process's, handed in
-	// (Options): the relay reads no global state.
-	lookupEnv func(string) (string, bool)
-	start     func(sandbox.Spec, *slog.Logger) (sandbox.Process, error)
-	release   func()
-	events    func(Event)
-	hostIn    io.Reader
-	host      *hostWriter
+	// spec is what every generation starts (Options.spec: the
+	// environment it gets was handed in); start and release are the
+	// process's (Options): the relay reads no global state.
+	spec    sandbox.Spec
+	start   func(sandbox.Spec, *slog.Logger) (sandbox.Process, error)
+	release func()
+	events  func(Event)
+	hostIn  io.Reader
+	host    *hostWriter
 
 	hostGone     chan struct{} // the host closed its side (EOF or write error)
 	hostGoneOnce sync.Once
@@ -129,7 +130,7 @@ func newRelay(opts Options) *relay {
 		stateDir:    opts.StateDir,
 		rules:       mcprules.New(opts.Policy, mcprules.Options{Setting: opts.Setting}),
 		facts:       factsOf(opts.Policy, opts.LookupEnv),
-		lookupEnv:   opts.LookupEnv,
+		spec:        opts.spec(),
 		start:       opts.Start,
 		release:     opts.ReleaseMemory,
 		setting:     opts.Setting,

@@ -43,6 +43,19 @@ type Options struct {
 	// the OS; it is the process's, shared by all its relays
 	// (MemoryReleaser). Nil: the Go runtime's scavenger does it, in time.
 	ReleaseMemory func()
+	// Environ is mcpsandbox's own environment (os.Environ() in the CLI):
+	// what an --unconfined server inherits. Nil: nothing but its policy's
+	// Env. Confined servers never see it.
+	Environ []string
+}
+
+// spec is what the sandbox starts for o's server.
+func (o Options) spec() sandbox.Spec {
+	s := SpecOf(o.Name, o.Policy, o.StateDir, o.LookupEnv)
+	if s.Unconfined {
+		s.Inherit = o.Environ
+	}
+	return s
 }
 
 // EventKind names a lifecycle change.

@@ -85,6 +85,15 @@ func TestStartFailureScriptNotGranted(t *testing.T) {
 		"could not open "+script, "not granted", "ReadOnly "+dir, "filesystem.ro")
 }
 
+// A script that does not exist, on the host either (`run -- node x.js`
+// with a typo): one answer naming the path at once, not a crash loop of
+// six starts.
+func TestStartFailureScriptMissingEverywhere(t *testing.T) {
+	dir := hostDir(t, "proj")
+	startStopsAtOnce(t, []string{"node", filepath.Join(dir, "x.js")}, filepath.Join(dir, "x.js")+" does not exist, on the host either")
+	startStopsAtOnce(t, []string{"/usr/bin/python3", filepath.Join(dir, "x.py")}, filepath.Join(dir, "x.py")+" does not exist, on the host either")
+}
+
 // A node package not granted: the grant named is the package's root, where
 // node resolves its node_modules from.
 func TestStartFailureNodePackageNotGranted(t *testing.T) {

@@ -52,7 +52,7 @@ func demoCommand(args []string, std cmdline.Stdio) int {
 		Unconfined:    *unconfined,
 		Out:           std.Out,
 		Supervise: func(ctx context.Context, p policy.Policy, setting field.Namer, hostIn goio.Reader, hostOut goio.Writer) (demo.Ended, error) {
-			out, err := supervisor.Run(ctx, supervisor.Options{Name: "example", Policy: p, HostIn: hostIn, HostOut: hostOut, Log: log, Setting: setting, LookupEnv: os.LookupEnv})
+			out, err := supervisor.Run(ctx, supervisor.Options{Name: "example", Policy: p, HostIn: hostIn, HostOut: hostOut, Log: log, Setting: setting, LookupEnv: os.LookupEnv, Environ: os.Environ()})
 			code := 0 // as mcpsandbox run exits
 			if out.Failed {
 				code = 1

@@ -40,6 +40,7 @@ func runCommand(args []string, std stdio) int {
 		Log:           log,
 		Setting:       flagOf,
 		LookupEnv:     r.Host.LookupEnv,
+		Environ:       os.Environ(),
 		ReleaseMemory: supervisor.MemoryReleaser(200 * time.Millisecond),
 	})
 	if err != nil {
