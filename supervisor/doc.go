@@ -169,11 +169,12 @@
 // # One process, many relays
 //
 // A relay takes nothing from its process but what Options hands it: the
-// environment bare Env NAMEs are read from (LookupEnv), the logger, what
-// starts a server (Start, sandbox.Start by default) and the hook that hands
-// memory back to the OS after a big message (ReleaseMemory, one
-// MemoryReleaser per process). Audit logs are shared per file by package
-// audit. Many relays can run in one process, each with its own server.
+// environment bare Env NAMEs are read from (LookupEnv) and the one an
+// --unconfined server inherits (Environ), the logger, what starts a server
+// (Start, sandbox.Start by default) and the hook that hands memory back to
+// the OS after a big message (ReleaseMemory, one MemoryReleaser per
+// process). Audit logs are shared per file by package audit. Many relays
+// can run in one process, each with its own server.
 //
 // # Error codes
 //
