@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -608,54 +607,6 @@ func (s *Scanner) str() (escaped bool, err error) {
 
 func isHex(c byte) bool {
 	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-// Eight-byte lanes for skipPlain and skipPlainASCII.
-const (
-	laneLo    = 0x0101010101010101
-	laneHi    = 0x8080808080808080
-	laneQuote = 0x2222222222222222
-	laneBslsh = 0x5c5c5c5c5c5c5c5c
-	laneSpace = 0x2020202020202020
-)
-
-// skipPlain returns the index of the first '"', '\\' or control character at
-// or after i. It tests eight bytes per step (SWAR), which keeps validating a
-// 16 MiB result cheap next to the pipe copies it rides on.
-func skipPlain(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ laneQuote
-		k := x ^ laneBslsh
-		if ((q-laneLo)&^q|(k-laneLo)&^k|(x-laneSpace)&^x)&laneHi != 0 {
-			break
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
-			return i
-		}
-	}
-	return i
-}
-
-// skipPlainASCII is skipPlain that also stops at bytes of 0x80 and above,
-// for strict scans to validate UTF-8 there; ASCII text keeps the fast path.
-func skipPlainASCII(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ laneQuote
-		k := x ^ laneBslsh
-		if ((q-laneLo)&^q|(k-laneLo)&^k|(x-laneSpace)&^x|x)&laneHi != 0 {
-			break
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
-			return i
-		}
-	}
-	return i
 }
 
 // isSurrogate reports whether four hex digits name a UTF-16 surrogate.
