@@ -10,6 +10,14 @@ import (
 // is passed, the reader keeps a head and a tail of it (enough to recover the
 // id of a response, wherever the server put it) and discards the rest up to
 // the newline.
+//
+// Buffers: a line is read in place and handed out without a copy. The usual
+// buffer grows by doubling up to 1 MiB; a line past that moves once into a
+// buffer of the bound, where the rest of it is read. After the big line
+// that buffer's pages go back to the OS at once, but the buffer is kept
+// while big lines follow each other, so a run of big results is neither
+// allocated (and zeroed) again nor copied through the doubling steps; the
+// first line that fits the usual buffer drops it.
 
 const (
 	initialLineBuf = 32 << 10 // enough for the usual message
@@ -42,15 +50,19 @@ type Frame struct {
 type LineReader struct {
 	// FindIDs follows oversized lines to find their id (Frame.Found).
 	FindIDs bool
-	// OnShrink, when set, is called after a big buffer was dropped: the
-	// memory is the process's to hand back to the OS, not the reader's.
+	// OnShrink, when set, is called after a big line, once the reader has
+	// handed back its buffer's memory: what else the big message left
+	// behind is the process's to hand back to the OS, not the reader's.
 	OnShrink func()
 
 	r          io.Reader
 	max        int
-	buf        []byte
-	start, end int // unread data is buf[start:end]
-	scanned    int // buf[start:scanned] holds no newline
+	buf        []byte // in use: small or big
+	small      []byte // the usual buffer, once shrunk back to initialLineBuf
+	big        []byte // the bound-sized buffer, kept through a run of big lines
+	bigUsed    int    // big[:bigUsed] may hold pages not handed back
+	start, end int    // unread data is buf[start:end]
+	scanned    int    // buf[start:scanned] holds no newline
 	err        error
 	tailBuf    []byte
 	finder     idFinder
@@ -79,6 +91,9 @@ func (lr *LineReader) Next(f *Frame) error {
 				lr.finish(f)
 			} else {
 				f.Line = lr.buf[lr.start:stop]
+				if !lr.inBig() {
+					lr.big = nil // the run of big lines is over
+				}
 			}
 			lr.start, lr.scanned = stop, stop
 			return nil
@@ -102,29 +117,13 @@ func (lr *LineReader) Next(f *Frame) error {
 // fill reads more data, compacting or growing the buffer first when full.
 func (lr *LineReader) fill() {
 	if lr.end == len(lr.buf) {
-		pending := lr.end - lr.start
-		limit := lr.max + 1 + initialLineBuf
-		switch {
-		case lr.start > 0 && (pending < len(lr.buf)/2 || len(lr.buf) >= limit):
-			copy(lr.buf, lr.buf[lr.start:lr.end])
-		default:
-			size := min(max(initialLineBuf, 2*len(lr.buf)), limit)
-			if size > keepLineBuf {
-				// A message past 1 MiB is a big one: go straight to the
-				// bound instead of doubling, which would copy it again at
-				// every step. Pages are touched only as data arrives.
-				size = limit
-			}
-			nb := make([]byte, size)
-			copy(nb, lr.buf[lr.start:lr.end])
-			lr.buf = nb
-		}
-		lr.scanned -= lr.start
-		lr.end = pending
-		lr.start = 0
+		lr.makeRoom()
 	}
 	n, err := lr.r.Read(lr.buf[lr.end:])
 	lr.end += n
+	if lr.inBig() {
+		lr.bigUsed = max(lr.bigUsed, lr.end)
+	}
 	if err != nil {
 		lr.err = err
 	} else if n == 0 {
@@ -136,12 +135,53 @@ func (lr *LineReader) fill() {
 			}
 		}
 		lr.end += n
+		if lr.inBig() {
+			lr.bigUsed = max(lr.bigUsed, lr.end)
+		}
 		if err != nil {
 			lr.err = err
 		} else if n == 0 {
 			lr.err = io.ErrNoProgress
 		}
 	}
+}
+
+// makeRoom compacts a full buffer, or moves its data to a bigger one.
+func (lr *LineReader) makeRoom() {
+	pending := lr.end - lr.start
+	limit := lr.max + 1 + initialLineBuf
+	dst := lr.buf
+	switch {
+	case lr.start > 0 && (pending < len(lr.buf)/2 || len(lr.buf) >= limit):
+	case lr.big != nil && !lr.inBig():
+		// Another big line in a run: straight into the buffer kept.
+		dst = lr.big
+	default:
+		size := min(max(initialLineBuf, 2*len(lr.buf)), limit)
+		if size > keepLineBuf {
+			// A message past 1 MiB is a big one: go straight to the
+			// bound instead of doubling, which would copy it again at
+			// every step. Pages are touched only as data arrives.
+			size = limit
+		}
+		dst = make([]byte, size)
+		if size == limit && size > keepLineBuf {
+			lr.big, lr.bigUsed = dst, 0
+		}
+	}
+	copy(dst, lr.buf[lr.start:lr.end])
+	lr.buf = dst
+	lr.scanned -= lr.start
+	lr.end = pending
+	lr.start = 0
+	if lr.inBig() {
+		lr.bigUsed = max(lr.bigUsed, lr.end)
+	}
+}
+
+// inBig reports whether the big buffer is the one in use.
+func (lr *LineReader) inBig() bool {
+	return lr.big != nil && len(lr.buf) > 0 && &lr.buf[0] == &lr.big[0]
 }
 
 // discard drops an oversized line up to its newline, keeping head and tail.
@@ -207,8 +247,9 @@ func (lr *LineReader) keepTail(p []byte) {
 	}
 }
 
-// shrink drops a buffer grown for a big message once it is idle, so one
-// 16 MiB result does not stay resident for the whole session.
+// shrink leaves a buffer grown for a big message once it is idle and hands
+// its pages back, so one 16 MiB result does not stay resident for the whole
+// session.
 func (lr *LineReader) shrink() {
 	if len(lr.buf) <= keepLineBuf {
 		return
@@ -217,9 +258,18 @@ func (lr *LineReader) shrink() {
 	if pending > initialLineBuf {
 		return
 	}
-	nb := make([]byte, initialLineBuf)
-	copy(nb, lr.buf[lr.start:lr.end])
-	lr.buf = nb
+	if lr.small == nil {
+		lr.small = make([]byte, initialLineBuf)
+	}
+	copy(lr.small, lr.buf[lr.start:lr.end])
+	if lr.inBig() {
+		if releasePages(lr.big[:lr.bigUsed]) {
+			lr.bigUsed = 0
+		} else {
+			lr.big = nil // the garbage collector hands it back instead
+		}
+	}
+	lr.buf = lr.small
 	lr.scanned -= lr.start
 	lr.start, lr.end = 0, pending
 	if lr.OnShrink != nil {
