@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"io"
+	"runtime"
 )
 
 // Framing: one JSON-RPC message per '\n'-terminated line, at most max bytes
@@ -13,15 +14,13 @@ import (
 //
 // Buffers: a line is read in place and handed out without a copy. The usual
 // buffer grows by doubling up to 1 MiB; a line past that moves once into a
-// buffer of the bound, where the rest of it is read. After the big line
-// that buffer's pages go back to the OS at once, but the buffer is kept
-// while big lines follow each other, so a run of big results is neither
-// allocated (and zeroed) again nor copied through the doubling steps; the
-// first line that fits the usual buffer drops it.
+// buffer of the bound (see bigRegion), where the rest of it is read, and
+// the next big line goes there straight. After a big line that buffer's
+// pages go back to the OS before the next line is read.
 
 const (
 	initialLineBuf = 32 << 10 // enough for the usual message
-	keepLineBuf    = 1 << 20  // a bigger buffer is dropped once idle, to keep RSS low
+	keepLineBuf    = 1 << 20  // a bigger buffer is left once idle, to keep RSS low
 	oversizeHead   = 4 << 10
 )
 
@@ -32,7 +31,8 @@ const OversizeTail = 512
 // Frame is one line read by LineReader.
 type Frame struct {
 	// Line is the message with its '\n' when it had one. It aliases the
-	// reader's buffer and is valid until the next call to Next.
+	// reader's buffer and is valid until the next call to Next, and while
+	// the reader is in use.
 	Line []byte
 	// Oversize is set when the line exceeded the bound and was discarded.
 	Oversize bool
@@ -57,10 +57,9 @@ type LineReader struct {
 
 	r          io.Reader
 	max        int
-	buf        []byte // in use: small or big
+	buf        []byte // in use: the usual buffer or big
 	small      []byte // the usual buffer, once shrunk back to initialLineBuf
-	big        []byte // the bound-sized buffer, kept through a run of big lines
-	bigUsed    int    // big[:bigUsed] may hold pages not handed back
+	big        []byte // a region of the bound for big lines, once one came
 	start, end int    // unread data is buf[start:end]
 	scanned    int    // buf[start:scanned] holds no newline
 	err        error
@@ -91,9 +90,6 @@ func (lr *LineReader) Next(f *Frame) error {
 				lr.finish(f)
 			} else {
 				f.Line = lr.buf[lr.start:stop]
-				if !lr.inBig() {
-					lr.big = nil // the run of big lines is over
-				}
 			}
 			lr.start, lr.scanned = stop, stop
 			return nil
@@ -121,9 +117,6 @@ func (lr *LineReader) fill() {
 	}
 	n, err := lr.r.Read(lr.buf[lr.end:])
 	lr.end += n
-	if lr.inBig() {
-		lr.bigUsed = max(lr.bigUsed, lr.end)
-	}
 	if err != nil {
 		lr.err = err
 	} else if n == 0 {
@@ -135,9 +128,6 @@ func (lr *LineReader) fill() {
 			}
 		}
 		lr.end += n
-		if lr.inBig() {
-			lr.bigUsed = max(lr.bigUsed, lr.end)
-		}
 		if err != nil {
 			lr.err = err
 		} else if n == 0 {
@@ -154,7 +144,7 @@ func (lr *LineReader) makeRoom() {
 	switch {
 	case lr.start > 0 && (pending < len(lr.buf)/2 || len(lr.buf) >= limit):
 	case lr.big != nil && !lr.inBig():
-		// Another big line in a run: straight into the buffer kept.
+		// Another big line: straight into the region kept.
 		dst = lr.big
 	default:
 		size := min(max(initialLineBuf, 2*len(lr.buf)), limit)
@@ -163,20 +153,19 @@ func (lr *LineReader) makeRoom() {
 			// bound instead of doubling, which would copy it again at
 			// every step. Pages are touched only as data arrives.
 			size = limit
+			if lr.big = bigRegion(size); lr.big != nil {
+				runtime.AddCleanup(lr, putRegion, lr.big)
+				dst = lr.big
+				break
+			}
 		}
 		dst = make([]byte, size)
-		if size == limit && size > keepLineBuf {
-			lr.big, lr.bigUsed = dst, 0
-		}
 	}
 	copy(dst, lr.buf[lr.start:lr.end])
 	lr.buf = dst
 	lr.scanned -= lr.start
 	lr.end = pending
 	lr.start = 0
-	if lr.inBig() {
-		lr.bigUsed = max(lr.bigUsed, lr.end)
-	}
 }
 
 // inBig reports whether the big buffer is the one in use.
@@ -263,12 +252,8 @@ func (lr *LineReader) shrink() {
 	}
 	copy(lr.small, lr.buf[lr.start:lr.end])
 	if lr.inBig() {
-		if releasePages(lr.big[:lr.bigUsed]) {
-			lr.bigUsed = 0
-		} else {
-			lr.big = nil // the garbage collector hands it back instead
-		}
-	}
+		releaseRegion(lr.big)
+	} // else the garbage collector hands the buffer back
 	lr.buf = lr.small
 	lr.scanned -= lr.start
 	lr.start, lr.end = 0, pending
