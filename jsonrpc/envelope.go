@@ -51,6 +51,7 @@ type Envelope struct {
 	ErrorValue    []byte // raw error value
 	jsonrpcOK     bool   // "jsonrpc":"2.0" is present
 	Problem       string // why kind is invalid
+	result        resultMembers
 }
 
 // ID returns the raw id token of e within msg.
@@ -100,6 +101,7 @@ type Scanner struct {
 	// checked as encoding/json does.
 	Strict bool
 	outer  int // containers open around the value being scanned (strict)
+	inner  int // of those, the ones below the top level (resultObject's)
 }
 
 // maxDepth bounds nesting, as encoding/json does, so the scanner cannot be
@@ -275,7 +277,12 @@ func (s *Scanner) object(e *Envelope) error {
 			e.jsonrpcOK = string(s.b[vStart:s.i]) == `"2.0"`
 		case "result":
 			e.HasResult = true
-			err = s.value()
+			if s.peek() == '{' {
+				err = s.resultObject(&e.result)
+			} else {
+				e.result = resultMembers{}
+				err = s.value()
+			}
 			e.Result = s.b[vStart:s.i]
 		case "error":
 			e.HasError = true
@@ -379,10 +386,7 @@ func MemberValue(obj []byte, name string) []byte {
 func (s *Scanner) value() error {
 	base := len(s.stack)
 	defer func() { s.stack = s.stack[:base] }()
-	limit := maxDepth
-	if s.Strict {
-		limit = strictDepth - s.outer
-	}
+	limit := s.depthLimit()
 	for {
 		// Expect a value.
 		s.ws()
@@ -453,6 +457,14 @@ func (s *Scanner) value() error {
 			return s.errAt("expected , or closing bracket")
 		}
 	}
+}
+
+// depthLimit is how many containers value may open.
+func (s *Scanner) depthLimit() int {
+	if s.Strict {
+		return strictDepth - s.outer
+	}
+	return maxDepth - s.inner
 }
 
 // memberName scans `"name" :` inside an object.
