@@ -12,11 +12,12 @@ import (
 // id of a response, wherever the server put it) and discards the rest up to
 // the newline.
 //
-// Buffers: a line is read in place and handed out without a copy. The usual
-// buffer grows by doubling up to 1 MiB; a line past that moves once into a
-// buffer of the bound (see bigRegion), where the rest of it is read, and
-// the next big line goes there straight. After a big line that buffer's
-// pages go back to the OS before the next line is read.
+// Buffers: a line is read in place and handed out without a copy. The first
+// buffer (32 KiB) grows by doubling up to 1 MiB; a line past that moves once
+// into a region of the bound (see bigRegion), where the rest of it is read.
+// After a line past 1 MiB the region's pages go back to the OS before the
+// next line is read. From then on a line past 32 KiB goes to the region
+// straight.
 
 const (
 	initialLineBuf = 32 << 10 // enough for the usual message
@@ -60,6 +61,7 @@ type LineReader struct {
 	buf        []byte // in use: the usual buffer or big
 	small      []byte // the usual buffer, once shrunk back to initialLineBuf
 	big        []byte // a region of the bound for big lines, once one came
+	bigUsed    int    // how far lines reached in big since it was handed back
 	start, end int    // unread data is buf[start:end]
 	scanned    int    // buf[start:scanned] holds no newline
 	err        error
@@ -117,6 +119,7 @@ func (lr *LineReader) fill() {
 	}
 	n, err := lr.r.Read(lr.buf[lr.end:])
 	lr.end += n
+	lr.noteBigUse()
 	if err != nil {
 		lr.err = err
 	} else if n == 0 {
@@ -128,6 +131,7 @@ func (lr *LineReader) fill() {
 			}
 		}
 		lr.end += n
+		lr.noteBigUse()
 		if err != nil {
 			lr.err = err
 		} else if n == 0 {
@@ -144,7 +148,8 @@ func (lr *LineReader) makeRoom() {
 	switch {
 	case lr.start > 0 && (pending < len(lr.buf)/2 || len(lr.buf) >= limit):
 	case lr.big != nil && !lr.inBig():
-		// Another big line: straight into the region kept.
+		// Once there is a region, every line past the first buffer goes
+		// there straight, without the doubling steps.
 		dst = lr.big
 	default:
 		size := min(max(initialLineBuf, 2*len(lr.buf)), limit)
@@ -166,6 +171,15 @@ func (lr *LineReader) makeRoom() {
 	lr.scanned -= lr.start
 	lr.end = pending
 	lr.start = 0
+	lr.noteBigUse()
+}
+
+// noteBigUse keeps how far into the region lines have reached since its
+// pages were last handed back.
+func (lr *LineReader) noteBigUse() {
+	if lr.inBig() {
+		lr.bigUsed = max(lr.bigUsed, lr.end)
+	}
 }
 
 // inBig reports whether the big buffer is the one in use.
@@ -251,13 +265,20 @@ func (lr *LineReader) shrink() {
 		lr.small = make([]byte, initialLineBuf)
 	}
 	copy(lr.small, lr.buf[lr.start:lr.end])
+	released := true // a heap buffer: the garbage collector hands it back
 	if lr.inBig() {
-		releaseRegion(lr.big)
-	} // else the garbage collector hands the buffer back
+		// Lines that a doubling buffer would have held keep the region's
+		// first pages, as that buffer would have stayed; a big one hands
+		// all back.
+		if released = lr.bigUsed > keepLineBuf; released {
+			releaseRegion(lr.big)
+			lr.bigUsed = 0
+		}
+	}
 	lr.buf = lr.small
 	lr.scanned -= lr.start
 	lr.start, lr.end = 0, pending
-	if lr.OnShrink != nil {
+	if released && lr.OnShrink != nil {
 		lr.OnShrink()
 	}
 }

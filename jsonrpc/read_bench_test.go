@@ -22,10 +22,24 @@ func BenchmarkRead16MiBResult(b *testing.B) {
 	benchRead(b, `{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"`+strings.Repeat("x", 16<<20-100)+`"}]}}`)
 }
 
-func benchRead(b *testing.B, msg string) {
+// A tools/list-sized answer, in a session that has carried a big result.
+func BenchmarkRead256KiBAfterBig(b *testing.B) {
+	benchRead(b, `{"jsonrpc":"2.0","id":17,"result":{"tools":[{"name":"`+strings.Repeat("t", 256<<10)+`"}]}}`, strings.Repeat("x", 4<<20))
+}
+
+// benchRead reads msg again and again, after the lines before (not timed).
+func benchRead(b *testing.B, msg string, before ...string) {
 	line := []byte(msg + "\n")
 	pr := &pipeFeed{msg: line}
 	lr := NewLineReader(pr, 32<<20)
+	for _, l := range before {
+		pr.msg, pr.off = []byte(l+"\n"), 0
+		var f Frame
+		if err := lr.Next(&f); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pr.msg = line
 	lr.FindIDs = true
 	// As the relay does, between big results that come further apart than
 	// its 200 ms delay: the memory goes back to the OS, and the next big
