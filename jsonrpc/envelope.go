@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -52,6 +51,7 @@ type Envelope struct {
 	ErrorValue    []byte // raw error value
 	jsonrpcOK     bool   // "jsonrpc":"2.0" is present
 	Problem       string // why kind is invalid
+	result        resultMembers
 }
 
 // ID returns the raw id token of e within msg.
@@ -101,6 +101,7 @@ type Scanner struct {
 	// checked as encoding/json does.
 	Strict bool
 	outer  int // containers open around the value being scanned (strict)
+	inner  int // of those, the ones below the top level (resultObject's)
 }
 
 // maxDepth bounds nesting, as encoding/json does, so the scanner cannot be
@@ -276,7 +277,12 @@ func (s *Scanner) object(e *Envelope) error {
 			e.jsonrpcOK = string(s.b[vStart:s.i]) == `"2.0"`
 		case "result":
 			e.HasResult = true
-			err = s.value()
+			if s.peek() == '{' {
+				err = s.resultObject(&e.result)
+			} else {
+				e.result = resultMembers{}
+				err = s.value()
+			}
 			e.Result = s.b[vStart:s.i]
 		case "error":
 			e.HasError = true
@@ -380,10 +386,7 @@ func MemberValue(obj []byte, name string) []byte {
 func (s *Scanner) value() error {
 	base := len(s.stack)
 	defer func() { s.stack = s.stack[:base] }()
-	limit := maxDepth
-	if s.Strict {
-		limit = strictDepth - s.outer
-	}
+	limit := s.depthLimit()
 	for {
 		// Expect a value.
 		s.ws()
@@ -454,6 +457,14 @@ func (s *Scanner) value() error {
 			return s.errAt("expected , or closing bracket")
 		}
 	}
+}
+
+// depthLimit is how many containers value may open.
+func (s *Scanner) depthLimit() int {
+	if s.Strict {
+		return strictDepth - s.outer
+	}
+	return maxDepth - s.inner
 }
 
 // memberName scans `"name" :` inside an object.
@@ -608,54 +619,6 @@ func (s *Scanner) str() (escaped bool, err error) {
 
 func isHex(c byte) bool {
 	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-// Eight-byte lanes for skipPlain and skipPlainASCII.
-const (
-	laneLo    = 0x0101010101010101
-	laneHi    = 0x8080808080808080
-	laneQuote = 0x2222222222222222
-	laneBslsh = 0x5c5c5c5c5c5c5c5c
-	laneSpace = 0x2020202020202020
-)
-
-// skipPlain returns the index of the first '"', '\\' or control character at
-// or after i. It tests eight bytes per step (SWAR), which keeps validating a
-// 16 MiB result cheap next to the pipe copies it rides on.
-func skipPlain(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ laneQuote
-		k := x ^ laneBslsh
-		if ((q-laneLo)&^q|(k-laneLo)&^k|(x-laneSpace)&^x)&laneHi != 0 {
-			break
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
-			return i
-		}
-	}
-	return i
-}
-
-// skipPlainASCII is skipPlain that also stops at bytes of 0x80 and above,
-// for strict scans to validate UTF-8 there; ASCII text keeps the fast path.
-func skipPlainASCII(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ laneQuote
-		k := x ^ laneBslsh
-		if ((q-laneLo)&^q|(k-laneLo)&^k|(x-laneSpace)&^x|x)&laneHi != 0 {
-			break
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
-			return i
-		}
-	}
-	return i
 }
 
 // isSurrogate reports whether four hex digits name a UTF-16 surrogate.

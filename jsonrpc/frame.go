@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"io"
+	"runtime"
 )
 
 // Framing: one JSON-RPC message per '\n'-terminated line, at most max bytes
@@ -10,10 +11,17 @@ import (
 // is passed, the reader keeps a head and a tail of it (enough to recover the
 // id of a response, wherever the server put it) and discards the rest up to
 // the newline.
+//
+// Buffers: a line is read in place and handed out without a copy. The first
+// buffer (32 KiB) grows by doubling up to 1 MiB; a line past that moves once
+// into a region of the bound (see bigRegion), where the rest of it is read.
+// After a line past 1 MiB the region's pages go back to the OS before the
+// next line is read. From then on a line past 32 KiB goes to the region
+// straight.
 
 const (
 	initialLineBuf = 32 << 10 // enough for the usual message
-	keepLineBuf    = 1 << 20  // a bigger buffer is dropped once idle, to keep RSS low
+	keepLineBuf    = 1 << 20  // a bigger buffer is left once idle, to keep RSS low
 	oversizeHead   = 4 << 10
 )
 
@@ -24,7 +32,8 @@ const OversizeTail = 512
 // Frame is one line read by LineReader.
 type Frame struct {
 	// Line is the message with its '\n' when it had one. It aliases the
-	// reader's buffer and is valid until the next call to Next.
+	// reader's buffer and is valid until the next call to Next, and while
+	// the reader is in use.
 	Line []byte
 	// Oversize is set when the line exceeded the bound and was discarded.
 	Oversize bool
@@ -42,15 +51,19 @@ type Frame struct {
 type LineReader struct {
 	// FindIDs follows oversized lines to find their id (Frame.Found).
 	FindIDs bool
-	// OnShrink, when set, is called after a big buffer was dropped: the
-	// memory is the process's to hand back to the OS, not the reader's.
+	// OnShrink, when set, is called after a big line, once the reader has
+	// handed back its buffer's memory: what else the big message left
+	// behind is the process's to hand back to the OS, not the reader's.
 	OnShrink func()
 
 	r          io.Reader
 	max        int
-	buf        []byte
-	start, end int // unread data is buf[start:end]
-	scanned    int // buf[start:scanned] holds no newline
+	buf        []byte // in use: the usual buffer or big
+	small      []byte // the usual buffer, once shrunk back to initialLineBuf
+	big        []byte // a region of the bound for big lines, once one came
+	bigUsed    int    // how far lines reached in big since it was handed back
+	start, end int    // unread data is buf[start:end]
+	scanned    int    // buf[start:scanned] holds no newline
 	err        error
 	tailBuf    []byte
 	finder     idFinder
@@ -102,29 +115,11 @@ func (lr *LineReader) Next(f *Frame) error {
 // fill reads more data, compacting or growing the buffer first when full.
 func (lr *LineReader) fill() {
 	if lr.end == len(lr.buf) {
-		pending := lr.end - lr.start
-		limit := lr.max + 1 + initialLineBuf
-		switch {
-		case lr.start > 0 && (pending < len(lr.buf)/2 || len(lr.buf) >= limit):
-			copy(lr.buf, lr.buf[lr.start:lr.end])
-		default:
-			size := min(max(initialLineBuf, 2*len(lr.buf)), limit)
-			if size > keepLineBuf {
-				// A message past 1 MiB is a big one: go straight to the
-				// bound instead of doubling, which would copy it again at
-				// every step. Pages are touched only as data arrives.
-				size = limit
-			}
-			nb := make([]byte, size)
-			copy(nb, lr.buf[lr.start:lr.end])
-			lr.buf = nb
-		}
-		lr.scanned -= lr.start
-		lr.end = pending
-		lr.start = 0
+		lr.makeRoom()
 	}
 	n, err := lr.r.Read(lr.buf[lr.end:])
 	lr.end += n
+	lr.noteBigUse()
 	if err != nil {
 		lr.err = err
 	} else if n == 0 {
@@ -136,12 +131,60 @@ func (lr *LineReader) fill() {
 			}
 		}
 		lr.end += n
+		lr.noteBigUse()
 		if err != nil {
 			lr.err = err
 		} else if n == 0 {
 			lr.err = io.ErrNoProgress
 		}
 	}
+}
+
+// makeRoom compacts a full buffer, or moves its data to a bigger one.
+func (lr *LineReader) makeRoom() {
+	pending := lr.end - lr.start
+	limit := lr.max + 1 + initialLineBuf
+	dst := lr.buf
+	switch {
+	case lr.start > 0 && (pending < len(lr.buf)/2 || len(lr.buf) >= limit):
+	case lr.big != nil && !lr.inBig():
+		// Once there is a region, every line past the first buffer goes
+		// there straight, without the doubling steps.
+		dst = lr.big
+	default:
+		size := min(max(initialLineBuf, 2*len(lr.buf)), limit)
+		if size > keepLineBuf {
+			// A message past 1 MiB is a big one: go straight to the
+			// bound instead of doubling, which would copy it again at
+			// every step. Pages are touched only as data arrives.
+			size = limit
+			if lr.big = bigRegion(size); lr.big != nil {
+				runtime.AddCleanup(lr, putRegion, lr.big)
+				dst = lr.big
+				break
+			}
+		}
+		dst = make([]byte, size)
+	}
+	copy(dst, lr.buf[lr.start:lr.end])
+	lr.buf = dst
+	lr.scanned -= lr.start
+	lr.end = pending
+	lr.start = 0
+	lr.noteBigUse()
+}
+
+// noteBigUse keeps how far into the region lines have reached since its
+// pages were last handed back.
+func (lr *LineReader) noteBigUse() {
+	if lr.inBig() {
+		lr.bigUsed = max(lr.bigUsed, lr.end)
+	}
+}
+
+// inBig reports whether the big buffer is the one in use.
+func (lr *LineReader) inBig() bool {
+	return lr.big != nil && len(lr.buf) > 0 && &lr.buf[0] == &lr.big[0]
 }
 
 // discard drops an oversized line up to its newline, keeping head and tail.
@@ -207,8 +250,9 @@ func (lr *LineReader) keepTail(p []byte) {
 	}
 }
 
-// shrink drops a buffer grown for a big message once it is idle, so one
-// 16 MiB result does not stay resident for the whole session.
+// shrink leaves a buffer grown for a big message once it is idle and hands
+// its pages back, so one 16 MiB result does not stay resident for the whole
+// session.
 func (lr *LineReader) shrink() {
 	if len(lr.buf) <= keepLineBuf {
 		return
@@ -217,12 +261,24 @@ func (lr *LineReader) shrink() {
 	if pending > initialLineBuf {
 		return
 	}
-	nb := make([]byte, initialLineBuf)
-	copy(nb, lr.buf[lr.start:lr.end])
-	lr.buf = nb
+	if lr.small == nil {
+		lr.small = make([]byte, initialLineBuf)
+	}
+	copy(lr.small, lr.buf[lr.start:lr.end])
+	released := true // a heap buffer: the garbage collector hands it back
+	if lr.inBig() {
+		// Lines that a doubling buffer would have held keep the region's
+		// first pages, as that buffer would have stayed; a big one hands
+		// all back.
+		if released = lr.bigUsed > keepLineBuf; released {
+			releaseRegion(lr.big)
+			lr.bigUsed = 0
+		}
+	}
+	lr.buf = lr.small
 	lr.scanned -= lr.start
 	lr.start, lr.end = 0, pending
-	if lr.OnShrink != nil {
+	if released && lr.OnShrink != nil {
 		lr.OnShrink()
 	}
 }

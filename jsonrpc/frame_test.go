@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -131,4 +133,81 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	}
 	r.n -= n
 	return n, nil
+}
+
+// chunkReader hands out its data in reads of varying sizes, as pipes do.
+type chunkReader struct {
+	data []byte
+	r    *rand.Rand
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 1+c.r.IntN(96<<10))], c.data)
+	c.data = c.data[n:]
+	return n, nil
+}
+
+// Big and small lines in any order come out byte for byte, though the big
+// buffer's pages are handed back (and read as zeros) between big lines.
+func TestLineReaderBigAndSmallLinesInAnyOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var in []byte
+	var want [][]byte
+	for i := range 40 {
+		size := 1 + r.IntN(100)
+		switch r.IntN(3) {
+		case 0:
+			size = 1<<20 + r.IntN(3<<20) // past the usual buffer
+		case 1:
+			size = 20<<10 + r.IntN(60<<10) // around its first size
+		}
+		line := make([]byte, size, size+1)
+		for j := range line {
+			line[j] = byte('a' + (i+j)%26)
+		}
+		line = append(line, '\n')
+		in = append(in, line...)
+		want = append(want, line)
+	}
+	lr := NewLineReader(&chunkReader{data: in, r: r}, 8<<20)
+	var f Frame
+	for i, w := range want {
+		if err := lr.Next(&f); err != nil || f.Oversize {
+			t.Fatalf("line %d: %v, oversize %v", i, err, f.Oversize)
+		}
+		if !bytes.Equal(f.Line, w) {
+			t.Fatalf("line %d (%d bytes) differs from what was sent (%d bytes)", i, len(f.Line), len(w))
+		}
+	}
+	if err := lr.Next(&f); err != io.EOF {
+		t.Fatalf("after the last line: %v", err)
+	}
+}
+
+// A big line after the first is not allocated again: the region it is read
+// into is kept (its pages handed back) instead of made and zeroed anew.
+func TestLineReaderBigLinesReuseTheirBuffer(t *testing.T) {
+	line := []byte(strings.Repeat("r", 3<<20) + "\n")
+	feed := &pipeFeed{msg: line}
+	lr := NewLineReader(feed, 8<<20)
+	var f Frame
+	read := func() {
+		feed.off = 0
+		if err := lr.Next(&f); err != nil || len(f.Line) != len(line) {
+			t.Fatalf("%d bytes, %v", len(f.Line), err)
+		}
+	}
+	read()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 5 {
+		read()
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 5; per > 64<<10 {
+		t.Errorf("%d bytes allocated per %d-byte line", per, len(line))
+	}
 }

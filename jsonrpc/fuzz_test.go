@@ -71,6 +71,11 @@ func FuzzEnvelope(f *testing.F) {
 		if raw, ok := m["method"]; ok && utf8.Valid(raw) && json.Unmarshal(raw, &method) == nil && method != e.MethodString() {
 			t.Fatalf("method %q, encoding/json sees %q", e.MethodString(), method)
 		}
+		for _, name := range []string{"isError", "content", "a"} {
+			if got, want := e.ResultMember(name), MemberValue(e.Result, name); !bytes.Equal(got, want) {
+				t.Fatalf("result member %s %q, a second scan finds %q", name, got, want)
+			}
+		}
 		_, hasResult := m["result"]
 		_, hasError := m["error"]
 		if hasResult != e.HasResult || hasError != e.HasError {
