@@ -110,12 +110,11 @@ func serverEnd(e *jsonrpc.Envelope, out []byte, toolErr bool) ending {
 	return end
 }
 
-var isErrorTrue = []byte(`"isError":true`)
-
-// isToolError reports whether a tools/call result is a tool error. The
-// byte search keeps the decode off every other result.
-func isToolError(result []byte) bool {
-	return bytes.Contains(result, isErrorTrue) && bytes.Equal(jsonrpc.MemberValue(result, "isError"), []byte("true"))
+// isToolError reports whether e's tools/call result is a tool error: its
+// top-level isError is true. The scan noted the result's members, so a
+// 16 MiB result is not read again.
+func isToolError(e *jsonrpc.Envelope) bool {
+	return string(e.ResultMember("isError")) == "true"
 }
 
 // endLocked ends host request req, registered under key ("" when it never

@@ -116,7 +116,7 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 					out = bytes.TrimSuffix(jsonrpc.NewResult([]byte(req.hostID), res), []byte("\n"))
 				}
 			}
-			toolErr := req.method == mToolsCall && e.HasResult && isToolError(e.Result)
+			toolErr := req.method == mToolsCall && e.HasResult && isToolError(e)
 			if toolErr && diagnose.Explainable(e.Result) {
 				// The diagnosis walks the host's file system: it runs,
 				// and the request ends, once r.mu is released.
