@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 )
 
 // Call is one audited host request, from its arrival to its end. Its
@@ -73,14 +74,14 @@ func (l *Log) Begin(method string, params []byte, bytesIn int) *Call {
 		return c
 	}
 	if method == "resources/read" {
-		if uri, ok := stringValue(m["uri"]); ok {
+		if uri, ok := jsonrpc.StringValue(m["uri"]); ok {
 			c.uri = cutText(l.mask.maskText(uri))
 		} else {
 			c.note = "no readable uri"
 		}
 		return c
 	}
-	name, ok := exactMember(m, "name")
+	name, ok := jsonrpc.ExactMember(m, "name")
 	switch {
 	case !ok:
 		c.note = "no name, or a name spelt more than one way"
@@ -178,25 +179,4 @@ func (c *Call) finish(o Outcome, code *int, bytesOut int) {
 		return
 	}
 	c.l.send(buf.Bytes())
-}
-
-// exactMember is the string member key of m, unreadable when spelt more
-// than one way: a Go program decodes members case-insensitively, a
-// JavaScript one exactly, so {"name":"echo","NAME":"crash"} reads as crash
-// to a Go SDK server (the relay's tool rules read names the same way).
-func exactMember(m map[string]json.RawMessage, key string) (string, bool) {
-	for k := range m {
-		if k != key && strings.EqualFold(k, key) {
-			return "", false
-		}
-	}
-	return stringValue(m[key])
-}
-
-// stringValue decodes a JSON string value (nil: missing).
-func stringValue(v json.RawMessage) (s string, ok bool) {
-	if v == nil || json.Unmarshal(v, &s) != nil {
-		return "", false
-	}
-	return s, true
 }

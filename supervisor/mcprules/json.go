@@ -3,7 +3,8 @@ package mcprules
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 )
 
 // members decodes a JSON object keeping keys exact. Duplicates: the last
@@ -21,26 +22,7 @@ func members(obj []byte) (map[string]json.RawMessage, bool) {
 // {"name":"echo","NAME":"crash"} reads as crash to a Go SDK server: a name
 // spelt more than one way is unreadable, never checked one way and used
 // another.
-func nameOf(m map[string]json.RawMessage) (string, bool) { return exactMember(m, "name") }
-
-// exactMember is the string member key of m, unreadable when spelt more
-// than one way (see nameOf).
-func exactMember(m map[string]json.RawMessage, key string) (string, bool) {
-	for k := range m {
-		if k != key && strings.EqualFold(k, key) {
-			return "", false
-		}
-	}
-	return stringValue(m[key])
-}
-
-// stringValue decodes a JSON string value (nil: missing).
-func stringValue(v json.RawMessage) (s string, ok bool) {
-	if v == nil || json.Unmarshal(v, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
+func nameOf(m map[string]json.RawMessage) (string, bool) { return jsonrpc.ExactMember(m, "name") }
 
 // encodeObject encodes members compactly, keeping the server's strings as
 // written (no HTML escaping).

@@ -2,6 +2,8 @@ package mcprules
 
 import (
 	"encoding/json"
+
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 )
 
 // listRule is how the rules rewrite one kind of list result: which member
@@ -59,7 +61,7 @@ func (s *set) filter(result []byte, lr *listRule) ([]byte, *Refusal) {
 		item, ok := members(it)
 		var name string
 		if ok {
-			name, ok = exactMember(item, lr.key)
+			name, ok = jsonrpc.ExactMember(item, lr.key)
 		}
 		if !ok {
 			return unreadable("an item of " + lr.list + " has no " + lr.key)

@@ -34,7 +34,7 @@ func (s *set) requestDenial(method string, e *jsonrpc.Envelope) *Refusal {
 		}
 		what = "resource"
 		if ok {
-			name, ok = exactMember(params, "uri")
+			name, ok = jsonrpc.ExactMember(params, "uri")
 		}
 	case "completion/complete":
 		if !s.prompts.Active() && !s.resources.Active() {
@@ -82,13 +82,13 @@ func completionRef(params map[string]json.RawMessage, ok bool) (what, name strin
 	if !ok {
 		return "reference", "", false
 	}
-	typ, _ := exactMember(ref, "type")
+	typ, _ := jsonrpc.ExactMember(ref, "type")
 	switch typ {
 	case "ref/prompt":
 		name, ok = nameOf(ref)
 		return "prompt", name, ok
 	case "ref/resource":
-		name, ok = exactMember(ref, "uri")
+		name, ok = jsonrpc.ExactMember(ref, "uri")
 		return "resource", name, ok
 	}
 	return "reference", "", false
@@ -100,7 +100,7 @@ func (s *set) updateAllowed(e *jsonrpc.Envelope) bool {
 	params, ok := members(e.Params)
 	var uri string
 	if ok {
-		uri, ok = exactMember(params, "uri")
+		uri, ok = jsonrpc.ExactMember(params, "uri")
 	}
 	return ok && s.resources.Denial(uri) == ""
 }

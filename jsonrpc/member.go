@@ -1,0 +1,29 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// ExactMember is the string member key of m, read as every receiver would
+// read it, or unreadable (false): a Go program decodes members
+// case-insensitively, a JavaScript one exactly, so
+// {"name":"echo","NAME":"crash"} reads as crash to a Go SDK server. A
+// member spelt more than one way is never checked one way and used
+// another; the MCP rules and the audit log both read names through it.
+func ExactMember(m map[string]json.RawMessage, key string) (string, bool) {
+	for k := range m {
+		if k != key && strings.EqualFold(k, key) {
+			return "", false
+		}
+	}
+	return StringValue(m[key])
+}
+
+// StringValue decodes a JSON string value (nil: missing).
+func StringValue(v json.RawMessage) (s string, ok bool) {
+	if v == nil || json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
