@@ -1,8 +1,10 @@
 // Package jsonrpc is the JSON-RPC 2.0 wire code of a relay that passes
 // messages on without decoding them: a bounded line reader (one message per
-// '\n'-terminated line, an oversized line discarded as it streams in, its id
+// '\n'-terminated line, read in place, a big one into memory handed back to
+// the OS after it; an oversized line discarded as it streams in, its id
 // still found), a single-pass scanner that validates a line as JSON and
-// finds its top-level id, method, result and error as byte spans, byte
+// finds its top-level id, method, result (and an object result's members)
+// and error as byte spans, byte
 // splicing to rewrite an id, and builders for the few messages a relay
 // writes itself.
 //
