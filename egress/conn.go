@@ -39,7 +39,8 @@ func (c *Conn) Host() string {
 
 // flow is one accepted connection and, once dialled, its upstream end.
 type flow struct {
-	client net.Conn
+	client  net.Conn
+	release func() // its slot of MaxConns
 
 	mu      sync.Mutex
 	up      net.Conn
@@ -77,7 +78,7 @@ func (p *Proxy) handle(ctx context.Context, f *flow) {
 	c.Dest, c.Port = dest.Addr().Unmap(), dest.Port()
 
 	if r := p.decide(c); r != nil {
-		p.deny(f.client, c, r)
+		p.deny(f, c, r)
 		return
 	}
 	c.Allowed = true
@@ -92,7 +93,7 @@ func (p *Proxy) handle(ctx context.Context, f *flow) {
 	}
 	if r != nil {
 		c.Allowed = false
-		p.deny(f.client, c, r)
+		p.deny(f, c, r)
 		return
 	}
 	if err == nil && !f.setUp(up) {
@@ -107,6 +108,7 @@ func (p *Proxy) handle(ctx context.Context, f *flow) {
 		c.BytesUp, c.BytesDown, c.Err = relay(f.client, up)
 	}
 	c.Duration = time.Since(c.Start)
+	f.release()
 	p.log.Info("egress: connection", c.attrs()...)
 	p.event(p.onClose, c)
 }
@@ -155,8 +157,9 @@ func allowFlag(a netip.Addr, port uint16) string {
 
 // deny resets a connection and reports it, its log line rate-limited per
 // destination.
-func (p *Proxy) deny(client net.Conn, c *Conn, r *refusal) {
-	reset(client)
+func (p *Proxy) deny(f *flow, c *Conn, r *refusal) {
+	reset(f.client)
+	f.release()
 	c.Reason, c.Fix = r.reason, r.fix
 	c.Duration = time.Since(c.Start)
 	p.event(p.onOpen, c)

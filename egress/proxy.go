@@ -252,16 +252,21 @@ func (s *serving) accept(l net.Listener) {
 			continue
 		}
 		f := &flow{client: c}
-		if !s.track(f) {
+		// Released before OnClose runs, so that whoever OnClose tells may
+		// open the next connection at once.
+		f.release = sync.OnceFunc(func() {
+			s.untrack(f)
 			s.p.open.Add(-1)
+		})
+		if !s.track(f) {
+			f.release()
 			reset(c)
 			return
 		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			defer s.p.open.Add(-1)
-			defer s.untrack(f)
+			defer f.release()
 			s.p.handle(s.ctx, f)
 		}()
 	}
