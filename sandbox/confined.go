@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"sync"
@@ -154,9 +155,24 @@ func (p *confinedProcess) start(cfg *initConfig, msg *initstage.Message, makeCgr
 		repW.Close()
 		return err
 	}
-	err = p.launch(cfg, child, cfgR, repW)
+	// With egress capture, where the init stage hands over its sockets.
+	var egressConn *net.UnixConn
+	var egressEnd *os.File
+	if cfg.Egress != nil {
+		if egressConn, egressEnd, err = initstage.EgressPair(); err != nil {
+			cfgR.Close()
+			repW.Close()
+			closeChildEnds(child)
+			return fmt.Errorf("sandbox: %w", err)
+		}
+		defer egressConn.Close()
+	}
+	err = p.launch(cfg, child, cfgR, repW, egressEnd)
 	cfgR.Close()
 	repW.Close()
+	if egressEnd != nil {
+		egressEnd.Close()
+	}
 	closeChildEnds(child)
 	if err != nil {
 		return err
@@ -181,6 +197,20 @@ func (p *confinedProcess) start(cfg *initConfig, msg *initstage.Message, makeCgr
 			return err
 		}
 	}
+	// Configured before the cgroup part goes out: until it arrives the
+	// init stage does not fork the server, so the server never runs
+	// without its capture.
+	var listeners *Listeners
+	if egressConn != nil {
+		l, err := p.startCapture(cfg, egressConn)
+		if err != nil {
+			p.endSetup()
+			p.Kill()
+			<-p.done
+			return err
+		}
+		listeners = &l
+	}
 	// cgroup v1 has no CLONE_INTO_CGROUP: the init stage joins by itself.
 	cfg.CgroupJoin = p.cg.ThreadJoinFiles()
 	if p.cg.IntoFD() < 0 && len(cfg.CgroupJoin) == 0 {
@@ -196,14 +226,46 @@ func (p *confinedProcess) start(cfg *initConfig, msg *initstage.Message, makeCgr
 	// this: the broken pipe is ignored and its report says why.
 	cfg.EncodeCgroup().Send(cfgW)
 	cfgW.Close()
-	return p.awaitStarted()
+	err = p.awaitStarted()
+	if err != nil && listeners != nil {
+		// Served by Egress, but for a server that never ran.
+		listeners.close()
+	}
+	return err
 }
 
-// launch starts the init stage with the given descriptors as its 0–4: the
+// startCapture takes the init stage's egress sockets from conn, configures
+// the server's network namespace with them and hands the listeners to the
+// Egress function (capture.go). An error means the server must not start.
+func (p *confinedProcess) startCapture(cfg *initConfig, conn *net.UnixConn) (Listeners, error) {
+	socks, err := initstage.ReceiveSockets(conn, *cfg.Egress, time.Now().Add(setupTimeout))
+	if errors.Is(err, initstage.ErrStageGone) {
+		// It failed before the hand-over, and its report says why.
+		if rerr := p.awaitStarted(); rerr != nil {
+			return Listeners{}, rerr
+		}
+	}
+	if err != nil {
+		return Listeners{}, fmt.Errorf("sandbox: egress capture: %w", err)
+	}
+	defer socks.Close()
+	l, err := openCapture(socks, cfg.capture)
+	if err != nil {
+		return Listeners{}, fmt.Errorf("sandbox: %w: the server was not started", err)
+	}
+	if err := cfg.egress(l); err != nil {
+		l.close()
+		return Listeners{}, fmt.Errorf("sandbox: egress capture: serving the listeners failed, so the server was not started: %w", err)
+	}
+	return l, nil
+}
+
+// launch starts the init stage with the given descriptors as its 0–4 (and
+// 5, egress, when not nil): the
 // pre-forked one when it has the namespaces cfg needs, else a fresh re-exec
 // of this binary.
-func (p *confinedProcess) launch(cfg *initConfig, child *exec.Cmd, cfgR, repW *os.File) error {
-	files := initstage.Files{Stdin: child.Stdin.(*os.File), Stdout: child.Stdout.(*os.File), Stderr: child.Stderr.(*os.File), Config: cfgR, Report: repW}
+func (p *confinedProcess) launch(cfg *initConfig, child *exec.Cmd, cfgR, repW, egress *os.File) error {
+	files := initstage.Files{Stdin: child.Stdin.(*os.File), Stdout: child.Stdout.(*os.File), Stderr: child.Stderr.(*os.File), Config: cfgR, Report: repW, Egress: egress}
 	cgroupFD := -1
 	if p.cg != nil {
 		cgroupFD = p.cg.IntoFD()

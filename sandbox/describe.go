@@ -105,6 +105,13 @@ func Describe(spec Spec) Description {
 	problem(err)
 	if m, ok := spec.Net.mode(); ok {
 		d.Network = m.name + ": " + m.what
+		if spec.Net == NetEgress {
+			capture := spec.Capture
+			if _, checked, err := captureSockets(spec); err == nil {
+				capture = checked
+			}
+			d.Network += ": " + describeCapture(capture)
+		}
 	} else {
 		d.Network = spec.Net.String()
 	}

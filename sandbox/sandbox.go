@@ -37,6 +37,15 @@ type Spec struct {
 	Memory     int64    // cgroup memory limit in bytes (0 = none)
 	Pids       int64    // cgroup pids limit (0 = none)
 	CPU        float64  // cgroup CPU limit in cores (0 = none)
+
+	// Capture is what NetEgress lands on the supervisor's listeners
+	// (capture.go); only with NetEgress.
+	Capture CaptureSpec
+	// Egress is called once per start, when the listeners exist and before
+	// the server runs; it takes ownership of the listeners (serves and later
+	// closes them). An error fails the start (the server never runs). Only
+	// with NetEgress, which needs it.
+	Egress func(Listeners) error
 }
 
 // Process is a started server. Its pipes are the server's stdio.

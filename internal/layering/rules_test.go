@@ -79,6 +79,12 @@ var rules = []rule{
 		why:   "policy is a leaf that every layer reads (internal/field, the error vocabulary it shares with sandbox, and internal/pathrule, the path rules every layer applies, are leaves too)",
 	},
 	{
+		pkgs:  []string{"egress"},
+		notOn: []string{"./...", mcpSDK},
+		but:   []string{"policy", "internal/..."},
+		why:   "the egress proxy decides and carries a confined server's connections from the policy's host rules: it is handed the namespace's listeners as plain sockets and knows nothing of the sandbox that made them, the supervisor that wires and audits it, or MCP",
+	},
+	{
 		pkgs:  []string{"launch"},
 		notOn: []string{"./...", mcpSDK},
 		but:   []string{"policy", "internal/field", "internal/pathrule"},

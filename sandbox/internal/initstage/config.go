@@ -21,6 +21,11 @@ type Config struct {
 	UID, GID uint32 // the server's ids as seen inside the sandbox
 	UserNS   bool   // the sandbox has its own user namespace (unprivileged supervisor)
 
+	// Egress, when set, has the init stage make egress capture's sockets in
+	// the sandbox's network namespace and hand them over on Files.Egress
+	// (init_net.c; ReceiveSockets takes them).
+	Egress *EgressSockets
+
 	Seccomp []byte            // compiled BPF, loaded right before exec; empty only in tests
 	Etc     map[string][]byte // /etc files made from the configuration (passwd, group, hosts)
 

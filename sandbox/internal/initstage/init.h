@@ -34,7 +34,18 @@ enum {
 	CFG_TMPFS = 17,   // path of one more tmpfs like HOME's (repeated, parents first)
 	CG_JOIN = 20,     // cgroup v1 tasks file the forking thread joins (repeated)
 	CG_VIEW = 21,     // name NUL host dir [NUL link]...: a cgroup directory shown at CGROUP_MOUNT/name
+	CFG_EGRESS = 30,  // uint32 tcp4, uint32 tcp6: make egress capture's sockets and hand them over on EGRESS_FD (init_net.c)
 };
+
+// Egress capture (init_net.c): the supervisor's end of a SOCK_SEQPACKET
+// pair, as fd 5 beside 0-4, present only with CFG_EGRESS. The init stage
+// sends one message on it: the data two uint32 (tcp4, tcp6), the
+// descriptors in this order: NETLINK_ROUTE, the DNS stub's UDP and TCP
+// (AF_INET), tcp4 AF_INET TCP, tcp6 AF_INET6 TCP. One message holds at
+// most EGRESS_MAX_FDS (the kernel's SCM_MAX_FD).
+#define EGRESS_FD 5
+#define EGRESS_MAX_FDS 253
+#define EGRESS_FIXED_FDS 3 // netlink and the DNS stub's two
 
 // argv[0] of the exec'd init stage: the constructor runs the init stage
 // when it sees it.
@@ -121,6 +132,7 @@ struct init_config {
 	uint32_t uid, gid;
 	void *seccomp;
 	uint32_t seccomp_len; // instructions
+	struct { bool on; uint32_t tcp4, tcp6; } egress; // CFG_EGRESS
 };
 
 // init_main.c: the init stage itself. zygote_sock >= 0: pre-forked by
@@ -130,6 +142,11 @@ _Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped);
 
 // init_main.c: strerror in Go's wording (lower case).
 const char *err_text(int err);
+
+// init_net.c: with CFG_EGRESS, make the capture sockets in this network
+// namespace and hand them to the supervisor on EGRESS_FD; fails through
+// init_fail.
+void net_egress_handover(const struct init_config *c);
 
 // init_wire.c
 int init_read_message(int fd, struct init_config *c, const char **what);

@@ -36,6 +36,7 @@ const (
 	cfgTmpfs   = C.CFG_TMPFS
 	cgJoin     = C.CG_JOIN
 	cgView     = C.CG_VIEW
+	cfgEgress  = C.CFG_EGRESS
 )
 
 // Message is one configuration message of init.h for the init stage.
@@ -123,6 +124,12 @@ func (c *Config) Encode() (*Message, error) {
 			return nil, fmt.Errorf("seccomp: BPF program of %d bytes is not 1..4096 instructions of 8 bytes", len(c.Seccomp))
 		}
 		m.add(cfgSeccomp, c.Seccomp)
+	}
+	if e := c.Egress; e != nil {
+		if err := e.check(c.HostNetNS); err != nil {
+			return nil, err
+		}
+		m.add(cfgEgress, binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(e.TCP4)), uint32(e.TCP6)))
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Etc)) {
 		m.add(cfgEtc, append([]byte(name+"\x00"), c.Etc[name]...))
