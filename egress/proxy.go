@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -114,13 +113,7 @@ func New(o Options) (*Proxy, error) {
 // listeners: the ports any allow entry allows, and the synthetic range
 // with every address range an allow entry names.
 func (p *Proxy) Capture() (ports []uint16, local []netip.Prefix) {
-	local = []netip.Prefix{p.names.prefix}
-	for _, h := range p.rules.Allow {
-		if h.IsAddr() && !slices.Contains(local, h.Addrs) {
-			local = append(local, h.Addrs)
-		}
-	}
-	return slices.Clone(p.ports), local
+	return CaptureOf(p.rules, p.names.prefix)
 }
 
 // Serve answers DNS on dns and dnsTCP and carries the connections accepted

@@ -131,6 +131,15 @@ type Answer struct {
 	Bytes   int    // its size as the host got it, without the line ending
 }
 
+// Tool is the tools/call's tool name as the host gave it ("" for other
+// methods or nil c).
+func (c *Call) Tool() string {
+	if c == nil {
+		return ""
+	}
+	return c.tool
+}
+
 // EndAnswer ends the record with the server's answer: Error (with its
 // code), ToolError for a tools/call result with isError, else Answered.
 func (c *Call) EndAnswer(a Answer) {
