@@ -2,8 +2,14 @@ package sandbox
 
 import (
 	"net/netip"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 )
 
 func egressTestSpec() Spec {
@@ -122,5 +128,82 @@ func TestEgressIdentity(t *testing.T) {
 	cfg.Exe = "/usr/bin/dash" // wherever /bin/sh leads here
 	if got, want := identityKey(cfg, pinned).String(), "39ea63bab75d628db57725d54c7fc1e430aa816ab2b88add31b1d923a053f88c"; got != want {
 		t.Errorf("egress key %s, want %s: egress servers keyed before would lose their uid", got, want)
+	}
+}
+
+// inFreshNetns runs f on a thread of its own in a network namespace made
+// for it (root only); the thread is never handed back to the runtime, so it
+// ends with f.
+func inFreshNetns(t *testing.T, f func()) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("making a network namespace in the test process needs root")
+	}
+	done := make(chan error)
+	go func() {
+		runtime.LockOSThread() // for good: the thread leaves with the namespace
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			done <- err
+			return
+		}
+		f()
+		done <- nil
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// freshSockets makes what the init stage hands over, in this thread's
+// network namespace (t.Fatal is not for f's thread: a failed socket is -1,
+// and the capture fails on it).
+func freshSockets(t *testing.T, tcp4 int) *initstage.Sockets {
+	mk := func(domain, typ, proto int) int {
+		fd, err := unix.Socket(domain, typ|unix.SOCK_CLOEXEC, proto)
+		if err != nil {
+			t.Error(err)
+			return -1
+		}
+		return fd
+	}
+	s := &initstage.Sockets{Netlink: mk(unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE), DNS: mk(unix.AF_INET, unix.SOCK_DGRAM, 0), DNSTCP: mk(unix.AF_INET, unix.SOCK_STREAM, 0)}
+	for range tcp4 {
+		s.TCP4 = append(s.TCP4, mk(unix.AF_INET, unix.SOCK_STREAM, 0))
+	}
+	return s
+}
+
+// What the kernel refuses while configuring a namespace fails the capture
+// with the step, the kernel's reason and what it means.
+func TestEgressCaptureFailuresAreDiagnosed(t *testing.T) {
+	c := CaptureSpec{Ports: []uint16{443}, Local: []netip.Prefix{netip.MustParsePrefix("198.18.0.0/15")}}
+	var loDown, again error
+	inFreshNetns(t, func() {
+		s := freshSockets(t, 1)
+		defer s.Close()
+		_, loDown = openCapture(s, c)
+
+		lo, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer unix.Close(lo)
+		ifr, _ := unix.NewIfreq("lo")
+		ifr.SetUint16(unix.IFF_UP)
+		if err := unix.IoctlIfreq(lo, unix.SIOCSIFFLAGS, ifr); err != nil {
+			t.Error(err)
+			return
+		}
+		// The failed capture left its routes: the next one finds them.
+		s2 := freshSockets(t, 1)
+		defer s2.Close()
+		_, again = openCapture(s2, c)
+	})
+	if loDown == nil || !strings.Contains(loDown.Error(), "lo is not up") {
+		t.Errorf("capture with lo down: %v, want the diagnosis that lo is not up", loDown)
+	}
+	if again == nil || !strings.Contains(again.Error(), "adding the local route for 198.18.0.0/15") || !strings.Contains(again.Error(), "file exists") {
+		t.Errorf("capture of a namespace configured already: %v, want the route the kernel refused", again)
 	}
 }

@@ -51,7 +51,9 @@ var egressProbes = map[string]string{
 	"tcp 192.0.2.1:443":       "permission denied",  // not captured: the prohibit route
 	"tcp 203.0.113.5:80":      "permission denied",
 	"tcp [2001:db8::1]:443":   "permission denied",
+	"tcp 127.0.0.1:53":        "landed 127.0.0.1:53", // the stub's TCP side
 	"udp 127.0.0.1:53":        "answered dns:probe",
+	"udp 198.18.0.5:443":      "connection refused", // captured address, but only TCP is listened for
 	"udp 192.0.2.1:53":        "permission denied",
 	"udp 203.0.113.5:123":     "permission denied",
 	"loopback":                "ok", // its own listener on 127.0.0.1

@@ -21,7 +21,10 @@
 // A Spec's Network (network.go) is one decision the parts must agree on:
 // whether the init stage unshares the network namespace (and brings up lo),
 // which socket families the seccomp program allows, and which /etc files
-// describe the network (etc.go); the uid identity counts it too.
+// describe the network (etc.go); the uid identity counts it too. With
+// NetEgress the supervisor also configures the server's namespace and
+// listens in it before the server starts (capture.go), with sockets the
+// init stage makes there and hands over.
 //
 // The seccomp program is compiled by package sandbox/seccomp (profiles,
 // Docker/OCI import, the pre-compiled built-in profile), and the server's

@@ -43,7 +43,8 @@ type Spec struct {
 	Capture CaptureSpec
 	// Egress is called once per start, when the listeners exist and before
 	// the server runs; it takes ownership of the listeners (serves and later
-	// closes them). An error fails the start (the server never runs). Only
+	// closes them). An error fails the start (the server never runs); so
+	// does a failure after it, and then Start closes the listeners. Only
 	// with NetEgress, which needs it.
 	Egress func(Listeners) error
 }
