@@ -96,7 +96,7 @@ func TestNetworkValidationNamesTheFix(t *testing.T) {
 		{func(p *Policy) { p.Net, p.AllowHosts = NetEgress, []string{"api.example.test:"} }, `--allow-host "api.example.test:": is no host: has : but no port after it: ` + HostSpecForms},
 		{func(p *Policy) { p.DenyHosts = []string{"evil.example.test"} }, `--deny-host "evil.example.test": only narrows what --allow-host allows`},
 		{func(p *Policy) { p.Net, p.DenyHosts = NetHost, []string{"evil.example.test"} }, "is not in force under --net host, which reaches every host"},
-		{func(p *Policy) { p.Net, p.AllowHosts, p.Resolver = NetEgress, []string{"*"}, "[2001:db8::53"}, `--resolver "[2001:db8::53": is no address`},
+		{func(p *Policy) { p.Net, p.AllowHosts, p.Resolver = NetEgress, []string{"*"}, "[2001:db8::53" }, `--resolver "[2001:db8::53": is no address`},
 	} {
 		p := Default()
 		p.Command = []string{"server"}

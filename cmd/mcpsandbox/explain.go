@@ -62,7 +62,7 @@ func (e explanation) write() {
 	}
 	e.section("Environment", e.envLines()...)
 	if !e.p.Unconfined {
-		e.section("Network", e.d.Network+e.from("Net"))
+		e.section("Network", e.networkLines()...)
 		e.section("Limits", e.limitLines()...)
 		e.section("Seccomp", e.seccompLines()...)
 		e.section("User", e.d.User+e.userFrom())
