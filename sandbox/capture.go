@@ -60,6 +60,9 @@ func (l Listeners) close() {
 // dnsPort is the DNS stub's, which no capture port may take.
 const dnsPort = 53
 
+// errNoEgress: Start needs who serves the listeners; Describe does not.
+var errNoEgress = &field.Error{Field: "Egress", Problem: "is not set: NetEgress needs the function that serves its listeners", Fix: "pass the egress proxy's Serve as {Egress}"}
+
 // captureSockets checks spec's Capture and Egress against its network and
 // says which sockets the init stage must make; nil without NetEgress.
 func captureSockets(spec Spec) (*initstage.EgressSockets, CaptureSpec, error) {
@@ -73,9 +76,6 @@ func captureSockets(spec Spec) (*initstage.EgressSockets, CaptureSpec, error) {
 			return nil, CaptureSpec{}, &field.Error{Field: name, Problem: "is only for NetEgress, and the network is " + spec.Net.String(), Fix: "set {Net} to NetEgress, or leave {Capture} and {Egress} unset"}
 		}
 		return nil, CaptureSpec{}, nil
-	}
-	if spec.Egress == nil {
-		return nil, CaptureSpec{}, &field.Error{Field: "Egress", Problem: "is not set: NetEgress needs the function that serves its listeners", Fix: "pass the egress proxy's Serve as {Egress}"}
 	}
 	var clean CaptureSpec
 	v6 := false

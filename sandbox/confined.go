@@ -53,6 +53,9 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 		return nil, err
 	}
 
+	if spec.Net == NetEgress && spec.Egress == nil {
+		return fail(errNoEgress)
+	}
 	cfg, err := newInitConfig(spec)
 	if err != nil {
 		return fail(err)
