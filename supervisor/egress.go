@@ -22,7 +22,13 @@ func egressOf(p policy.Policy, o Options, c *connections) (*egress.Proxy, error)
 	if err != nil {
 		return nil, err
 	}
-	eo := egress.Options{Rules: rules, Resolver: p.Resolver, Log: o.Log.With("server", o.Name)}
+	resolver := ""
+	if p.Resolver != "" {
+		if resolver, err = policy.ResolverAddress(p.Resolver); err != nil {
+			return nil, err
+		}
+	}
+	eo := egress.Options{Rules: rules, Resolver: resolver, Log: o.Log.With("server", o.Name)}
 	if c != nil {
 		eo.OnOpen, eo.OnClose = c.open, c.close
 	}
