@@ -80,7 +80,7 @@ func benchConnect(b *testing.B, ttl uint32) {
 	md, mp := median(ds), median(ps)
 	b.ReportMetric(float64(md.Nanoseconds())/1e3, "direct-µs")
 	b.ReportMetric(float64(mp.Nanoseconds())/1e3, "proxy-µs")
-	b.ReportMetric(float64((mp - md).Nanoseconds())/1e3, "added-µs")
+	b.ReportMetric(float64((mp-md).Nanoseconds())/1e3, "added-µs")
 	b.ReportMetric(float64(mp)/float64(md), "x-vs-direct")
 }
 
