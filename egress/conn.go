@@ -162,9 +162,9 @@ func (p *Proxy) deny(f *flow, c *Conn, r *refusal) {
 	f.release()
 	c.Reason, c.Fix = r.reason, r.fix
 	c.Duration = time.Since(c.Start)
+	p.noteDenial(fmt.Sprintf("%s:%d", c.Host(), c.Port), "egress: connection denied", c.attrs()...)
 	p.event(p.onOpen, c)
 	p.event(p.onClose, c)
-	p.noteDenial(fmt.Sprintf("%s:%d", c.Host(), c.Port), "egress: connection denied", c.attrs()...)
 }
 
 // refuseOverLimit resets a connection past MaxConns.
@@ -176,9 +176,9 @@ func (p *Proxy) refuseOverLimit(client net.Conn) {
 		c.Name = name
 	}
 	c.Reason = fmt.Sprintf("%d connections are open already, the most a server may have", p.maxConns)
+	p.noteDenial("over the limit", "egress: connection refused", c.attrs()...)
 	p.event(p.onOpen, c)
 	p.event(p.onClose, c)
-	p.noteDenial("over the limit", "egress: connection refused", c.attrs()...)
 }
 
 // noteDenial logs a denial unless it repeats one logged lately.

@@ -473,9 +473,10 @@ func TestStopEndsOpenConnections(t *testing.T) {
 }
 
 func TestRepeatedDenialsAreCountedNotEachLogged(t *testing.T) {
-	r := newRig(t, rigOptions{allow: []string{"api.example.test:9"}, listen: []string{"127.0.0.2"}})
+	u := startUpstream(t, echo) // for its port
+	r := newRig(t, rigOptions{allow: []string{u.at("api.example.test")}, listen: []string{"127.0.0.2"}})
 	for range 100 {
-		dialRefused(t, "127.0.0.2:9")
+		dialRefused(t, u.at("127.0.0.2"))
 		if ev := r.ev.next(t); ev.Allowed {
 			t.Fatalf("allowed %+v", ev)
 		}
