@@ -486,3 +486,29 @@ func TestRepeatedDenialsAreCountedNotEachLogged(t *testing.T) {
 		t.Fatalf("100 denials logged as:\n%s\nwant 3 lines: the first, the 10th, the 100th", strings.Join(lines, "\n"))
 	}
 }
+
+func TestDialFallsBackToTheNextAddress(t *testing.T) {
+	u := startUpstream(t, echo)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed.Close() // nothing listens there now: connecting is refused
+	r := newRig(t, rigOptions{allow: []string{u.at("api.example.test")}, listen: []string{synth(1).String()}})
+	r.dns.set("api.example.test", "203.0.113.11", "203.0.113.10")
+	r.routeTo(u.at("203.0.113.11"), closed.Addr().String())
+	r.routeTo(u.at("203.0.113.10"), u.at("127.0.0.1"))
+	c, err := net.Dial("tcp", netip.AddrPortFrom(r.lookup("api.example.test"), u.port).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	roundTrip(t, c, "second address")
+	c.Close()
+	if ev := r.ev.next(t); !ev.Allowed || ev.Addr != netip.MustParseAddr("203.0.113.10") || ev.Err != nil {
+		t.Fatalf("OnClose %+v: want carried through 203.0.113.10", ev)
+	}
+	want := []netip.AddrPort{netip.MustParseAddrPort(u.at("203.0.113.11")), netip.MustParseAddrPort(u.at("203.0.113.10"))}
+	if d := r.dials(); !slices.Equal(d, want) {
+		t.Fatalf("dials %v, want %v", d, want)
+	}
+}
