@@ -512,3 +512,22 @@ func TestDialFallsBackToTheNextAddress(t *testing.T) {
 		t.Fatalf("dials %v, want %v", d, want)
 	}
 }
+
+func TestUnreachableUpstreamIsReset(t *testing.T) {
+	u := startUpstream(t, echo) // for its port
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed.Close()
+	r := newRig(t, rigOptions{allow: []string{u.at("api.example.test")}, listen: []string{synth(1).String()}})
+	r.dns.set("api.example.test", "203.0.113.12")
+	r.routeTo(u.at("203.0.113.12"), closed.Addr().String())
+	dialRefused(t, netip.AddrPortFrom(r.lookup("api.example.test"), u.port).String())
+	if ev := r.ev.next(t); !ev.Allowed || !errors.Is(ev.Err, syscall.ECONNREFUSED) || ev.BytesUp != 0 {
+		t.Fatalf("OnClose %+v: want allowed, failed with the upstream's refusal", ev)
+	}
+	if l := r.log.lines("egress: connection", "allowed=true", "connection refused"); len(l) != 1 {
+		t.Fatalf("want the failure logged; log:\n%s", r.log.b.String())
+	}
+}
