@@ -109,7 +109,12 @@ func (p *Proxy) handle(ctx context.Context, f *flow) {
 	}
 	c.Duration = time.Since(c.Start)
 	f.release()
-	p.log.Info("egress: connection", c.attrs()...)
+	if up == nil {
+		// Failed before a byte moved: as repeatable at will as a denial.
+		p.noteDenial(fmt.Sprintf("failed %s:%d", c.Host(), c.Port), "egress: connection", c.attrs()...)
+	} else {
+		p.log.Info("egress: connection", c.attrs()...)
+	}
 	p.event(p.onClose, c)
 }
 
@@ -181,7 +186,8 @@ func (p *Proxy) refuseOverLimit(client net.Conn) {
 	p.event(p.onClose, c)
 }
 
-// noteDenial logs a denial unless it repeats one logged lately.
+// noteDenial logs a denial (or a failure to connect) unless it repeats
+// one logged before: see repeats.
 func (p *Proxy) noteDenial(key, msg string, attrs ...any) {
 	n, log, shared := p.denials.note(key)
 	if !log {
