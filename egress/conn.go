@@ -109,7 +109,12 @@ func (p *Proxy) handle(ctx context.Context, f *flow) {
 	}
 	c.Duration = time.Since(c.Start)
 	f.release()
-	p.log.Info("egress: connection", c.attrs()...)
+	if up == nil {
+		// Failed before a byte moved: as repeatable at will as a denial.
+		p.noteDenial(fmt.Sprintf("failed %s:%d", c.Host(), c.Port), "egress: connection", c.attrs()...)
+	} else {
+		p.log.Info("egress: connection", c.attrs()...)
+	}
 	p.event(p.onClose, c)
 }
 
@@ -162,9 +167,9 @@ func (p *Proxy) deny(f *flow, c *Conn, r *refusal) {
 	f.release()
 	c.Reason, c.Fix = r.reason, r.fix
 	c.Duration = time.Since(c.Start)
+	p.noteDenial(fmt.Sprintf("%s:%d", c.Host(), c.Port), "egress: connection denied", c.attrs()...)
 	p.event(p.onOpen, c)
 	p.event(p.onClose, c)
-	p.noteDenial(fmt.Sprintf("%s:%d", c.Host(), c.Port), "egress: connection denied", c.attrs()...)
 }
 
 // refuseOverLimit resets a connection past MaxConns.
@@ -176,12 +181,13 @@ func (p *Proxy) refuseOverLimit(client net.Conn) {
 		c.Name = name
 	}
 	c.Reason = fmt.Sprintf("%d connections are open already, the most a server may have", p.maxConns)
+	p.noteDenial("over the limit", "egress: connection refused", c.attrs()...)
 	p.event(p.onOpen, c)
 	p.event(p.onClose, c)
-	p.noteDenial("over the limit", "egress: connection refused", c.attrs()...)
 }
 
-// noteDenial logs a denial unless it repeats one logged lately.
+// noteDenial logs a denial (or a failure to connect) unless it repeats
+// one logged before: see repeats.
 func (p *Proxy) noteDenial(key, msg string, attrs ...any) {
 	n, log, shared := p.denials.note(key)
 	if !log {

@@ -48,8 +48,13 @@ func (p *Proxy) dialName(ctx context.Context, name string, port uint16) (net.Con
 		}, nil
 	}
 	var last error
-	for _, a := range ok {
-		c, err := p.dial(ctx, netip.AddrPortFrom(a, port))
+	for i, a := range ok {
+		// Each address gets its share of the time left, as net.Dialer
+		// gives it, so that one that never answers leaves time for the next.
+		deadline, _ := ctx.Deadline()
+		try, cancel := context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)/time.Duration(len(ok)-i)))
+		c, err := p.dial(try, netip.AddrPortFrom(a, port))
+		cancel()
 		if err == nil {
 			return c, a, nil, nil
 		}

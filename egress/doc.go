@@ -26,8 +26,10 @@
 //     Linux), half-closes passed on, with no idle timeout.
 //
 // Every connection, allowed or not, is one Conn given to Options.OnOpen and
-// Options.OnClose and one log line (repeated denials of one destination are
-// counted, not each logged). A hostile server cannot grow the Proxy's memory
+// Options.OnClose and one log line: name, port, the address dialled, bytes
+// each way, duration, and for a denied one the reason and the --allow-host
+// that would allow it. Repeated denials and failed dials of one destination
+// are counted, not each logged (the first, the 10th, the 100th...). A hostile server cannot grow the Proxy's memory
 // without bound: names, resolutions, open connections and DNS-over-TCP
 // connections are all capped.
 package egress

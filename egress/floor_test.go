@@ -49,7 +49,7 @@ func TestFloorClassOfRanges(t *testing.T) {
 	for _, tc := range []struct{ addr, want string }{
 		{"169.254.169.254", "metadata"},
 		{"255.255.255.255", "broadcast"},
-		{"::ffff:127.0.0.1", "loopback"},         // IPv4-mapped
+		{"::ffff:127.0.0.1", "loopback"},          // IPv4-mapped
 		{"64:ff9b::7f00:1", "NAT64 of 127.0.0.1"}, // NAT64 of loopback
 	} {
 		if got := floorClass(netip.MustParseAddr(tc.addr)); !strings.Contains(got, tc.want) {

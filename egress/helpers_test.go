@@ -46,7 +46,7 @@ type hostDNS struct {
 	asked   map[string]int // A queries per name
 }
 
-func startHostDNS(t *testing.T, ttl uint32) *hostDNS {
+func startHostDNS(t testing.TB, ttl uint32) *hostDNS {
 	t.Helper()
 	h := &hostDNS{ttl: ttl, answers: map[string]func(int) []netip.Addr{}, asked: map[string]int{}}
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
@@ -181,7 +181,7 @@ func (e *events) openedByID(id uint64) (Conn, bool) {
 
 // rig is a Proxy served on loopback sockets as the sandbox would hand them.
 type rig struct {
-	t      *testing.T
+	t      testing.TB
 	p      *Proxy
 	dns    *hostDNS
 	log    *logBuf
@@ -204,7 +204,7 @@ type rigOptions struct {
 	listen []string
 }
 
-func newRig(t *testing.T, o rigOptions) *rig {
+func newRig(t testing.TB, o rigOptions) *rig {
 	t.Helper()
 	rules, err := policy.ParseHostRules(o.allow, o.deny)
 	if err != nil {
@@ -325,7 +325,7 @@ type upstream struct {
 	accepted int
 }
 
-func startUpstream(t *testing.T, serve func(net.Conn)) *upstream {
+func startUpstream(t testing.TB, serve func(net.Conn)) *upstream {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

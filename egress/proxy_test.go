@@ -473,9 +473,10 @@ func TestStopEndsOpenConnections(t *testing.T) {
 }
 
 func TestRepeatedDenialsAreCountedNotEachLogged(t *testing.T) {
-	r := newRig(t, rigOptions{allow: []string{"api.example.test:9"}, listen: []string{"127.0.0.2"}})
+	u := startUpstream(t, echo) // for its port
+	r := newRig(t, rigOptions{allow: []string{u.at("api.example.test")}, listen: []string{"127.0.0.2"}})
 	for range 100 {
-		dialRefused(t, "127.0.0.2:9")
+		dialRefused(t, u.at("127.0.0.2"))
 		if ev := r.ev.next(t); ev.Allowed {
 			t.Fatalf("allowed %+v", ev)
 		}
@@ -483,5 +484,50 @@ func TestRepeatedDenialsAreCountedNotEachLogged(t *testing.T) {
 	lines := r.log.lines("connection denied", "host=127.0.0.2")
 	if len(lines) != 3 || !strings.Contains(lines[1], "repeated=10") || !strings.Contains(lines[2], "repeated=100") {
 		t.Fatalf("100 denials logged as:\n%s\nwant 3 lines: the first, the 10th, the 100th", strings.Join(lines, "\n"))
+	}
+}
+
+func TestDialFallsBackToTheNextAddress(t *testing.T) {
+	u := startUpstream(t, echo)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed.Close() // nothing listens there now: connecting is refused
+	r := newRig(t, rigOptions{allow: []string{u.at("api.example.test")}, listen: []string{synth(1).String()}})
+	r.dns.set("api.example.test", "203.0.113.11", "203.0.113.10")
+	r.routeTo(u.at("203.0.113.11"), closed.Addr().String())
+	r.routeTo(u.at("203.0.113.10"), u.at("127.0.0.1"))
+	c, err := net.Dial("tcp", netip.AddrPortFrom(r.lookup("api.example.test"), u.port).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	roundTrip(t, c, "second address")
+	c.Close()
+	if ev := r.ev.next(t); !ev.Allowed || ev.Addr != netip.MustParseAddr("203.0.113.10") || ev.Err != nil {
+		t.Fatalf("OnClose %+v: want carried through 203.0.113.10", ev)
+	}
+	want := []netip.AddrPort{netip.MustParseAddrPort(u.at("203.0.113.11")), netip.MustParseAddrPort(u.at("203.0.113.10"))}
+	if d := r.dials(); !slices.Equal(d, want) {
+		t.Fatalf("dials %v, want %v", d, want)
+	}
+}
+
+func TestUnreachableUpstreamIsReset(t *testing.T) {
+	u := startUpstream(t, echo) // for its port
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed.Close()
+	r := newRig(t, rigOptions{allow: []string{u.at("api.example.test")}, listen: []string{synth(1).String()}})
+	r.dns.set("api.example.test", "203.0.113.12")
+	r.routeTo(u.at("203.0.113.12"), closed.Addr().String())
+	dialRefused(t, netip.AddrPortFrom(r.lookup("api.example.test"), u.port).String())
+	if ev := r.ev.next(t); !ev.Allowed || !errors.Is(ev.Err, syscall.ECONNREFUSED) || ev.BytesUp != 0 {
+		t.Fatalf("OnClose %+v: want allowed, failed with the upstream's refusal", ev)
+	}
+	if l := r.log.lines("egress: connection", "allowed=true", "connection refused"); len(l) != 1 {
+		t.Fatalf("want the failure logged; log:\n%s", r.log.b.String())
 	}
 }
