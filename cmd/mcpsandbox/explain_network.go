@@ -37,7 +37,7 @@ func (e explanation) networkLines() []string {
 		w = max(w, len(hostOf(h.Spec)))
 	}
 	entry := func(kind, field string, h resolve.HostEntry) string {
-		return fmt.Sprintf("%s%-5s %-*s  %-8s  (%s)", indent, kind, w, hostOf(h.Spec), portsOf(h.Spec), e.hostSource(field, h))
+		return fmt.Sprintf("%s%-5s %-*s  %-8s  (%s)", indent, kind, w, hostOf(h.Spec), portsOf(h.Spec, field == "DenyHosts"), e.hostSource(field, h))
 	}
 	for _, h := range allow {
 		lines = append(lines, entry("allow", "AllowHosts", h))
@@ -94,10 +94,18 @@ func hostOf(spec string) string {
 	return h.Name
 }
 
-func portsOf(spec string) string {
-	h, err := policy.ParseHostSpec(spec)
+func portsOf(spec string, deny bool) string {
+	allow, denied := []string{spec}, []string(nil)
+	if deny {
+		allow, denied = nil, allow
+	}
+	rules, err := policy.ParseHostRules(allow, denied)
 	if err != nil {
 		return ""
+	}
+	h := append(rules.Allow, rules.Deny...)[0]
+	if len(h.Ports) == 0 {
+		return "any port"
 	}
 	ports := make([]string, len(h.Ports))
 	for i, p := range h.Ports {
