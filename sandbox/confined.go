@@ -72,6 +72,13 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if err := planBindOwners(cfg, log); err != nil {
 		return fail(err)
 	}
+	// The init stage gets its own copy of the ruleset when it starts.
+	if p.landlock, err = prepareLandlock(cfg, log); err != nil {
+		return fail(err)
+	}
+	if p.landlock != nil {
+		defer p.landlock.Close()
+	}
 	// Encoded before any process starts: a configuration the init stage
 	// cannot take is refused here.
 	if cfg.Etc, err = etcConfigFiles(cfg); err != nil {
@@ -117,6 +124,7 @@ type confinedProcess struct {
 	setupOnce      sync.Once
 	cg             *cgroups.Group
 	user           *sandboxUser
+	landlock       *os.File // the server's Landlock ruleset, until the init stage has it
 
 	done      chan struct{}
 	exit      Exit
@@ -199,11 +207,12 @@ func (p *confinedProcess) start(cfg *initConfig, msg *initstage.Message, makeCgr
 	return p.awaitStarted()
 }
 
-// launch starts the init stage with the given descriptors as its 0–4: the
-// pre-forked one when it has the namespaces cfg needs, else a fresh re-exec
-// of this binary.
+// launch starts the init stage with the given descriptors as its 0–4 (and
+// the Landlock ruleset as 5): the pre-forked one when it has the namespaces
+// cfg needs, else a fresh re-exec of this binary.
 func (p *confinedProcess) launch(cfg *initConfig, child *exec.Cmd, cfgR, repW *os.File) error {
 	files := initstage.Files{Stdin: child.Stdin.(*os.File), Stdout: child.Stdout.(*os.File), Stderr: child.Stderr.(*os.File), Config: cfgR, Report: repW}
+	files.Landlock = p.landlock
 	cgroupFD := -1
 	if p.cg != nil {
 		cgroupFD = p.cg.IntoFD()

@@ -32,9 +32,14 @@ enum {
 	CFG_FSIZE = 15,   // uint64 RLIMIT_FSIZE in bytes; absent: no limit
 	CFG_NOEXEC_TMP = 16, // /tmp and HOME noexec too (/dev/shm always is)
 	CFG_TMPFS = 17,   // path of one more tmpfs like HOME's (repeated, parents first)
+	CFG_LANDLOCK = 30, // uint64 access beneath /, uint64 access beneath each place, places NUL-separated: the ruleset at LANDLOCK_FD (init_landlock.c)
 	CG_JOIN = 20,     // cgroup v1 tasks file the forking thread joins (repeated)
 	CG_VIEW = 21,     // name NUL host dir [NUL link]...: a cgroup directory shown at CGROUP_MOUNT/name
 };
+
+// The Landlock ruleset the supervisor made, when CFG_LANDLOCK is sent: the
+// descriptor after the configuration (3) and report (4) pipes.
+#define LANDLOCK_FD 5
 
 // argv[0] of the exec'd init stage: the constructor runs the init stage
 // when it sees it.
@@ -107,6 +112,15 @@ struct cgroup_dir {
 	struct str_list links;
 };
 
+// What CFG_LANDLOCK asks: rules added to the ruleset at LANDLOCK_FD once
+// the root is built, then the server restricted by it.
+struct landlock_rules {
+	bool on;
+	uint64_t root_access;    // granted beneath the new root
+	uint64_t private_access; // granted beneath each of places
+	struct str_list places;  // the sandbox's own tmpfs (/tmp, /dev/shm, HOME, ...)
+};
+
 struct init_config {
 	struct str_list args, env, join, tmpfs;
 	char *exe, *dir;
@@ -121,6 +135,7 @@ struct init_config {
 	uint32_t uid, gid;
 	void *seccomp;
 	uint32_t seccomp_len; // instructions
+	struct landlock_rules landlock;
 };
 
 // init_main.c: the init stage itself. zygote_sock >= 0: pre-forked by
@@ -151,6 +166,12 @@ int write_all(int fd, const char *data, size_t len);
 
 // init_idmap.c: a user namespace mapping a grant's owner to the server.
 int idmap_userns(uint32_t owner_uid, uint32_t owner_gid, uint32_t server_uid, uint32_t server_gid);
+
+// init_landlock.c: the rules added once the root is built (init_fail on
+// error).
+void landlock_add_rules(const struct landlock_rules *l);
+// The message for a server's failed landlock_restrict_self.
+_Noreturn void landlock_restrict_failed(int err);
 
 // init_root.c
 struct prepared_root {

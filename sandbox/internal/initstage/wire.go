@@ -74,6 +74,9 @@ func (c *Config) Encode() (*Message, error) {
 		strs = append(strs, b.Path)
 	}
 	strs = append(strs, c.Tmpfs...)
+	if c.Landlock != nil {
+		strs = append(strs, c.Landlock.Places...)
+	}
 	for _, s := range strs {
 		if strings.IndexByte(s, 0) >= 0 {
 			return nil, fmt.Errorf("the server's command, environment and paths cannot contain NUL bytes: %q", s)
@@ -123,6 +126,9 @@ func (c *Config) Encode() (*Message, error) {
 			return nil, fmt.Errorf("seccomp: BPF program of %d bytes is not 1..4096 instructions of 8 bytes", len(c.Seccomp))
 		}
 		m.add(cfgSeccomp, c.Seccomp)
+	}
+	if c.Landlock != nil {
+		m.add(cfgLandlock, c.Landlock.encode())
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Etc)) {
 		m.add(cfgEtc, append([]byte(name+"\x00"), c.Etc[name]...))
