@@ -172,13 +172,17 @@ var netHostWarned sync.Once
 // open without Landlock's scoping.
 func warnNetHostUnscoped(log *slog.Logger, abi int) {
 	netHostWarned.Do(func() {
-		open := "the host's abstract unix sockets (D-Bus, X11, ssh and gpg agents, ...)"
-		if os.Geteuid() != 0 {
-			open += "; signals to host processes of your uid that it gets hold of (a pidfd it is passed; its pid namespace hides the rest)"
-		}
-		log.Warn("sandbox: NOT CONFINED under host networking: without Landlock scoping ("+landlockABIName(abi)+
-			"; it needs Landlock ABI 6, Linux 6.12 or later) the server can reach "+open, "net", NetHost.String())
+		log.Warn(netHostUnscopedMessage(abi, os.Geteuid() == 0), "net", NetHost.String())
 	})
+}
+
+func netHostUnscopedMessage(abi int, root bool) string {
+	open := "the host's abstract unix sockets (D-Bus, X11, ssh and gpg agents, ...)"
+	if !root {
+		open += "; signals to host processes of your uid that it gets hold of (through a pidfd it is passed; its pid namespace hides the rest)"
+	}
+	return "sandbox: NOT CONFINED under host networking: without Landlock scoping (" + landlockABIName(abi) +
+		"; scoping needs ABI 6, Linux 6.12 or later) the server can reach " + open
 }
 
 // landlockABIName is abi as the messages name it.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/containerd/cgroups/v3"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 
@@ -360,5 +362,111 @@ func TestLandlockScopesHostNetworking(t *testing.T) {
 	escapeNoConnection(t, "abstract unix", l)
 	if !strings.Contains(res[reaper], "operation not permitted") {
 		t.Errorf("signal to the sandbox's reaper (outside the Landlock domain): %q, want operation not permitted", res[reaper])
+	}
+}
+
+// llPreforkRoleEnv makes the test binary, started as `<bin> run ...` so
+// that zygote.c pre-forks an init stage, run the Landlock probe confined
+// with the grant the variable names and print what it found as JSON.
+const llPreforkRoleEnv = "MCPSANDBOX_LL_PREFORK"
+
+type llPreforkResult struct {
+	Preforked bool
+	Res       map[string]string
+	Err       string
+}
+
+func init() {
+	if rw := os.Getenv(llPreforkRoleEnv); rw != "" && len(os.Args) > 1 && os.Args[1] == "run" {
+		os.Exit(llPreforkRole(rw))
+	}
+}
+
+func llPreforkRole(rw string) int {
+	var r llPreforkResult
+	spec := sbxSpec(os.Args[0])
+	spec.ReadWrite = []string{rw}
+	spec.Env = []string{llProbeEnv + "=mkfifo:" + rw + "/fifo|mkfifo:/tmp/fifo|rename:" + rw}
+	p, err := Start(spec, slog.New(slog.DiscardHandler))
+	if err != nil {
+		r.Err = err.Error()
+	} else {
+		r.Preforked = p.(*confinedProcess).preforked
+		p.Stdin().Close()
+		out, errOut := sbxCollect(p)()
+		if ex := p.Exit(); ex.Failed() {
+			r.Err = ex.String() + ": " + errOut
+		} else if err := json.Unmarshal([]byte(out), &r.Res); err != nil {
+			r.Err = fmt.Sprintf("probe output %q: %v", out, err)
+		}
+		p.Close()
+	}
+	json.NewEncoder(os.Stdout).Encode(r)
+	return 0
+}
+
+// The pre-forked init stage takes the ruleset as its sixth descriptor and
+// applies it as the re-exec'd one does.
+func TestLandlockPreforkedInitStage(t *testing.T) {
+	requireConfinement(t)
+	if cgroups.Mode() == cgroups.Unified {
+		t.Skip("no init stage is pre-forked on cgroup v2: it must start inside its cgroup (CLONE_INTO_CGROUP)")
+	}
+	abi := llKernelABI(t)
+	if abi < landlockFSABI {
+		t.Skipf("Landlock ABI %d here: no ruleset to hand over (filesystem rules need ABI %d)", abi, landlockFSABI)
+	}
+	rw := llGrantDir(t)
+	cmd := exec.Command(os.Args[0], "run", "--", "server")
+	cmd.Env = append(os.Environ(), llPreforkRoleEnv+"="+rw)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("role: %v\n%s", err, out)
+	}
+	var r llPreforkResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("role output %q: %v", out, err)
+	}
+	if r.Err != "" || !r.Preforked {
+		t.Fatalf("pre-forked %v: %s", r.Preforked, r.Err)
+	}
+	t.Logf("ABI %d: %v", abi, r.Res)
+	if got := r.Res["mkfifo:"+rw+"/fifo"]; !strings.Contains(got, "permission denied") {
+		t.Errorf("mkfifo in the grant: %q, want permission denied", got)
+	}
+	for _, op := range []string{"mkfifo:/tmp/fifo", "rename:" + rw} {
+		if r.Res[op] != "" {
+			t.Errorf("%s: %s", op, r.Res[op])
+		}
+	}
+}
+
+func TestLandlockNetHostWarningSaysWhatStaysOpen(t *testing.T) {
+	for _, c := range []struct {
+		abi  int
+		root bool
+		want []string
+	}{
+		{0, true, []string{"this kernel has no Landlock", "abstract unix sockets", "ABI 6, Linux 6.12"}},
+		{2, false, []string{"Landlock ABI 2", "abstract unix sockets", "signals to host processes of your uid"}},
+	} {
+		msg := netHostUnscopedMessage(c.abi, c.root)
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("ABI %d, root %v: %q does not say %q", c.abi, c.root, msg, w)
+			}
+		}
+		if c.root && strings.Contains(msg, "signals") {
+			t.Errorf("as root the server's uid is its own, yet the warning names signals: %q", msg)
+		}
+	}
+}
+
+func TestLandlockFailureIsDiagnosed(t *testing.T) {
+	err := landlockFailure("landlock_create_ruleset", unix.EPERM)
+	for _, w := range []string{"Landlock", "landlock_create_ruleset", "operation not permitted", "allow them"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q does not say %q", err, w)
+		}
 	}
 }
