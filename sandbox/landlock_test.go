@@ -218,19 +218,27 @@ func TestLandlockPlacesLeaveOutThoseHoldingWritableGrants(t *testing.T) {
 
 func TestLandlockDescribed(t *testing.T) {
 	rw := llGrantDir(t)
+	inTmp, err := os.MkdirTemp("/tmp", "mcpsandbox-landlock-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(inTmp)
 	spec := sbxSpec("/bin/true")
-	spec.ReadWrite = []string{rw, "/tmp"}
+	spec.ReadWrite = []string{rw, inTmp}
 	spec.Net = NetHost
 	d := Describe(spec)
 	text := strings.Join(d.Landlock, "\n")
 	t.Log("\n" + text)
+	if len(d.Problems) > 0 {
+		t.Fatalf("Describe: %v", d.Problems)
+	}
 	abi := llKernelABI(t)
 	wants := []string{fmt.Sprintf("ABI %d", abi)}
 	if abi == 0 {
 		wants = []string{"none", "open: a server can make FIFOs and sockets in its writable grants", "open: under host networking"}
 	}
 	if abi >= landlockFSABI {
-		wants = append(wants, "FIFOs and sockets can be made in: /dev/shm, "+sandboxHome, "not in /tmp: the writable grant /tmp lies beneath it")
+		wants = append(wants, "FIFOs and sockets can be made in: /dev/shm, "+sandboxHome, "not in /tmp: the writable grant "+inTmp+" lies beneath it")
 	}
 	if abi >= landlockFSABI && abi < landlockScopeABI {
 		wants = append(wants, "open: under host networking, a server can reach the host's abstract unix sockets")
@@ -469,4 +477,14 @@ func TestLandlockFailureIsDiagnosed(t *testing.T) {
 			t.Errorf("%q does not say %q", err, w)
 		}
 	}
+}
+
+// The Landlock tests again as an ordinary user: the server keeps the
+// user's uid in a user namespace, so only Landlock keeps it from signalling
+// its reaper, and the host's sleep is the user's own.
+func TestLandlockUnprivilegedSupervisor(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("this is the unprivileged run itself, or there is no root to prepare it")
+	}
+	sbxRunUnprivileged(t, "^TestLandlock", "TestLandlockSpecialFilesOnlyInPrivatePlaces")
 }
