@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -20,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 )
 
@@ -118,9 +120,15 @@ func llRenameAcross(dir string) error {
 // llProbe runs the probe confined by spec and returns what each op gave.
 func llProbe(t *testing.T, spec Spec, ops ...string) map[string]string {
 	t.Helper()
+	return llProbeLogged(t, spec, sbxLogger(t), ops...)
+}
+
+// llProbeLogged is llProbe with Start logging to log.
+func llProbeLogged(t *testing.T, spec Spec, log *slog.Logger, ops ...string) map[string]string {
+	t.Helper()
 	spec.Args = []string{os.Args[0]}
 	spec.Env = append(spec.Env, llProbeEnv+"="+strings.Join(ops, "|"))
-	out, errOut, ex := sbxRun(t, spec)
+	out, errOut, ex := sbxRunLogged(t, spec, log)
 	if ex.Failed() {
 		t.Fatalf("landlock probe: %v\nstderr:\n%s", ex, errOut)
 	}
@@ -487,4 +495,52 @@ func TestLandlockUnprivilegedSupervisor(t *testing.T) {
 		t.Skip("this is the unprivileged run itself, or there is no root to prepare it")
 	}
 	sbxRunUnprivileged(t, "^TestLandlock", "TestLandlockSpecialFilesOnlyInPrivatePlaces")
+}
+
+// The lower tiers, on this kernel: the sandbox uses no more of Landlock
+// than an older kernel's ABI offers (hostLandlock answering that ABI), so
+// what stays open there is checked here too, with the one log line run
+// writes about host networking.
+func TestLandlockAsOnOlderKernels(t *testing.T) {
+	requireConfinement(t)
+	if have := llKernelABI(t); have < landlockScopeABI {
+		t.Skipf("Landlock ABI %d here: the tiers above it cannot be shown", have)
+	}
+	saved := hostLandlock
+	defer func() { hostLandlock = saved }()
+	for _, abi := range []int{0, 1, 2, 5, 6} {
+		t.Run("ABI"+strconv.Itoa(abi), func(t *testing.T) {
+			hostLandlock = func() landlockSupport { return landlockSupport{ABI: abi} }
+			netHostWarned = sync.Once{}
+			name := "@mcpsandbox-landlock-" + escapeRandom(t)
+			l, err := net.Listen("unix", name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			rw := llGrantDir(t)
+			spec := sbxSpec()
+			spec.ReadWrite = []string{rw}
+			spec.Net = NetHost
+			logs := testenv.NewLogCapture(t)
+			fifo, dial := "mkfifo:"+rw+"/fifo", "dial:"+name
+			res := llProbeLogged(t, spec, slog.New(slog.NewTextHandler(logs, nil)), fifo, dial, "mkfifo:/tmp/fifo", "rename:"+rw)
+			t.Logf("as ABI %d: %v", abi, res)
+			for _, op := range []string{"mkfifo:/tmp/fifo", "rename:" + rw} {
+				if res[op] != "" {
+					t.Errorf("%s: %s", op, res[op])
+				}
+			}
+			if fsRules := abi >= landlockFSABI; fsRules != strings.Contains(res[fifo], "permission denied") {
+				t.Errorf("mkfifo in the grant: %q (filesystem rules: %v)", res[fifo], fsRules)
+			}
+			scoped := abi >= landlockScopeABI
+			if scoped == (res[dial] == "") {
+				t.Errorf("connect to the host's abstract socket: %q (scoped: %v)", res[dial], scoped)
+			}
+			if warned := logs.Contains("NOT CONFINED under host networking"); warned == scoped {
+				t.Errorf("warned %v with scoping %v", warned, scoped)
+			}
+		})
+	}
 }
