@@ -35,7 +35,7 @@ static void add_rule(const char *path, uint64_t access) {
 	if (syscall(__NR_landlock_add_rule, LANDLOCK_FD, RULE_PATH_BENEATH, &rule, 0) < 0) {
 		int err = errno;
 		init_fail("Landlock: adding the rule for %s: landlock_add_rule: %s%s", path, err_text(err),
-			err == EBADF ? " (no ruleset was handed to the init stage)" : "");
+			err == EBADF || err == EBADFD ? " (no ruleset was handed to the init stage)" : "");
 	}
 	close(fd);
 }
