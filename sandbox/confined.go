@@ -105,7 +105,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if err != nil {
 		return fail(err)
 	}
-	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "net", cfg.Net.String(), "uid", cfg.UID, "userns", cfg.UserNS, "preforked", p.preforked)
+	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "net", cfg.Net.String(), "uid", cfg.UID, "userns", cfg.UserNS, "preforked", p.preforked, "landlock", cfg.Landlock != nil)
 	return p, nil
 }
 

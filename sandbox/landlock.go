@@ -115,7 +115,7 @@ func landlockRules(abi int, cfg *initConfig) *initstage.Landlock {
 // away: so a place that holds a writable grant is left out, and withheld
 // names the grant for each.
 func landlockPlaces(cfg *initConfig) (places []string, withheld map[string]string) {
-	candidates := []string{}
+	var candidates []string
 	for _, m := range rootMounts {
 		if m.scratch {
 			candidates = append(candidates, m.path)
