@@ -76,6 +76,13 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if err := planBindOwners(cfg, log); err != nil {
 		return fail(err)
 	}
+	// The init stage gets its own copy of the ruleset when it starts.
+	if p.landlock, err = prepareLandlock(cfg, log); err != nil {
+		return fail(err)
+	}
+	if p.landlock != nil {
+		defer p.landlock.Close()
+	}
 	// Encoded before any process starts: a configuration the init stage
 	// cannot take is refused here.
 	if cfg.Etc, err = etcConfigFiles(cfg); err != nil {
@@ -102,7 +109,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if err != nil {
 		return fail(err)
 	}
-	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "net", cfg.Net.String(), "uid", cfg.UID, "userns", cfg.UserNS, "preforked", p.preforked)
+	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "net", cfg.Net.String(), "uid", cfg.UID, "userns", cfg.UserNS, "preforked", p.preforked, "landlock", cfg.Landlock != nil)
 	return p, nil
 }
 
@@ -121,6 +128,7 @@ type confinedProcess struct {
 	setupOnce      sync.Once
 	cg             *cgroups.Group
 	user           *sandboxUser
+	landlock       *os.File // the server's Landlock ruleset, until the init stage has it
 
 	done      chan struct{}
 	exit      Exit
@@ -263,12 +271,12 @@ func (p *confinedProcess) startCapture(cfg *initConfig, conn *net.UnixConn) (Lis
 	return l, nil
 }
 
-// launch starts the init stage with the given descriptors as its 0–4 (and
-// 5, egress, when not nil): the
-// pre-forked one when it has the namespaces cfg needs, else a fresh re-exec
-// of this binary.
+// launch starts the init stage with the given descriptors as its 0–4, 5
+// (egress, when not nil) and 6 (the Landlock ruleset, when there is one):
+// the pre-forked one when it has the namespaces cfg needs, else a fresh
+// re-exec of this binary.
 func (p *confinedProcess) launch(cfg *initConfig, child *exec.Cmd, cfgR, repW, egress *os.File) error {
-	files := initstage.Files{Stdin: child.Stdin.(*os.File), Stdout: child.Stdout.(*os.File), Stderr: child.Stderr.(*os.File), Config: cfgR, Report: repW, Egress: egress}
+	files := initstage.Files{Stdin: child.Stdin.(*os.File), Stdout: child.Stdout.(*os.File), Stderr: child.Stderr.(*os.File), Config: cfgR, Report: repW, Egress: egress, Landlock: p.landlock}
 	cgroupFD := -1
 	if p.cg != nil {
 		cgroupFD = p.cg.IntoFD()

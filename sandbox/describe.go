@@ -13,9 +13,9 @@ import (
 
 // Description is what Start would make of a Spec, for a person to read
 // (policy explain): the server's root mount by mount, its environment,
-// user, network, seccomp filter and limits. Describe builds it from the
-// values and checks Start uses, so that what is shown is what runs; it
-// starts, leases and changes nothing.
+// user, network, seccomp filter, Landlock and limits. Describe builds it
+// from the values and checks Start uses, so that what is shown is what
+// runs; it starts, leases and changes nothing.
 type Description struct {
 	Unconfined bool   // none of the rest applies: the server runs as the caller
 	Exe        string // the program as the sandbox finds it on the PATH, links resolved ("" not found)
@@ -30,6 +30,7 @@ type Description struct {
 	User     string // who the server runs as
 	Network  string
 	Seccomp  []string // the filter, and whether this host enforces it
+	Landlock []string // what Landlock adds on this kernel, and what stays open
 	Limits   []Limit
 	Problems []error // what Start would refuse, as it would say it (field errors name Spec's fields)
 }
@@ -116,6 +117,8 @@ func Describe(spec Spec) Description {
 		d.Network = spec.Net.String()
 	}
 	d.Seccomp, err = describeSeccomp(spec)
+	problem(err)
+	d.Landlock, err = describeLandlock(cfg, spec.Net)
 	problem(err)
 	d.Limits = describeLimits(spec)
 	return d

@@ -65,6 +65,7 @@ func (e explanation) write() {
 		e.section("Network", e.networkLines()...)
 		e.section("Limits", e.limitLines()...)
 		e.section("Seccomp", e.seccompLines()...)
+		e.section("Landlock", e.d.Landlock...)
 		e.section("User", e.d.User+e.userFrom())
 	}
 	e.section("MCP rules", e.settings("mcp")...)

@@ -209,7 +209,7 @@ func TestExplainEveryBuiltin(t *testing.T) {
 		if got := e.text("Policy"); !strings.HasPrefix(got, "built-in "+name+",") {
 			t.Errorf("%q: explained as\n%s\nwant the built-in %s", line, got, name)
 		}
-		for _, s := range []string{"Command", "Server", "Mounts", "Environment", "Network", "Limits", "Seccomp", "User", "MCP rules", "Audit log", "Health", "Restart"} {
+		for _, s := range []string{"Command", "Server", "Mounts", "Environment", "Network", "Limits", "Seccomp", "Landlock", "User", "MCP rules", "Audit log", "Health", "Restart"} {
 			if len(e[s]) == 0 {
 				t.Errorf("%q: no %s section", line, s)
 			}

@@ -29,6 +29,11 @@ type Config struct {
 	Seccomp []byte            // compiled BPF, loaded right before exec; empty only in tests
 	Etc     map[string][]byte // /etc files made from the configuration (passwd, group, hosts)
 
+	// The rules the init stage adds to the Landlock ruleset handed over as
+	// Files.Landlock before the server restricts itself with it; nil: no
+	// Landlock.
+	Landlock *Landlock
+
 	// Sent apart (EncodeCgroup) once the cgroup exists: the init stage
 	// builds the rest of the root meanwhile.
 	CgroupView []CgroupDir // the server's own cgroup, shown read-only at /sys/fs/cgroup

@@ -158,6 +158,12 @@ static int record(struct init_config *c, uint8_t tag, const unsigned char *v, ui
 		c->egress.tcp4 = le32(v);
 		c->egress.tcp6 = le32(v + 4);
 		return 0;
+	case CFG_LANDLOCK:
+		if (n < 16)
+			return -1;
+		c->landlock = (struct landlock_rules){.on = true, .root_access = le64(v), .private_access = le64(v + 8)};
+		nul_fields(v + 16, n - 16, &c->landlock.places);
+		return 0;
 	case CG_VIEW: {
 		struct str_list f = {0};
 		nul_fields(v, n, &f);

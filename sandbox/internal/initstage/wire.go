@@ -75,6 +75,9 @@ func (c *Config) Encode() (*Message, error) {
 		strs = append(strs, b.Path)
 	}
 	strs = append(strs, c.Tmpfs...)
+	if c.Landlock != nil {
+		strs = append(strs, c.Landlock.Places...)
+	}
 	for _, s := range strs {
 		if strings.IndexByte(s, 0) >= 0 {
 			return nil, fmt.Errorf("the server's command, environment and paths cannot contain NUL bytes: %q", s)
@@ -130,6 +133,9 @@ func (c *Config) Encode() (*Message, error) {
 			return nil, err
 		}
 		m.add(cfgEgress, binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(e.TCP4)), uint32(e.TCP6)))
+	}
+	if c.Landlock != nil {
+		m.add(cfgLandlock, c.Landlock.encode())
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Etc)) {
 		m.add(cfgEtc, append([]byte(name+"\x00"), c.Etc[name]...))
