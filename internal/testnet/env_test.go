@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +200,32 @@ func TestListenerCountsConnectionsBeforeAccepting(t *testing.T) {
 	a.Close()
 	if n, seen := l.Count(), l.Connections(); n != 1 || len(seen) != 1 || seen[0].From.Addr() != ClientAddr {
 		t.Errorf("after accepting: count %d, connections %v; want 1 from %s", n, seen, ClientAddr)
+	}
+}
+
+// The MCP test server, unconfined in the client namespace, runs the client
+// a tools/call names and reports its output and status: the shape the
+// egress tests drive through mcpsandbox run.
+func TestMCPServerRunsTheClientACallNames(t *testing.T) {
+	e := Start(t, Options{})
+	kit := BuildKit(t, e.CA.Path)
+	argv := ServerCommand(kit)
+	s := e.Open(t, exec.Command(argv[0], argv[1:]...), e.StartDirect)
+
+	for _, client := range []string{netclient.NodeFetch, netclient.Curl} {
+		before := e.Listener(APIAddr, 443).Count()
+		r := s.Connect(t, client, "https://"+APIName+"/")
+		if !r.OK() || !strings.Contains(r.Stdout, Greeting(APIName, "https")) || r.Client != client {
+			t.Errorf("want %s to reach %s over https:\n%s", client, APIName, r)
+		}
+		if e.Listener(APIAddr, 443).Count() != before+1 {
+			t.Errorf("%s:443 counted %d connections, want %d", APIName, e.Listener(APIAddr, 443).Count(), before+1)
+		}
+	}
+	if r := s.Connect(t, netclient.GoHTTP, "http://"+APIName+":8080/"); !r.OK() || !strings.Contains(r.Stdout, Greeting(APIName, "http")) {
+		t.Errorf("want go-http to reach %s:8080:\n%s", APIName, r)
+	}
+	if r := s.Connect(t, "telnet", "http://"+APIName+"/"); r.OK() || !strings.Contains(r.Error, "no client \"telnet\"") {
+		t.Errorf("an unknown client: want an error naming it and the clients:\n%s", r)
 	}
 }
