@@ -66,7 +66,7 @@ func TestDNSAnswersTheTestHostsAndRebinds(t *testing.T) {
 // listener that must have seen it.
 type directCase struct {
 	client, url, want string
-	listener         netip.AddrPort
+	listener          netip.AddrPort
 }
 
 func directCases(e *Env) []directCase {
