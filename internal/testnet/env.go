@@ -21,8 +21,8 @@ import (
 // address. Only documentation addresses (RFC 5737).
 const (
 	APIName    = "api.example.test"    // web: 80, 443 (and 8080, a port a policy naming the host leaves out)
-	DBName     = "db.example.test"     // PostgreSQL on 5432 (and 5433, another port)
-	OtherName  = "other.example.test"  // a host the policy does not name: 80, 443, 5432
+	DBName     = "db.example.test"     // PostgreSQL on 5432 (and 5433, another port, which hangs up)
+	OtherName  = "other.example.test"  // a host the policy does not name: 80, 443, 5432 (hangs up)
 	RebindName = "rebind.example.test" // first answers APIAddr, then loopback
 )
 
@@ -181,8 +181,8 @@ func (e *Env) startDNS() {
 	e.DNS.Rebind(RebindName, APIAddr, Loopback)
 }
 
-// web starts host's web service on each port of addr in ns: 443 over TLS,
-// the others in the clear.
+// web listens on each port of addr in ns: the web service on 443 over TLS
+// and in the clear on the others, but for database ports, where it hangs up.
 func (e *Env) web(ns *NS, host string, addr netip.Addr, tlsCfg *tls.Config, ports ...uint16) {
 	for _, port := range ports {
 		ap := netip.AddrPortFrom(addr, port)
@@ -195,9 +195,12 @@ func (e *Env) web(ns *NS, host string, addr netip.Addr, tlsCfg *tls.Config, port
 			e.t.Fatal(err)
 		}
 		e.listeners[ap] = l
-		if port == 443 {
+		switch port {
+		case 443:
 			e.serve(l, "https", tlsCfg)
-		} else {
+		case 5432, 5433:
+			e.hangUp(l) // a database port: a client that got here fails at once
+		default:
 			e.serve(l, "http", nil)
 		}
 	}

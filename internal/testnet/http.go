@@ -55,3 +55,17 @@ func (e *Env) serve(l *Listener, scheme string, tlsCfg *tls.Config) {
 	}
 	e.t.Cleanup(func() { srv.Close() })
 }
+
+// hangUp closes every connection l accepts, until the test ends.
+func (e *Env) hangUp(l *Listener) {
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	e.t.Cleanup(func() { l.Close() })
+}
