@@ -183,3 +183,43 @@ func NameNotFound(r Result) bool {
 	}
 	return false
 }
+
+// MeasureArgs are the measure tool's: Connects timed TCP connects to the
+// URL's host and port (resolved once, before), then, if Bytes > 0, one GET
+// of /bytes?n=Bytes from the same host.
+type MeasureArgs struct {
+	URL      string `json:"url"`
+	Connects int    `json:"connects"`
+	Bytes    int64  `json:"bytes"`
+}
+
+// Measurement is what measure timed.
+type Measurement struct {
+	ConnectNS []int64 `json:"connect_ns"` // each connect, sorted
+	BulkBytes int64   `json:"bulk_bytes"`
+	BulkNS    int64   `json:"bulk_ns"`
+	Error     string  `json:"error,omitempty"`
+}
+
+// MedianConnect is the median connect time.
+func (m Measurement) MedianConnect() time.Duration {
+	if len(m.ConnectNS) == 0 {
+		return 0
+	}
+	return time.Duration(m.ConnectNS[len(m.ConnectNS)/2])
+}
+
+// BulkMiBps is the bulk download's throughput in MiB/s.
+func (m Measurement) BulkMiBps() float64 {
+	if m.BulkNS == 0 {
+		return 0
+	}
+	return float64(m.BulkBytes) / (1 << 20) / (float64(m.BulkNS) / 1e9)
+}
+
+// HoldArgs are the hold tool's: open Count more idle TCP connections to the
+// URL's host and port and keep them until release.
+type HoldArgs struct {
+	URL   string `json:"url"`
+	Count int    `json:"count"`
+}
