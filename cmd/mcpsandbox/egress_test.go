@@ -3,23 +3,33 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/internal/testnet"
 	"github.com/mcpsandbox/mcpsandbox/internal/testnet/netclient"
 )
 
 // The egress tests: real clients inside the sandbox, under `run
 // --allow-host`, against test hosts of the test's own (internal/testnet).
-// They need root for the test network, and run the supervisor as root; the
-// user-namespace path (the supervisor as an ordinary user in the same
-// client namespace, cgroups delegated as testenv.DelegateV1Cgroups does)
-// would run every case below unchanged and is not written yet.
+// They need root for the test network. Each runs twice: with the
+// supervisor as root, and as an ordinary user (testenv.UnprivUID) in the
+// same client namespace, the user-namespace path, given the cgroups an
+// administrator would delegate (testenv.DelegateV1Cgroups).
+
+// supervisors are the two ways the tests start mcpsandbox.
+var supervisors = []struct {
+	name string
+	user bool
+}{{"as root", false}, {"as an ordinary user", true}}
 
 // requireEgress skips until the egress pipeline is merged: the tests turn
 // on by themselves when run's help names --allow-host.
@@ -44,12 +54,59 @@ func egressFlags(e *testnet.Env) []string {
 }
 
 // startEgress starts `mcpsandbox run FLAGS -- mcpnet serve ...` in the
-// client namespace and connects to it.
-func startEgress(t *testing.T, e *testnet.Env, kit *netclient.Kit, flags ...string) *testnet.Session {
+// client namespace, as root or as testenv.UnprivUID, and connects to it.
+func startEgress(t *testing.T, e *testnet.Env, kit *netclient.Kit, user bool, flags ...string) *testnet.Session {
 	t.Helper()
 	argv := append([]string{asCLI, "run", "--ro", kit.Dir, "--ro", e.Dir}, flags...)
 	argv = append(append(argv, "--"), testnet.ServerCommand(kit)...)
-	return e.Open(t, exec.Command(self(t), argv...), e.Start)
+	if !user {
+		return e.Open(t, exec.Command(self(t), argv...), e.Start)
+	}
+	// The ordinary user's supervisor waits on descriptor 3 until it is in
+	// the delegated cgroups, then becomes mcpsandbox.
+	delegated := testenv.DelegateV1Cgroups(t, fmt.Sprintf("mcpsandbox-egress-%d-%d", os.Getpid(), egressRuns.Add(1)), testenv.UnprivUID)
+	cmd := exec.Command("/bin/sh", append([]string{"-c", `read go <&3 && exec 3<&- && exec "$@"`, "sh", testenv.SelfForOthers(t)}, argv...)...)
+	cmd.Dir, cmd.Env = "/", []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent", "TMPDIR=/tmp"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: testenv.UnprivUID, Gid: testenv.UnprivUID}}
+	wait, release, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.ExtraFiles = []*os.File{wait}
+	s := e.Open(t, cmd, func(cmd *exec.Cmd) error {
+		defer release.Close()
+		err := e.Start(cmd)
+		wait.Close()
+		if err != nil {
+			return err
+		}
+		for _, dir := range delegated {
+			if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(fmt.Sprint(cmd.Process.Pid)), 0); err != nil {
+				cmd.Process.Kill()
+				return fmt.Errorf("moving the supervisor into %s: %w", dir, err)
+			}
+		}
+		_, err = io.WriteString(release, "go\n")
+		return err
+	})
+	// The session is up, so the shell has become mcpsandbox.
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if want := fmt.Sprintf("\nUid:\t%d\t", testenv.UnprivUID); err != nil || !strings.Contains(string(status), want) {
+		t.Fatalf("the supervisor does not run as uid %d (%v):\n%s", testenv.UnprivUID, err, status)
+	}
+	return s
+}
+
+var egressRuns atomic.Int64
+
+// sharedFile is a path in a directory the ordinary user may write.
+func sharedFile(t *testing.T, name string) string {
+	t.Helper()
+	dir := testenv.SharedDir(t, "mcpsandbox-egress-")
+	if err := os.Chown(dir, testenv.UnprivUID, testenv.UnprivUID); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, name)
 }
 
 // clientURL is the URL a client takes to reach host:port: a web page, the
@@ -144,9 +201,17 @@ func TestEgressRealClients(t *testing.T) {
 	e := testnet.Start(t, testnet.Options{Postgres: true})
 	t.Logf("test network set up in %v", e.SetupTook)
 	kit := testnet.BuildKit(t, e.CA.Path)
-	audit := filepath.Join(t.TempDir(), "audit.log")
-	s := startEgress(t, e, kit, append(egressFlags(e), "--audit-log", audit)...)
+	for _, sup := range supervisors {
+		t.Run(sup.name, func(t *testing.T) {
+			audit := sharedFile(t, "audit.log")
+			s := startEgress(t, e, kit, sup.user, append(egressFlags(e), "--audit-log", audit)...)
+			egressTable(t, e, s)
+			checkAttributed(t, audit, testnet.APIName)
+		})
+	}
+}
 
+func egressTable(t *testing.T, e *testnet.Env, s *testnet.Session) {
 	for _, client := range netclient.Names() {
 		t.Run(client, func(t *testing.T) {
 			t.Run("allowed name", func(t *testing.T) {
@@ -224,7 +289,6 @@ func TestEgressRealClients(t *testing.T) {
 			})
 		})
 	}
-	checkAttributed(t, audit, testnet.APIName)
 }
 
 // checkRefused fails t unless r failed by itself, soon (not killed, not
@@ -268,7 +332,14 @@ func TestEgressClientsStartInsideTheSandbox(t *testing.T) {
 	requireConfinement(t)
 	e := testnet.Start(t, testnet.Options{})
 	kit := testnet.BuildKit(t, e.CA.Path)
-	s := startEgress(t, e, kit)
+	for _, sup := range supervisors {
+		t.Run(sup.name, func(t *testing.T) {
+			clientsFailAtTheirSocket(t, e, startEgress(t, e, kit, sup.user))
+		})
+	}
+}
+
+func clientsFailAtTheirSocket(t *testing.T, e *testnet.Env, s *testnet.Session) {
 	for _, client := range netclient.Names() {
 		port := uint16(0)
 		if client == netclient.Psql {
