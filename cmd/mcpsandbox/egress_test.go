@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/internal/testnet"
@@ -159,6 +160,20 @@ func (before counts) changed(after counts) map[string]int {
 	return moved
 }
 
+// movedOnce is what changed since before, once listener has counted a
+// connection or after 10s. Only the database needs the wait: it counts a
+// connection when its log line is read, which may come after psql's answer.
+func movedOnce(e *testnet.Env, before counts, listener string) map[string]int {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		moved := before.changed(countsOf(e))
+		if moved[listener] > 0 || time.Now().After(deadline) {
+			return moved
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // A refused case: what the client is pointed at and why it must fail.
 type refusal struct {
 	what       string
@@ -244,7 +259,7 @@ func egressTable(t *testing.T, e *testnet.Env, s *testnet.Session) {
 						t.Errorf("%s: want exit 0 and %q:\n%s", url, want, r)
 						continue
 					}
-					if moved := before.changed(countsOf(e)); len(moved) != 1 || moved[listener] != 1 {
+					if moved := movedOnce(e, before, listener); len(moved) != 1 || moved[listener] != 1 {
 						t.Errorf("%s: connections seen %v, want one, at %s", url, moved, listener)
 					}
 					if client == netclient.NodeWS && e.WS.Echoed()-echoed != 3 {
@@ -279,7 +294,7 @@ func egressTable(t *testing.T, e *testnet.Env, s *testnet.Session) {
 				if r := s.Connect(t, client, url); !r.OK() {
 					t.Fatalf("%s answering %s: want the client to get through:\n%s", testnet.RebindName, first, r)
 				}
-				if moved := before.changed(countsOf(e)); len(moved) != 1 || moved[listener] != 1 {
+				if moved := movedOnce(e, before, listener); len(moved) != 1 || moved[listener] != 1 {
 					t.Errorf("%s answering %s: connections seen %v, want one, at %s", testnet.RebindName, first, moved, listener)
 				}
 				e.DNS.Set(testnet.RebindName, testnet.Loopback)
