@@ -69,11 +69,15 @@ func (e *wsEcho) Echoed() int64 { return e.echoed.Load() }
 var discardLog = log.New(io.Discard, "", 0)
 
 // Start builds the network for t and tears it down when t ends, whatever
-// happens. It skips t unless the process is root.
+// happens. It skips t unless the process is root, and under -short when
+// it asks for PostgreSQL.
 func Start(t testing.TB, o Options) *Env {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("testnet: a test network of network namespaces needs root")
+	}
+	if o.Postgres && testing.Short() {
+		t.Skip("-short: the PostgreSQL test host (initdb) is for the full suite")
 	}
 	began := time.Now()
 	e := &Env{t: t, WS: &wsEcho{}, listeners: map[netip.AddrPort]*Listener{}}
