@@ -44,7 +44,8 @@ type Options struct {
 	Postgres bool // a real PostgreSQL server on DBName:5432 (initdb: about a second)
 }
 
-// Env is one test's network: the supervisor runs in Client (Start, Command),
+// Env is one test's network: the supervisor runs in Client (Start; StartDirect for
+// an unconfined process resolving with the test DNS),
 // the test hosts live in Upstream.
 type Env struct {
 	Client, Upstream *NS
