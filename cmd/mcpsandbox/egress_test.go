@@ -319,22 +319,31 @@ func checkRefused(t *testing.T, url string, r netclient.Result, moved map[string
 }
 
 // checkAttributed fails t unless the audit log has a tools/call of connect
-// whose line names host beyond its arguments: the connection it made.
+// whose line lists a connection to host, and that connection's own line
+// names the tool.
 func checkAttributed(t *testing.T, audit, host string) {
 	t.Helper()
 	data, err := os.ReadFile(audit)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var listed, own bool
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) != nil || m["tool"] != "connect" {
+		if json.Unmarshal([]byte(line), &m) != nil {
 			continue
 		}
-		delete(m, "arguments")
-		if rest, _ := json.Marshal(m); strings.Contains(string(rest), host) {
-			return
+		if m["tool"] == "connect" {
+			conns, _ := json.Marshal(m["connections"])
+			listed = listed || strings.Contains(string(conns), `"host":"`+host+`"`)
 		}
+		if _, ok := m["connection"]; ok && m["host"] == host {
+			tools, _ := json.Marshal(m["tools"])
+			own = own || string(tools) == `["connect"]`
+		}
+	}
+	if listed && own {
+		return
 	}
 	t.Errorf("no connect call's audit line lists a connection to %s:\n%s", host, data)
 }
