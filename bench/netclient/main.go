@@ -144,7 +144,8 @@ func echoed(addr string) (net.Conn, error) {
 		return nil, err
 	}
 	b := []byte{'e'}
-	if _, err := c.Write(b); err == nil {
+	_, err = c.Write(b)
+	if err == nil {
 		_, err = io.ReadFull(c, b)
 	}
 	if err != nil {
