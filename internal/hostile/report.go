@@ -29,6 +29,10 @@ type Args struct {
 	ShmKey         int    `json:"shm_key,omitempty"`         // host System V shared memory key
 	DevShmFile     string `json:"dev_shm_file,omitempty"`    // host file in /dev/shm
 	SetIDFile      string `json:"setid_file,omitempty"`      // a set-ID file beneath ReadWriteDir, covered by a --ro grant
+
+	// More TCP destinations outside the sandbox, dialled with TCPAddr: the
+	// host's own addresses, addresses of other hosts.
+	OtherTCP []string `json:"other_tcp,omitempty"`
 }
 
 // Result is one escape class: Blocked is false as soon as one attempt got
