@@ -29,7 +29,7 @@ func runPage() *cmdline.Page {
 				Text: "The GitHub server (prepared likewise): its built-in policy, github, lets it reach GitHub's API hosts and no other, and gives it GITHUB_PERSONAL_ACCESS_TOKEN from your environment and nothing else of it (mcpsandbox policy show github):"},
 			{Command: "mcpsandbox run --allow-host api.example.com --env API_KEY -- python3 server.py",
 				Text: "A server no built-in knows that calls one API with one secret from your environment: it reaches api.example.com on ports 443 and 80 and nothing else (python3 SCRIPT selects the built-in python: the script's project read-only, run from the current directory):"},
-			{Command: "mcpsandbox run --allow-host api.example.com:443 --allow-host db.example.com:5432 -- ./server",
+			{Command: "mcpsandbox run --allow-host api.example.com:443 --allow-host db.example.com:5432 -- python3 server.py",
 				Text: "An API over HTTPS only and a database on its own port, any TCP protocol alike:"},
 			{Command: "mcpsandbox run --memory 512MiB --pids 64 --cpu 1 --ping-interval 5s -- python3 server.py",
 				Text: "Tighter limits, and a faster heartbeat:"},
