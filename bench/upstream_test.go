@@ -4,23 +4,47 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
-	"strings"
+	"net/netip"
+	"strconv"
 	"testing"
 
-	"github.com/miekg/dns"
+	"github.com/mcpsandbox/mcpsandbox/internal/testnet"
 )
 
-// upstream is the egress benchmarks' test host: a TCP server on loopback
-// speaking netclient's protocol (one command byte: 'e' echo, 'd' + 8-byte
-// length: send that many bytes, 'u' + 8-byte length: read that many and
-// answer the count). Loopback keeps the network itself out of the figures:
-// what is left is the path to it.
-func upstream(b testing.TB) (addr string) {
+// testHost is the egress benchmarks' network: internal/testnet's client
+// and upstream namespaces joined by veth, with its DNS server. The test
+// host listens at testnet.APIAddr in the upstream namespace, speaking
+// netclient's protocol; every client runs in the client namespace, so each
+// path crosses the same veth. Root only: testnet skips the benchmark
+// otherwise.
+type testHost struct {
+	env      *testnet.Env
+	port     uint16 // the test host's, at testnet.APIAddr
+	resolver string // the test DNS (--resolver, and netclient's for unconfined runs)
+}
+
+// forwardName is the minimal forwarder's name in the test DNS: it listens
+// on the client namespace's loopback.
+const forwardName = "forward.example.test"
+
+func startTestHost(b *testing.B) *testHost {
 	b.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	e := testnet.Start(b, testnet.Options{})
+	l, err := e.Upstream.Listen(netip.AddrPortFrom(testnet.APIAddr, 0).String())
 	if err != nil {
 		b.Fatal(err)
 	}
+	serve(b, l, serveUpstream)
+	return &testHost{env: e, port: uint16(l.Addr().(*net.TCPAddr).Port), resolver: e.DNS.Addr.String()}
+}
+
+// addr is the test host by name, HOST:PORT.
+func (h *testHost) addr() string {
+	return net.JoinHostPort(testnet.APIName, strconv.Itoa(int(h.port)))
+}
+
+// serve runs handle for each connection l accepts until the benchmark ends.
+func serve(b testing.TB, l net.Listener, handle func(net.Conn)) {
 	b.Cleanup(func() { l.Close() })
 	go func() {
 		for {
@@ -28,12 +52,14 @@ func upstream(b testing.TB) (addr string) {
 			if err != nil {
 				return
 			}
-			go serveUpstream(c)
+			go handle(c)
 		}
 	}()
-	return l.Addr().String()
 }
 
+// serveUpstream speaks netclient's protocol: one command byte, then 'e'
+// echoes, 'd' + 8-byte length sends that many bytes, 'u' + 8-byte length
+// reads that many and answers the count.
 func serveUpstream(c net.Conn) {
 	defer c.Close()
 	var cmd [1]byte
@@ -74,61 +100,27 @@ func serveUpstream(c net.Conn) {
 	}
 }
 
-// nameServer answers A queries for names (name → IPv4 address) on
-// 127.0.0.1, NXDOMAIN for other names: the host-side resolver the
-// confined client's names are resolved with (--resolver).
-func nameServer(b testing.TB, names map[string]string) string {
+// forwarder is the floor for any proxy between the client and the test
+// host: a listener on the client namespace's loopback that dials the test
+// host across the veth for each connection and copies both ways (io.Copy
+// between TCP connections splices, as the egress proxy's relay does). As
+// under egress, each byte crosses TCP twice. It answers as forwardName.
+func (h *testHost) forwarder(b *testing.B) (addr string) {
 	b.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	l, err := h.env.Client.Listen(netip.AddrPortFrom(testnet.Loopback, 0).String())
 	if err != nil {
 		b.Fatal(err)
 	}
-	started := make(chan struct{})
-	srv := &dns.Server{PacketConn: pc, NotifyStartedFunc: func() { close(started) }, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, req *dns.Msg) {
-		m := new(dns.Msg)
-		m.SetReply(req)
-		q := req.Question[0]
-		addr, ok := names[strings.TrimSuffix(q.Name, ".")]
-		switch {
-		case !ok:
-			m.SetRcode(req, dns.RcodeNameError)
-		case q.Qtype == dns.TypeA:
-			m.Answer = append(m.Answer, &dns.A{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 30}, A: net.ParseIP(addr)})
-		}
-		w.WriteMsg(m)
-	})}
-	go srv.ActivateAndServe()
-	<-started
-	b.Cleanup(func() { srv.Shutdown() })
-	return pc.LocalAddr().String()
+	dial := dialerIn(b, h.env.Client)
+	to := netip.AddrPortFrom(testnet.APIAddr, h.port).String()
+	serve(b, l, func(c net.Conn) { forward(c.(*net.TCPConn), dial, to) })
+	h.env.DNS.Set(forwardName, testnet.Loopback)
+	return net.JoinHostPort(forwardName, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
 }
 
-// forwarder is the floor for any proxy between the client and upstream:
-// a listener on loopback that dials upstream for each connection and
-// copies both ways (io.Copy between TCP connections splices, as the egress
-// proxy's relay does). Under egress each byte crosses TCP twice as well.
-func forwarder(b testing.TB, upstream string) (addr string) {
-	b.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go forward(c.(*net.TCPConn), upstream)
-		}
-	}()
-	return l.Addr().String()
-}
-
-func forward(c *net.TCPConn, upstream string) {
+func forward(c *net.TCPConn, dial func(string) (net.Conn, error), upstream string) {
 	defer c.Close()
-	u, err := net.Dial("tcp", upstream)
+	u, err := dial(upstream)
 	if err != nil {
 		return
 	}
@@ -143,4 +135,33 @@ func forward(c *net.TCPConn, upstream string) {
 	io.Copy(c, up)
 	c.CloseWrite()
 	<-done
+}
+
+// dialerIn dials from inside ns: one thread stays there for the
+// benchmark's life (a socket keeps the namespace it was made in), so a
+// dial costs no thread of its own.
+func dialerIn(b *testing.B, ns *testnet.NS) func(addr string) (net.Conn, error) {
+	type dialed struct {
+		c   net.Conn
+		err error
+	}
+	type request struct {
+		addr  string
+		reply chan dialed
+	}
+	requests := make(chan request)
+	b.Cleanup(func() { close(requests) })
+	go ns.Do(func() error {
+		for r := range requests {
+			c, err := net.Dial("tcp", r.addr)
+			r.reply <- dialed{c, err}
+		}
+		return nil
+	})
+	return func(addr string) (net.Conn, error) {
+		reply := make(chan dialed, 1)
+		requests <- request{addr, reply}
+		d := <-reply
+		return d.c, d.err
+	}
 }
