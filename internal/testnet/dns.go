@@ -11,8 +11,9 @@ import (
 
 // DNS is the test's own DNS server, over UDP and TCP on one address. It
 // answers A queries for the names it was given, AAAA queries for them with
-// no addresses, and NXDOMAIN for every other name; answers carry TTL 0, so
-// nothing caches a name across a test's change of it.
+// no addresses, and NXDOMAIN for every other name; answers carry TTL 0
+// unless SetTTL says otherwise, so nothing caches a name across a test's
+// change of it.
 type DNS struct {
 	Addr netip.AddrPort // what --resolver is given
 
@@ -20,6 +21,7 @@ type DNS struct {
 	answers map[string][]netip.Addr // per name, the i-th query's answer; the last repeats
 	pos     map[string]int          // A queries per name since its answers were set
 	queries map[string]int          // A queries per name
+	ttl     uint32
 	servers []*dns.Server
 }
 
@@ -49,6 +51,14 @@ func (d *DNS) sequence(name string, addrs ...netip.Addr) {
 	d.pos[dns.CanonicalName(name)] = 0
 }
 
+// SetTTL gives answers from now on a TTL of seconds, for a benchmark of
+// names cached as real ones are.
+func (d *DNS) SetTTL(seconds uint32) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.ttl = seconds
+}
+
 // Queries is how many A queries for name the server answered.
 func (d *DNS) Queries(name string) int {
 	d.mu.Lock()
@@ -70,6 +80,7 @@ func (d *DNS) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	d.mu.Lock()
 	seq, known := d.answers[name]
 	var addr netip.Addr
+	ttl := d.ttl
 	if known && q.Qtype == dns.TypeA {
 		addr = seq[min(d.pos[name], len(seq)-1)]
 		d.pos[name]++
@@ -80,7 +91,7 @@ func (d *DNS) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	case !known:
 		m.Rcode = dns.RcodeNameError
 	case q.Qtype == dns.TypeA:
-		m.Answer = []dns.RR{&dns.A{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 0}, A: addr.AsSlice()}}
+		m.Answer = []dns.RR{&dns.A{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: ttl}, A: addr.AsSlice()}}
 	}
 	w.WriteMsg(m)
 }
