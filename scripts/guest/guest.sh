@@ -448,7 +448,7 @@ ensure_image() {
   # A Debian mirror serves every release: where the host's apt lists none
   # for this one, the one for the host's own release does.
   local own
-  own=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+  own=$(sed -n "s/^VERSION_CODENAME=//p" /etc/os-release 2>/dev/null)
   mirror=${MCPSANDBOX_GUEST_MIRROR:-$({ apt_mirror "$SUITE"; [[ -n $own ]] && apt_mirror "$own"; } | head -n1)}
   secmirror=${MCPSANDBOX_GUEST_SECURITY_MIRROR:-$({ apt_mirror "$SUITE-security"
     [[ -n $own ]] && apt_mirror "$own-security"; } | head -n1)}
