@@ -63,8 +63,8 @@ fail() { say "$*"; exit 125; }
 usage() { awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; }
 
 CACHE_ROOT=${MCPSANDBOX_GUEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpsandbox-guest}
-# set by select_release: the suite, its image's directory, its kernel's extra arguments
-SUITE="" CACHE="" KERNEL_ARGS=""
+# set by select_release: the suite and its image's directory
+SUITE="" CACHE=""
 PKGS=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd,libseccomp2,iproute2
 PKGS+=,linux-image-amd64,kmod,udev,procps,util-linux,psmisc,busybox-static,cpio
 # (Node.js comes from the host at run time, the version its tests use.)
@@ -75,10 +75,11 @@ PKGS+=,ca-certificates,bubblewrap,attr,sudo
 
 # select_release NAME: the release every later step works on.
 select_release() {
+  # Both kernels enable Landlock unasked (their CONFIG_LSM lists it): no lsm= needed.
   case $1 in
-    bookworm) KERNEL_ARGS="" ;;
+    bookworm) ;;
     # its kernel is zstd-packed: the image's zstd unpacks it (img_kernel)
-    trixie) KERNEL_ARGS="" PKGS+=,zstd ;;
+    trixie) PKGS+=,zstd ;;
     *) say "unknown release: $1 (bookworm or trixie)"; exit 2 ;;
   esac
   SUITE=$1
@@ -269,7 +270,7 @@ EOF
 # several seconds more on each boot under TCG. Modules packed with xz (Debian
 # 13's are) are unpacked here rather than by each boot.
 img_initrd() {
-  local root=$1 out=$2 kver tmp m rc
+  local root=$1 out=$2 kver tmp m b rc
   kver=$(basename "$(ls -d "$root"/lib/modules/* | sort -V | tail -n1)")
   # assembled inside the root, whose own cpio packs it (the host may lack one)
   tmp=$root/tmp/initrd
@@ -590,8 +591,7 @@ cmd_run() {
     -nodefaults -no-user-config -display none -vga none -monitor none -no-reboot \
     -kernel "$CACHE/kernel" -initrd "$CACHE/initrd" \
     -append "console=ttyS0 quiet loglevel=4 panic=-1 systemd.unified_cgroup_hierarchy=1 cgroup_no_v1=all \
-systemd.show_status=0 systemd.gpt_auto=0 mitigations=off tsc=reliable no_timer_check random.trust_cpu=on 8250.nr_uarts=1\
-${KERNEL_ARGS:+ $KERNEL_ARGS}" \
+systemd.show_status=0 systemd.gpt_auto=0 mitigations=off tsc=reliable no_timer_check random.trust_cpu=on 8250.nr_uarts=1" \
     -drive "file=$(q "$run/disk.qcow2"),format=qcow2,if=virtio,cache=unsafe,discard=unmap" \
     -serial "file:$run/console" \
     -add-fd "fd=$qout,set=1" -add-fd "fd=$qerr,set=2" \
@@ -653,7 +653,7 @@ esac
 select_release "$release"
 case ${1:-} in
   build) shift; (($# == 0)) || { usage >&2; exit 2; }; ensure_image; exit 0 ;;
-  check) cmd_check ;;
+  check) shift; (($# == 0)) || { usage >&2; exit 2; }; cmd_check ;;
   run) shift; cmd_run "$@" ;;
   -h | --help | help) usage; exit 0 ;;
   *) usage >&2; exit 2 ;;
