@@ -46,7 +46,9 @@ phase() {
 # its name to its package's PATTERN, or add an entry; a package no entry had
 # yet also needs its test binary built, in scripts/test-guest.sh's list.
 trixie_tests=(
-  'sandbox ^(TestEscape|TestConfined) delegated'
+  'sandbox ^(TestEscape|TestConfined|TestLandlock) delegated'
+  'supervisor ^TestEgress delegated'
+  'cmd/mcpsandbox ^TestExplainSaysWhatLandlockDoes$ here'
 )
 
 # landlock_abi: the kernel's Landlock ABI, or "none (why)"; through perl,
@@ -80,8 +82,8 @@ trixie_tier() {
 # Debian 12: everything.
 full_tier() {
   # Each npm server start costs seconds under emulation: the user runs a subset.
-  local confined_relay='TestConfinedNPMFilesystem|TestConfinedNPMMemorySurvivesACrash|TestServerEverything$|TestServerFilesystem|TestCrashMidCall|TestCrashSDKHost|TestExhaustionRestarts|TestSIGKILLOfSupervisor|TestHangFoundByHeartbeat|TestStatelessSessionSurvivesCrash|TestGoSDKThroughRelay'
-  $user_phase && confined_relay='TestConfinedNPMFilesystem|TestServerEverything$|TestCrashMidCall|TestExhaustionRestarts|TestSIGKILLOfSupervisor|TestStatelessSessionSurvivesCrash'
+  local confined_relay='TestConfinedNPMFilesystem|TestConfinedNPMMemorySurvivesACrash|TestServerEverything$|TestServerFilesystem|TestCrashMidCall|TestCrashSDKHost|TestExhaustionRestarts|TestSIGKILLOfSupervisor|TestHangFoundByHeartbeat|TestStatelessSessionSurvivesCrash|TestGoSDKThroughRelay|TestEgress'
+  $user_phase && confined_relay='TestConfinedNPMFilesystem|TestServerEverything$|TestCrashMidCall|TestExhaustionRestarts|TestSIGKILLOfSupervisor|TestStatelessSessionSurvivesCrash|TestEgress'
 
   phase "launch ways and doctor ($(id -un))" cmd/mcpsandbox \
     "$work/mcpsandbox.test" -test.run 'TestSystemd|TestNoSystemd' -test.v -test.count=1 -test.timeout 10m
