@@ -373,13 +373,16 @@ img_configure() {
   ln -s /dev/null "$r/etc/systemd/user-generators/systemd-xdg-autostart-generator"
   # Units that load modules, do first-boot or update work, or wait for
   # things this guest never has; plus gettys, timers and periodic jobs.
+  # (systemd 254+'s tmpfiles-setup-dev-early makes the /dev nodes that need
+  # no sysusers accounts before those exist; with sysusers masked,
+  # tmpfiles-setup-dev alone makes them all, one exec sooner.)
   for u in modprobe@configfs modprobe@dm_mod modprobe@drm modprobe@efi_pstore \
            modprobe@fuse modprobe@loop sys-kernel-config.mount sys-fs-fuse-connections.mount \
            systemd-modules-load systemd-pstore systemd-random-seed systemd-journal-flush \
            systemd-hwdb-update ldconfig systemd-journal-catalog-update systemd-update-done \
            systemd-sysusers systemd-firstboot systemd-remount-fs systemd-udev-settle \
            systemd-timesyncd systemd-networkd-wait-online systemd-update-utmp systemd-update-utmp-runlevel \
-           systemd-udev-load-credentials e2scrub_reap getty@tty1 serial-getty@ttyS0 getty.target \
+           systemd-udev-load-credentials systemd-tmpfiles-setup-dev-early e2scrub_reap getty@tty1 serial-getty@ttyS0 getty.target \
            apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer \
            fstrim.timer systemd-tmpfiles-clean.timer; do
     [[ $u == *.* ]] || u=$u.service
