@@ -28,6 +28,9 @@ type initConfig struct {
 	initstage.Config
 	UserName string  // the server's name in the synthesized /etc/passwd
 	Net      Network // its mode; the init stage sees only HostNetNS
+	// Where the search for sockets in the grants stopped ("" it did not):
+	// Config.MaskedSockets holds what it found.
+	SocketSearchCut string
 }
 
 // rootMount is one part of every sandbox's root that the init stage
@@ -220,6 +223,7 @@ func layoutConfig(spec Spec) (*initConfig, error) {
 	if err := checkSetIDInGrants(binds); err != nil {
 		return nil, err
 	}
+	sockets := findGrantSockets(binds)
 	env, err := serverEnv(spec.Env)
 	if err != nil {
 		return nil, err
@@ -258,7 +262,9 @@ func layoutConfig(spec Spec) (*initConfig, error) {
 		HostNetNS: net.hostNetNS,
 		FileSize:  uint64(spec.FileSize),
 		NoExecTmp: spec.NoExecTmp,
-	}, Net: spec.Net}, nil
+
+		MaskedSockets: sockets.Sockets,
+	}, Net: spec.Net, SocketSearchCut: sockets.Cut}, nil
 }
 
 // checkNoFile refuses a NOFILE limit a user namespace cannot grant.

@@ -56,6 +56,12 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if err != nil {
 		return fail(err)
 	}
+	if len(cfg.MaskedSockets) > 0 {
+		log.Info("sandbox: unix sockets in the grants are masked: the server cannot connect to them", "name", spec.Name, "sockets", cfg.MaskedSockets)
+	}
+	if cfg.SocketSearchCut != "" {
+		log.Warn("sandbox: the search for unix sockets in the grants stopped; sockets past it stay reachable", "name", spec.Name, "where", cfg.SocketSearchCut)
+	}
 	if cfg.Seccomp, err = seccomp.Program(spec.Seccomp, cfg.Net.SocketFamilies(), spec.SeccompLog); err != nil {
 		return fail(fmt.Errorf("sandbox: seccomp cannot be enforced: %w", err))
 	}

@@ -27,6 +27,10 @@ type Description struct {
 	Env          []string // the server's whole environment, NAME=VALUE (values included: hide what is secret)
 	Path         string   // the PATH of Env
 
+	// Where the search for unix sockets in the grants stopped ("" it
+	// searched them all): sockets past it are not masked.
+	SocketSearchCut string
+
 	User     string // who the server runs as
 	Network  string
 	Seccomp  []string // the filter, and whether this host enforces it
@@ -51,6 +55,7 @@ const (
 	State                    // Spec.StateDir
 	Program                  // the executable, which nothing else shows
 	Tmpfs                    // Spec.Tmpfs
+	Masked                   // a unix socket found in a grant, covered so that connecting fails
 )
 
 // Limit is one bound on the server.
@@ -94,6 +99,7 @@ func Describe(spec Spec) Description {
 		cfg.Exe, cfg.ExeBind = exe, !exeVisible(exe, cfg.Binds)
 	}
 	d.Mounts = describeMounts(cfg)
+	d.SocketSearchCut = cfg.SocketSearchCut
 	d.Home, d.WorkDir, d.Env = sandboxHome, cfg.Dir, cfg.Env
 	d.WorkDirEmpty = !workDirGranted(cfg)
 	for _, kv := range d.Env {
@@ -151,6 +157,9 @@ func describeMounts(cfg *initConfig) []Mount {
 	}
 	if cfg.ExeBind {
 		out = append(out, Mount{Path: cfg.Exe, Kind: Program})
+	}
+	for _, sock := range cfg.MaskedSockets {
+		out = append(out, Mount{Path: sock, Kind: Masked, What: "a unix socket in a grant, found at the start: covered by an empty read-only file, connecting is refused"})
 	}
 	for _, m := range rootMounts {
 		if m.path == "/sys" {

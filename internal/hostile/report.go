@@ -29,6 +29,11 @@ type Args struct {
 	ShmKey         int    `json:"shm_key,omitempty"`         // host System V shared memory key
 	DevShmFile     string `json:"dev_shm_file,omitempty"`    // host file in /dev/shm
 	SetIDFile      string `json:"setid_file,omitempty"`      // a set-ID file beneath ReadWriteDir, covered by a --ro grant
+
+	// The host's own boot id, and unix sockets host programs listen on in
+	// the grants.
+	HostBootID   string   `json:"host_boot_id,omitempty"`
+	GrantSockets []string `json:"grant_sockets,omitempty"`
 }
 
 // Result is one escape class: Blocked is false as soon as one attempt got

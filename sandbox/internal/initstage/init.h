@@ -32,6 +32,7 @@ enum {
 	CFG_FSIZE = 15,   // uint64 RLIMIT_FSIZE in bytes; absent: no limit
 	CFG_NOEXEC_TMP = 16, // /tmp and HOME noexec too (/dev/shm always is)
 	CFG_TMPFS = 17,   // path of one more tmpfs like HOME's (repeated, parents first)
+	CFG_MASK_SOCKET = 26, // path of a unix socket in a grant, covered by an empty read-only file (repeated)
 	CG_JOIN = 20,     // cgroup v1 tasks file the forking thread joins (repeated)
 	CG_VIEW = 21,     // name NUL host dir [NUL link]...: a cgroup directory shown at CGROUP_MOUNT/name
 };
@@ -108,7 +109,7 @@ struct cgroup_dir {
 };
 
 struct init_config {
-	struct str_list args, env, join, tmpfs;
+	struct str_list args, env, join, tmpfs, masked_sockets;
 	char *exe, *dir;
 	struct bind *binds;
 	size_t nbinds;
