@@ -50,7 +50,7 @@ var rootMounts = []rootMount{
 	{path: "/", what: "read-only tmpfs: a minimal /etc, nothing else of the host but these mounts"},
 	{path: "/usr", what: "the host's, read-only (and /bin, /lib... as the host has them)"},
 	{path: "/dev", what: "null, zero, full, random, urandom, read-only", noGrant: true, noTmpfs: true},
-	{path: "/proc", writable: true, what: "its own processes; kcore, keys... masked, sys read-only", noGrant: true, noTmpfs: true},
+	{path: "/proc", writable: true, what: "its own processes; kcore, keys... masked; the host's cmdline, interrupts, diskstats, loadavg, pressure shown empty or zero, a boot id of its own; sys read-only", noGrant: true, noTmpfs: true},
 	{path: "/dev/shm", writable: true, scratch: true, what: "private tmpfs"},
 	{path: "/tmp", writable: true, scratch: true, what: "private tmpfs"},
 	{path: sandboxHome, writable: true, scratch: true, what: "private tmpfs"},

@@ -34,7 +34,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	}
 	cgroupMade := make(chan made, 1)
 	go func() {
-		cg, err := cgroups.New(spec.Name, cgroups.Limits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU})
+		cg, err := cgroups.New(spec.Name, cgroups.Limits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU, CPUWeight: cpuWeight(spec)})
 		cgroupMade <- made{cg, err}
 	}()
 	awaitCgroup := sync.OnceValue(func() error {
@@ -106,6 +106,14 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	}
 	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "net", cfg.Net.String(), "uid", cfg.UID, "userns", cfg.UserNS, "preforked", p.preforked)
 	return p, nil
+}
+
+// cpuWeight is the weight spec asks for, DefaultCPUWeight unless set.
+func cpuWeight(spec Spec) uint64 {
+	if spec.CPUWeight == 0 {
+		return DefaultCPUWeight
+	}
+	return spec.CPUWeight
 }
 
 // confinedProcess is the supervisor's handle on one sandbox: the init stage
