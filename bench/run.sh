@@ -19,8 +19,8 @@ if [ -n "$ref" ]; then
   echo "baseline: mcpsandbox at $ref ($(git rev-parse --short "$ref"))" | tee -a "$out"
 fi
 # Enough samples for a stable median without running for long.
-declare -A times=([Echo1KiB]=3000x [Result16MiB]=30x [CrashRecovery]=20x [SpawnInitialize]=300x)
-for b in Echo1KiB Result16MiB CrashRecovery SpawnInitialize; do
+declare -A times=([Echo1KiB]=3000x [Result16MiB]=30x [CrashRecovery]=20x [SpawnInitialize]=300x [HostUnderBusyServer]=25x)
+for b in Echo1KiB Result16MiB CrashRecovery SpawnInitialize HostUnderBusyServer; do
   [[ $b =~ ${BENCH:-.} ]] || continue
   go test ./bench -run '^$' -bench "^Benchmark$b\$" -benchtime "${times[$b]}" -timeout 30m 2>&1 |
     grep -v '^time=' | tee -a "$out"
