@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,24 +116,4 @@ func startBurner(b *testing.B, weight uint64) (stop func()) {
 		b.Fatalf("burner: %q, %v (%v)", line, err, p.Exit())
 	}
 	return func() { p.Close() }
-}
-
-// The weight reaches the kernel: a server started by sandbox.Start with
-// the default weight shows it in its own cgroup.
-func TestBurnerGetsTheDefaultWeight(t *testing.T) {
-	testenv.OuterLimit(t, 1<<30, 256)
-	p, err := sandbox.Start(sandbox.Spec{
-		Name: "weight", Args: []string{"/bin/sh", "-c", "cat /sys/fs/cgroup/cpu.weight /sys/fs/cgroup/cpu/cpu.shares 2>/dev/null"},
-		TmpSize: 1 << 20, NoFile: 64, Seccomp: "default", Memory: 64 << 20, Pids: 16,
-	}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	p.Stdin().Close()
-	out, _ := io.ReadAll(p.Stdout())
-	<-p.Done()
-	if got := strings.Fields(string(out)); !slices.Contains(got, "25") && !slices.Contains(got, "256") {
-		t.Errorf("the server's cgroup shows %q, want cpu.weight 25 or cpu.shares 256", got)
-	}
 }
