@@ -32,6 +32,9 @@ type initConfig struct {
 	// serves it; the init stage sees only Egress's socket counts.
 	capture CaptureSpec
 	egress  func(Listeners) error
+	// Where the search for sockets in the grants stopped ("" it did not):
+	// Config.MaskedSockets holds what it found.
+	SocketSearchCut string
 }
 
 // rootMount is one part of every sandbox's root that the init stage
@@ -51,7 +54,7 @@ var rootMounts = []rootMount{
 	{path: "/", what: "read-only tmpfs: a minimal /etc, nothing else of the host but these mounts"},
 	{path: "/usr", what: "the host's, read-only (and /bin, /lib... as the host has them)"},
 	{path: "/dev", what: "null, zero, full, random, urandom, read-only", noGrant: true, noTmpfs: true},
-	{path: "/proc", writable: true, what: "its own processes; kcore, keys... masked, sys read-only", noGrant: true, noTmpfs: true},
+	{path: "/proc", writable: true, what: "its own processes; kcore, keys... masked; the host's cmdline, interrupts, diskstats, loadavg, pressure shown empty or zero, a boot id of its own; sys read-only", noGrant: true, noTmpfs: true},
 	{path: "/dev/shm", writable: true, scratch: true, what: "private tmpfs"},
 	{path: "/tmp", writable: true, scratch: true, what: "private tmpfs"},
 	{path: sandboxHome, writable: true, scratch: true, what: "private tmpfs"},
@@ -224,6 +227,7 @@ func layoutConfig(spec Spec) (*initConfig, error) {
 	if err := checkSetIDInGrants(binds); err != nil {
 		return nil, err
 	}
+	sockets := findGrantSockets(binds)
 	env, err := serverEnv(spec.Env)
 	if err != nil {
 		return nil, err
@@ -263,11 +267,12 @@ func layoutConfig(spec Spec) (*initConfig, error) {
 		Tmpfs:   tmpfs,
 		NoFile:  spec.NoFile,
 
-		HostNetNS: net.hostNetNS,
-		FileSize:  uint64(spec.FileSize),
-		NoExecTmp: spec.NoExecTmp,
-		Egress:    egress,
-	}, Net: spec.Net, capture: capture, egress: spec.Egress}, nil
+		HostNetNS:     net.hostNetNS,
+		FileSize:      uint64(spec.FileSize),
+		NoExecTmp:     spec.NoExecTmp,
+		Egress:        egress,
+		MaskedSockets: sockets.Sockets,
+	}, Net: spec.Net, capture: capture, egress: spec.Egress, SocketSearchCut: sockets.Cut}, nil
 }
 
 // checkNoFile refuses a NOFILE limit a user namespace cannot grant.

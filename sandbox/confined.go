@@ -35,7 +35,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	}
 	cgroupMade := make(chan made, 1)
 	go func() {
-		cg, err := cgroups.New(spec.Name, cgroups.Limits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU})
+		cg, err := cgroups.New(spec.Name, cgroups.Limits{Memory: spec.Memory, Pids: spec.Pids, CPU: spec.CPU, CPUWeight: cpuWeight(spec)})
 		cgroupMade <- made{cg, err}
 	}()
 	awaitCgroup := sync.OnceValue(func() error {
@@ -59,6 +59,12 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	cfg, err := newInitConfig(spec)
 	if err != nil {
 		return fail(err)
+	}
+	if len(cfg.MaskedSockets) > 0 {
+		log.Info("sandbox: unix sockets in the grants are masked: the server cannot connect to them", "name", spec.Name, "sockets", cfg.MaskedSockets)
+	}
+	if cfg.SocketSearchCut != "" {
+		log.Warn("sandbox: the search for unix sockets in the grants stopped; sockets past it stay reachable", "name", spec.Name, "where", cfg.SocketSearchCut)
 	}
 	if cfg.Seccomp, err = seccomp.Program(spec.Seccomp, cfg.Net.SocketFamilies(), spec.SeccompLog); err != nil {
 		return fail(fmt.Errorf("sandbox: seccomp cannot be enforced: %w", err))
@@ -111,6 +117,14 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	}
 	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "net", cfg.Net.String(), "uid", cfg.UID, "userns", cfg.UserNS, "preforked", p.preforked, "landlock", cfg.Landlock != nil)
 	return p, nil
+}
+
+// cpuWeight is the weight spec asks for, DefaultCPUWeight unless set.
+func cpuWeight(spec Spec) uint64 {
+	if spec.CPUWeight == 0 {
+		return DefaultCPUWeight
+	}
+	return spec.CPUWeight
 }
 
 // confinedProcess is the supervisor's handle on one sandbox: the init stage

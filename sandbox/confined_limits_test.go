@@ -61,3 +61,18 @@ func TestConfinedNodeRuns(t *testing.T) {
 	}
 	t.Logf("node ran confined in %v", time.Since(start))
 }
+
+// The server's cgroup has the default CPU weight (cgroup v2 cpu.weight,
+// v1 cpu.shares at the same fraction) and no CPU cap, as it sees its cgroup.
+func TestConfinedServerGetsTheDefaultCPUWeight(t *testing.T) {
+	requireConfinement(t)
+	out := sbxShell(t, sbxSpec(), "cat /sys/fs/cgroup/cpu.weight /sys/fs/cgroup/cpu.max 2>/dev/null || cat /sys/fs/cgroup/cpu/cpu.shares /sys/fs/cgroup/cpu/cpu.cfs_quota_us")
+	got := strings.Fields(out)
+	want := []string{"25", "max", "100000"} // cgroup v2
+	if len(got) == 2 {
+		want = []string{"256", "-1"} // cgroup v1
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("the server's cgroup shows %q, want %q", got, want)
+	}
+}

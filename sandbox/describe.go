@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
+	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/seccomp"
 )
 
@@ -26,6 +27,10 @@ type Description struct {
 	WorkDirEmpty bool     // no grant holds WorkDir: it is made, empty
 	Env          []string // the server's whole environment, NAME=VALUE (values included: hide what is secret)
 	Path         string   // the PATH of Env
+
+	// Where the search for unix sockets in the grants stopped ("" it
+	// searched them all): sockets past it are not masked.
+	SocketSearchCut string
 
 	User     string // who the server runs as
 	Network  string
@@ -52,6 +57,7 @@ const (
 	State                    // Spec.StateDir
 	Program                  // the executable, which nothing else shows
 	Tmpfs                    // Spec.Tmpfs
+	Masked                   // a unix socket found in a grant, covered so that connecting fails
 )
 
 // Limit is one bound on the server.
@@ -95,6 +101,7 @@ func Describe(spec Spec) Description {
 		cfg.Exe, cfg.ExeBind = exe, !exeVisible(exe, cfg.Binds)
 	}
 	d.Mounts = describeMounts(cfg)
+	d.SocketSearchCut = cfg.SocketSearchCut
 	d.Home, d.WorkDir, d.Env = sandboxHome, cfg.Dir, cfg.Env
 	d.WorkDirEmpty = !workDirGranted(cfg)
 	for _, kv := range d.Env {
@@ -161,6 +168,9 @@ func describeMounts(cfg *initConfig) []Mount {
 	}
 	if cfg.ExeBind {
 		out = append(out, Mount{Path: cfg.Exe, Kind: Program})
+	}
+	for _, sock := range cfg.MaskedSockets {
+		out = append(out, Mount{Path: sock, Kind: Masked, What: "a unix socket in a grant, found at the start: covered by an empty read-only file, connecting is refused"})
 	}
 	for _, m := range rootMounts {
 		if m.path == "/sys" {
@@ -245,6 +255,7 @@ func describeLimits(spec Spec) []Limit {
 		{"Memory", sized(spec.Memory), "cgroup memory limit, swap off"},
 		{"Pids", pids, "cgroup limit on processes and threads"},
 		{"CPU", cpu, "cgroup CPU limit, in cores"},
+		{"CPUWeight", strconv.FormatUint(cpuWeight(spec), 10), fmt.Sprintf("cgroup cpu.weight (v1 cpu.shares %d): its share against the supervisor and the programs beside it when they want the CPU too (theirs: 100); caps nothing", cgroups.WeightShares(cpuWeight(spec)))},
 		{"NoFile", strconv.FormatUint(spec.NoFile, 10), "RLIMIT_NOFILE"},
 		{"FileSize", sized(spec.FileSize), "RLIMIT_FSIZE"},
 		{"TmpSize", sizeString(spec.TmpSize), "each of /tmp, /dev/shm, HOME and every tmpfs"},

@@ -27,7 +27,8 @@ func TestDoctorOnThisHost(t *testing.T) {
 		t.Fatal("doctor says the default confinement cannot be enforced on the host these tests confine servers on")
 	}
 	_, libVersion, _ := seccomp.Info()
-	for _, want := range []string{"namespaces", "user namespace", "seccomp", "libseccomp " + libVersion, "cgroups (" + r.Cgroups.Mode + ")", "confined /bin/true", "can be enforced"} {
+	for _, want := range []string{"namespaces", "user namespace", "seccomp", "libseccomp " + libVersion, "cgroups (" + r.Cgroups.Mode + ")", "confined /bin/true", "can be enforced",
+		"warn  sockets in grants", "warn  host information", "cpu weight"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report does not mention %q", want)
 		}
@@ -61,7 +62,7 @@ func TestDoctorNamesWhatAnUnprivilegedUserLacks(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("doctor without a delegated cgroup: %v, want exit status 1", err)
 	}
-	for _, want := range []string{"running as an unprivileged user", "FAIL  cgroups", "fix:", "CANNOT be enforced", "ok    user namespace", "not tried", "warn  server identity", "warn  locks on grants"} {
+	for _, want := range []string{"running as an unprivileged user", "FAIL  cgroups", "fix:", "CANNOT be enforced", "ok    user namespace", "not tried", "warn  server identity", "warn  locks on grants", "warn  sockets in grants", "warn  host information"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report does not say %q", want)
 		}

@@ -56,6 +56,10 @@ var escapeChecks = []escapeRow{
 	{"symlink_in_granted_dir", nil}, // the second start is its own subtest
 	{"proc_root_traversal", nil},
 	{"host_service_sockets", nil},
+	{"grant_sockets", func(c *escapeCanaries, t *testing.T) {
+		escapeNoConnection(t, "--rw grant's unix socket", c.rwSocket)
+		escapeNoConnection(t, "--ro grant's unix socket", c.roSocket)
+	}},
 	{"net_host_loopback_tcp", func(c *escapeCanaries, t *testing.T) { escapeNoConnection(t, "tcp", c.tcp) }},
 	{"net_host_abstract_unix", func(c *escapeCanaries, t *testing.T) { escapeNoConnection(t, "abstract unix", c.abstract) }},
 	{"net_host_unix_path", func(c *escapeCanaries, t *testing.T) { escapeNoConnection(t, "unix path", c.unixPath) }},
@@ -113,11 +117,49 @@ var escapeChecks = []escapeRow{
 	{"kernel_log", nil},
 	{"ipc_host", nil},
 	{"proc_host_info", nil},
+	{"proc_cmdline", nil},
+	{"proc_interrupts", nil},
+	{"proc_softirqs", nil},
+	{"proc_diskstats", nil},
+	{"proc_pressure", nil},
+	{"proc_loadavg", nil},
+	{"proc_boot_id", nil},
 	{"aio_budget", nil},
 	{"inotify_share", nil}, // the host user's own share: TestConfinedUserBudgets
 	{"clock_set", nil},
 	{"hostname_set", (*escapeCanaries).checkHostnameUnchanged},
 	{"rlimit_raise", nil},
+}
+
+// escapeHostFiles are the host's files whose first line a class's report
+// must not show: the hostile server quotes what it read in their place.
+var escapeHostFiles = map[string][]string{
+	"proc_cmdline":    {"/proc/cmdline"},
+	"proc_interrupts": {"/proc/interrupts"},
+	"proc_softirqs":   {"/proc/softirqs"},
+	"proc_diskstats":  {"/proc/diskstats"},
+	"proc_pressure":   {"/proc/pressure/cpu", "/proc/pressure/io", "/proc/pressure/memory"},
+	"proc_boot_id":    {"/proc/sys/kernel/random/boot_id"},
+}
+
+// escapeShows lists the files of escapeHostFiles[class] whose first line
+// detail quotes.
+func escapeShows(class, detail string) []string {
+	var shown []string
+	for _, p := range escapeHostFiles[class] {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue // not on this kernel
+		}
+		first, _, _ := strings.Cut(string(data), "\n")
+		if len(first) > 120 {
+			first = first[:120] // as far as the report quotes
+		}
+		if strings.TrimSpace(first) != "" && strings.Contains(detail, first) {
+			shown = append(shown, p)
+		}
+	}
+	return shown
 }
 
 func TestEscape(t *testing.T) {
@@ -163,6 +205,8 @@ func TestEscapeProbesSeeThroughAWeakSandbox(t *testing.T) {
 		"seccomp_active", "keyctl", "io_uring", "userfaultfd", "tiocsti_seccomp",
 		"seccomp_arch_bypass", "ptrace_seccomp", "socket_inet", "personality_aslr", "leaked_fds", "env_secrets",
 		"setuid_planting", "setid_shared_mapping", "lease_grant_file", "aio_budget", "socketpair_other_families", "proc_host_info",
+		"proc_cmdline", "proc_interrupts", "proc_softirqs", "proc_diskstats", "proc_pressure", "proc_loadavg", "proc_boot_id",
+		"grant_sockets",
 	}
 	// Debian's kernels add perf_event_paranoid 3: no perf for unprivileged
 	// users at all, so there the kernel closes that gap itself.
@@ -181,6 +225,13 @@ func TestEscapeProbesSeeThroughAWeakSandbox(t *testing.T) {
 	} {
 		if r, ok := report[class]; !ok || !r.Blocked {
 			t.Errorf("%s: reported an escape bwrap does not allow: %+v", class, r)
+		}
+	}
+	// The host-side check of the /proc rows sees the host's files in the
+	// report (the files whose first line does not change).
+	for _, class := range []string{"proc_cmdline", "proc_interrupts", "proc_softirqs", "proc_boot_id"} {
+		if shown := escapeShows(class, report[class].Detail); len(shown) == 0 {
+			t.Errorf("%s: the report does not quote the host's file bwrap shows: %s", class, report[class].Detail)
 		}
 	}
 	c.checkNothingWritten(t)
@@ -283,6 +334,9 @@ func escapeTable(t *testing.T, hostile string) {
 			}
 			if row.host != nil {
 				row.host(c, t)
+			}
+			if shown := escapeShows(row.class, r.Detail); len(shown) > 0 {
+				t.Errorf("the report shows the host's %s", strings.Join(shown, ", "))
 			}
 		})
 	}
@@ -412,6 +466,7 @@ type escapeCanaries struct {
 	hostile, secretFile, rwDir, roDir, writeCanary string
 	setIDDir, setIDFile                            string // in rwDir, granted read-only on top
 	tcp, unixPath, abstract                        net.Listener
+	rwSocket, roSocket                             net.Listener // host programs' sockets in the grants
 	host                                           *exec.Cmd
 	hostname                                       string
 	args                                           map[string]any
@@ -456,7 +511,13 @@ func newEscapeCanaries(t *testing.T, hostile string) *escapeCanaries {
 	abstract := "mcpsandbox-escape-" + token
 	c.abstract, err = net.Listen("unix", "@"+abstract)
 	escapeMust(t, err)
-	for _, l := range []net.Listener{c.tcp, c.unixPath, c.abstract} {
+	// A host program's sockets in the grants, as an agent's in a granted
+	// home directory: present at the start, so masked.
+	c.rwSocket, err = net.Listen("unix", filepath.Join(c.rwDir, "agent.sock"))
+	escapeMust(t, err)
+	c.roSocket, err = net.Listen("unix", filepath.Join(c.roDir, escapeROSocket))
+	escapeMust(t, err)
+	for _, l := range []net.Listener{c.tcp, c.unixPath, c.abstract, c.rwSocket, c.roSocket} {
 		t.Cleanup(func() { l.Close() })
 	}
 
@@ -504,8 +565,18 @@ func newEscapeCanaries(t *testing.T, hostile string) *escapeCanaries {
 		"shm_key":         shmKey,
 		"dev_shm_file":    devShm,
 		"setid_file":      c.setIDFile,
+		"host_boot_id":    escapeBootID(),
+		"grant_sockets":   []string{c.rwSocket.Addr().String(), c.roSocket.Addr().String()},
 	}
 	return c
+}
+
+// escapeROSocket is the host program's socket in the --ro grant.
+const escapeROSocket = "host-program.sock"
+
+func escapeBootID() string {
+	data, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return strings.TrimSpace(string(data))
 }
 
 func escapeMust(t *testing.T, err error) {
@@ -521,7 +592,7 @@ func (c *escapeCanaries) checkNothingWritten(t *testing.T) {
 	}
 	ents, err := os.ReadDir(c.roDir)
 	escapeMust(t, err)
-	if len(ents) != 1 || ents[0].Name() != "granted-ro.txt" {
+	if len(ents) != 2 || ents[0].Name() != "granted-ro.txt" || ents[1].Name() != escapeROSocket {
 		t.Errorf("the --ro dir changed on the host: %v", ents)
 	}
 	if ents, err := os.ReadDir(filepath.Dir(c.hostile)); err != nil || len(ents) != 1 {

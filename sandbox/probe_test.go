@@ -23,6 +23,8 @@ const (
 	sbxExistsEnv = "MCPSANDBOX_SBX_EXISTS" // colon-separated paths to stat
 	sbxWriteEnv  = "MCPSANDBOX_SBX_WRITE"  // colon-separated dirs to try writing in
 	sbxDialEnv   = "MCPSANDBOX_SBX_DIAL"   // host addresses to try connecting to
+	sbxReadEnv   = "MCPSANDBOX_SBX_READ"   // files to read, directories to list
+	sbxAwaitEnv  = "MCPSANDBOX_SBX_AWAIT"  // read a line on stdin before dialling
 )
 
 type sbxFacts struct {
@@ -41,6 +43,7 @@ type sbxFacts struct {
 	Env        []string
 	Exists     map[string]bool
 	Write      map[string]string // dir → error ("" = writable)
+	Read       map[string]string // path → content, names for a directory, or "error: ..."
 	TmpBytes   uint64
 	HomeBytes  uint64
 	Mounts     map[string]string // mount point → mount options
@@ -62,9 +65,12 @@ func runSbxProbe() int {
 	f.Interfaces = sbxInterfaces()
 	f.LoUp, f.LoErr = sbxLoUp()
 	f.Dial = map[string]string{}
+	if os.Getenv(sbxAwaitEnv) != "" {
+		bufio.NewReader(os.Stdin).ReadString('\n')
+	}
 	for _, addr := range sbxList(os.Getenv(sbxDialEnv)) {
 		network := "tcp"
-		if strings.HasPrefix(addr, "@") {
+		if strings.HasPrefix(addr, "@") || strings.HasPrefix(addr, "/") {
 			network = "unix"
 		}
 		c, err := net.Dial(network, addr)
@@ -107,6 +113,10 @@ func runSbxProbe() int {
 			os.Remove(name)
 		}
 	}
+	f.Read = map[string]string{}
+	for _, p := range sbxList(os.Getenv(sbxReadEnv)) {
+		f.Read[p] = sbxRead(p)
+	}
 	f.TmpBytes = sbxFSBytes("/tmp")
 	f.HomeBytes = sbxFSBytes(os.Getenv("HOME"))
 	f.Mounts = sbxMountOptions()
@@ -137,6 +147,22 @@ func runSbxProbe() int {
 		return 1
 	}
 	return 0
+}
+
+// sbxRead is a file's content or a directory's names, one a line.
+func sbxRead(p string) string {
+	if des, err := os.ReadDir(p); err == nil {
+		var names []string
+		for _, d := range des {
+			names = append(names, d.Name())
+		}
+		return strings.Join(names, "\n")
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return string(data)
 }
 
 func sbxList(s string) []string {

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"os"
 	"syscall"
+
+	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 )
 
 // Spec says what to run and how to confine it.
@@ -47,7 +49,15 @@ type Spec struct {
 	// does a failure after it, and then Start closes the listeners. Only
 	// with NetEgress, which needs it.
 	Egress func(Listeners) error
+	// CPUWeight is the server's CPU share against the supervisor and the
+	// programs beside it when both want the CPU (cgroup v2 cpu.weight,
+	// v1 cpu.shares; a cgroup's default is 100): 0 is DefaultCPUWeight.
+	CPUWeight uint64
 }
+
+// DefaultCPUWeight is a quarter of a host process group's weight, so that
+// busy servers leave the host responsive without a cap (cgroups says why).
+const DefaultCPUWeight = cgroups.DefaultCPUWeight
 
 // Process is a started server. Its pipes are the server's stdio.
 type Process interface {

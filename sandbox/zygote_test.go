@@ -36,7 +36,10 @@ echo "environ=$(tr '\0' ' ' </proc/1/environ 2>&1)"
 echo "uid=$(id -u)"
 grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status | tr -d ' \t'
 echo "fds=$(ls /proc/self/fd | tr '\n' ' ')"
-echo "mounts=$(` + mountTableCmd + `)"`
+echo "mounts=$(` + mountTableCmd + `)"
+echo "kernelargs=$(cat /proc/cmdline)"
+echo "bootid=$(cat /proc/sys/kernel/random/boot_id)"
+echo "loadavg=$(cat /proc/loadavg)"`
 
 // mountTableCmd prints the sandbox's mount table without what differs
 // between any two sandboxes (mount ids, device numbers), one mount a field.
@@ -114,6 +117,15 @@ func TestConfinedPreforkedInitStage(t *testing.T) {
 	}
 	if got["uid"] == "" || got["uid"] == "0" {
 		t.Errorf("server uid %q", got["uid"])
+	}
+	// The host's information is masked as in a re-exec'd init stage
+	// (TestConfinedHidesHostInformation).
+	hostBootID, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if id := got["bootid"]; id == "" || id == strings.TrimSpace(string(hostBootID)) {
+		t.Errorf("the server reads the boot id %q, want one of its own (the host's is %s)", id, hostBootID)
+	}
+	if got["kernelargs"] != "" || got["loadavg"] != "0.00 0.00 0.00 0/0 0" {
+		t.Errorf("the server reads the kernel's arguments %q and the load %q, want none and zeros", got["kernelargs"], got["loadavg"])
 	}
 	// The root the pre-forked init stage built while it waited for its
 	// configuration is the one a re-exec'd init stage builds.

@@ -33,12 +33,17 @@ func (e explanation) mountLines() []string {
 			grants = append(grants, fmt.Sprintf("%-5s %s  (the state directory)", mode, quoteArg(m.Path)))
 		case sandbox.Program:
 			grants = append(grants, fmt.Sprintf("%-5s %s  (the program itself)", mode, quoteArg(m.Path)))
+		case sandbox.Masked:
+			grants = append(grants, fmt.Sprintf("%-5s %s  (a unix socket in a grant: masked, connecting is refused)", "mask", quoteArg(m.Path)))
 		default:
 			grants = append(grants, fmt.Sprintf("%-5s %s  %s", mode, quoteArg(m.Path), e.grantReason(m)))
 		}
 	}
 	if len(grants) == 0 {
 		grants = append(grants, "no files of the host")
+	}
+	if cut := e.d.SocketSearchCut; cut != "" {
+		grants = append(grants, "unix sockets in the grants: "+cut+" (sockets there stay reachable)")
 	}
 	switch wd := e.d.WorkDir; {
 	case wd == e.d.Home:

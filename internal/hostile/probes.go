@@ -11,6 +11,7 @@ var probes = []probe{
 	{"symlink_in_granted_dir", probeSymlinkInGrantedDir},
 	{"proc_root_traversal", probeProcRootTraversal},
 	{"host_service_sockets", probeHostServiceSockets},
+	{"grant_sockets", probeGrantSockets},
 
 	// Network.
 	{"net_host_loopback_tcp", probeHostLoopbackTCP},
@@ -83,6 +84,13 @@ var probes = []probe{
 	{"kernel_log", probeKernelLog},
 	{"ipc_host", probeIPCHost},
 	{"proc_host_info", probeProcHostInfo},
+	{"proc_cmdline", probeProcCmdline},
+	{"proc_interrupts", probeProcInterrupts},
+	{"proc_softirqs", probeProcSoftirqs},
+	{"proc_diskstats", probeProcDiskstats},
+	{"proc_pressure", probeProcPressure},
+	{"proc_loadavg", probeProcLoadavg},
+	{"proc_boot_id", probeProcBootID},
 
 	// Kernel budgets shared with the host.
 	{"aio_budget", probeAIOBudget},

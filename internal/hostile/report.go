@@ -33,6 +33,10 @@ type Args struct {
 	// More TCP destinations outside the sandbox, dialled with TCPAddr: the
 	// host's own addresses, addresses of other hosts.
 	OtherTCP []string `json:"other_tcp,omitempty"`
+	// The host's own boot id, and unix sockets host programs listen on in
+	// the grants.
+	HostBootID   string   `json:"host_boot_id,omitempty"`
+	GrantSockets []string `json:"grant_sockets,omitempty"`
 }
 
 // Result is one escape class: Blocked is false as soon as one attempt got

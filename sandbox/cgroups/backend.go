@@ -17,4 +17,6 @@ type backend interface {
 	path() string
 	// allDirs lists the cgroup's directories (one per v1 controller).
 	allDirs() []string
+	// cpuWeight is the Limits.CPUWeight set, 0 when none was.
+	cpuWeight() uint64
 }

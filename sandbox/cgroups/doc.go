@@ -1,5 +1,6 @@
 // Package cgroups gives one server its cgroup: created beneath the
-// supervisor's own, with memory (swap off), pids and cpu limits, joined at
+// supervisor's own, with memory (swap off), pids and cpu limits and a CPU
+// weight below the host's (limits.go), joined at
 // clone (v2) or by pid and thread (v1), killed whole, deleted, and read for
 // OOM and pids-limit events, figures and the read-only view the server sees
 // at Mount. It also sweeps cgroups that a killed supervisor left behind, and

@@ -23,6 +23,9 @@ func New(name string, lim Limits) (*Group, error) {
 	if lim.Memory < 0 || lim.Pids < 0 || lim.CPU < 0 {
 		return nil, fmt.Errorf("cgroups: negative limit %+v", lim)
 	}
+	if lim.CPUWeight > 10000 {
+		return nil, fmt.Errorf("cgroups: CPU weight %d is past cgroup v2's 10000", lim.CPUWeight)
+	}
 	group := uniqueName(name)
 	var (
 		b   backend
@@ -155,6 +158,10 @@ func (c *Group) Delete() error {
 	c.deleted = true
 	return nil
 }
+
+// CPUWeight is the weight the cgroup got (Limits.CPUWeight), or 0 when
+// the cpu controller could not be had for it.
+func (c *Group) CPUWeight() uint64 { return c.b.cpuWeight() }
 
 // Stats reads current memory and pids use and limits.
 func (c *Group) Stats() Stats {

@@ -76,11 +76,18 @@ func roleHog() error {
 }
 
 // roleCreate tries New with the limits in MCPSANDBOX_CGROUP_LIMITS
-// ("memory pids cpu") and prints "OK" or "ERR <message>".
+// ("memory pids cpu [weight]") and prints "OK" or "ERR <message>"; given a
+// weight, "weight N" follows OK with the weight the cgroup got.
 func roleCreate() error {
 	var lim Limits
-	if _, err := fmt.Sscan(os.Getenv("MCPSANDBOX_CGROUP_LIMITS"), &lim.Memory, &lim.Pids, &lim.CPU); err != nil {
+	fields := strings.Fields(os.Getenv("MCPSANDBOX_CGROUP_LIMITS"))
+	if _, err := fmt.Sscan(strings.Join(fields, " "), &lim.Memory, &lim.Pids, &lim.CPU); err != nil {
 		return err
+	}
+	if len(fields) > 3 {
+		if _, err := fmt.Sscan(fields[3], &lim.CPUWeight); err != nil {
+			return err
+		}
 	}
 	cg, err := New("role", lim)
 	if err != nil {
@@ -88,6 +95,9 @@ func roleCreate() error {
 		return nil
 	}
 	fmt.Println("OK")
+	if len(fields) > 3 {
+		fmt.Println("weight", cg.CPUWeight())
+	}
 	return cg.Delete()
 }
 

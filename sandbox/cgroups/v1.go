@@ -13,6 +13,7 @@ import (
 	containerd "github.com/containerd/cgroups/v3"
 	"github.com/containerd/cgroups/v3/cgroup1"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+	"golang.org/x/sys/unix"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 )
@@ -190,6 +191,14 @@ func newV1Cgroup(mounts v1Mounts, group string, lim Limits) (*v1Group, error) {
 	if err != nil {
 		return nil, err
 	}
+	ownPaths, err := v1OwnPaths()
+	if err != nil {
+		return nil, &limitsError{Missing: "cannot read this process's cgroup v1 paths", Fix: fixDoctor, Err: err}
+	}
+	weighted := lim.CPUWeight > 0 && slices.Contains(used, "cpu")
+	if lim.weightOnly() && v1CanJoin(mounts, ownPaths, "cpu") {
+		used, weighted = append(used, "cpu"), true
+	}
 	var subsystems []cgroup1.Subsystem
 	for _, c := range used {
 		s, err := v1Subsystem(mounts, c)
@@ -197,10 +206,6 @@ func newV1Cgroup(mounts v1Mounts, group string, lim Limits) (*v1Group, error) {
 			return nil, err
 		}
 		subsystems = append(subsystems, s)
-	}
-	ownPaths, err := v1OwnPaths()
-	if err != nil {
-		return nil, &limitsError{Missing: "cannot read this process's cgroup v1 paths", Fix: fixDoctor, Err: err}
 	}
 	nested := v1Path(ownPaths, group)
 	dirs := map[string]string{}
@@ -237,6 +242,15 @@ func newV1Cgroup(mounts v1Mounts, group string, lim Limits) (*v1Group, error) {
 		period, quota := uint64(cfsPeriod), cpuQuota(lim.CPU)
 		res.CPU = &specs.LinuxCPU{Period: &period, Quota: &quota}
 	}
+	if weighted {
+		if res.CPU == nil {
+			res.CPU = &specs.LinuxCPU{}
+		}
+		shares := WeightShares(lim.CPUWeight)
+		res.CPU.Shares = &shares
+	} else {
+		lim.CPUWeight = 0
+	}
 
 	strict := func(cfg *cgroup1.InitConfig) error {
 		// containerd skips a controller it cannot find; a limit that is
@@ -268,6 +282,23 @@ func (g *v1Group) path() string {
 }
 
 func (g *v1Group) intoFD() int { return -1 }
+
+func (g *v1Group) cpuWeight() uint64 { return g.lim.CPUWeight }
+
+// v1CanJoin reports whether a cgroup can be made beneath this process's own
+// in controller c, for what is wanted but not required: c is mounted where
+// containerd looks for it and the own cgroup is writable (an unprivileged
+// supervisor may have been delegated only some controllers).
+func v1CanJoin(mounts v1Mounts, own map[string]string, c string) bool {
+	p, ok := own[c]
+	if !ok || mounts[c] == "" {
+		return false
+	}
+	if _, err := v1Subsystem(mounts, c); err != nil {
+		return false
+	}
+	return unix.Access(filepath.Join(filepath.Dir(mounts[c]), c, p), unix.W_OK) == nil
+}
 
 func (g *v1Group) allDirs() []string {
 	var dirs []string

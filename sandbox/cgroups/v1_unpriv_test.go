@@ -80,9 +80,15 @@ func TestCgroupV1UnprivilegedNamesTheControllerThatFailed(t *testing.T) {
 // what it printed, its pid and the delegated directories it ran in.
 func v1CreateWithout(t *testing.T, mounts v1Mounts, undelegated string) (string, int, map[string]string) {
 	t.Helper()
+	return v1CreateWithoutLimits(t, mounts, undelegated, v1DiagLimits)
+}
+
+// v1CreateWithoutLimits is v1CreateWithout with the role's limits given.
+func v1CreateWithoutLimits(t *testing.T, mounts v1Mounts, undelegated, limits string) (string, int, map[string]string) {
+	t.Helper()
 	name := fmt.Sprintf("mcpsandbox-v1diag-%d-%s", os.Getpid(), undelegated)
 	var out bytes.Buffer
-	cmd := helperCmd(t, testenv.SelfForOthers(t), "create", v1DiagLimits, waitEnv+"=1")
+	cmd := helperCmd(t, testenv.SelfForOthers(t), "create", limits, waitEnv+"=1")
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: testenv.UnprivUID, Gid: testenv.UnprivUID}}
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -30,6 +30,8 @@ type v2Group struct {
 	mgr *cgroup2.Manager
 	dir string
 	fd  int // O_DIRECTORY fd of dir, for CLONE_INTO_CGROUP
+
+	weight uint64 // cpu.weight set, 0 none
 }
 
 // ownV2Group reads this process's cgroup v2 path ("0::/a/b").
@@ -71,6 +73,10 @@ func newV2Cgroup(mountpoint, group string, lim Limits) (*v2Group, error) {
 	base := v2Base(own)
 	baseDir := filepath.Join(mountpoint, base)
 	want := lim.controllers()
+	weighted := lim.CPUWeight > 0 && lim.CPU > 0
+	if lim.weightOnly() && slices.Contains(readFields(filepath.Join(baseDir, "cgroup.controllers")), "cpu") {
+		want, weighted = append(want, "cpu"), true
+	}
 	if err := v2Delegate(baseDir, want); err != nil {
 		return nil, err
 	}
@@ -85,6 +91,14 @@ func newV2Cgroup(mountpoint, group string, lim Limits) (*v2Group, error) {
 	if lim.CPU > 0 {
 		period, quota := uint64(cfsPeriod), cpuQuota(lim.CPU)
 		res.CPU = &cgroup2.CPU{Max: cgroup2.NewCPUMax(&quota, &period)}
+	}
+	weight := uint64(0)
+	if weighted {
+		if res.CPU == nil {
+			res.CPU = &cgroup2.CPU{}
+		}
+		weight = lim.CPUWeight
+		res.CPU.Weight = &weight
 	}
 	mgr, err := cgroup2.NewManager(mountpoint, path.Join(base, group), res)
 	if err != nil {
@@ -113,7 +127,7 @@ func newV2Cgroup(mountpoint, group string, lim Limits) (*v2Group, error) {
 	if err != nil {
 		return fail(fmt.Errorf("cgroups: opening %s: %w", dir, err))
 	}
-	return &v2Group{mgr: mgr, dir: dir, fd: fd}, nil
+	return &v2Group{mgr: mgr, dir: dir, fd: fd, weight: weight}, nil
 }
 
 // v2Delegate makes sure the controllers in want are enabled for baseDir's
@@ -223,6 +237,8 @@ func (g *v2Group) path() string { return g.dir }
 func (g *v2Group) allDirs() []string { return []string{g.dir} }
 
 func (g *v2Group) intoFD() int { return g.fd }
+
+func (g *v2Group) cpuWeight() uint64 { return g.weight }
 
 func (g *v2Group) add(pid int) error { return g.mgr.AddProc(uint64(pid)) }
 

@@ -339,7 +339,7 @@ func TestCgroupV2LimitFilesInScratchTree(t *testing.T) {
 		os.WriteFile(filepath.Join(filepath.Dir(d), "cgroup.subtree_control"), nil, 0o644)
 	}
 
-	g, err := newV2Cgroup(mount, group, Limits{Memory: 32 << 20, Pids: 16, CPU: 1.5})
+	g, err := newV2Cgroup(mount, group, Limits{Memory: 32 << 20, Pids: 16, CPU: 1.5, CPUWeight: 25})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,6 +349,7 @@ func TestCgroupV2LimitFilesInScratchTree(t *testing.T) {
 		"memory.swap.max": "0",
 		"pids.max":        "16",
 		"cpu.max":         "150000 100000",
+		"cpu.weight":      "25",
 	} {
 		if got := readTrim(t, filepath.Join(dir, file)); got != want {
 			t.Errorf("%s = %q, want %q", file, got, want)

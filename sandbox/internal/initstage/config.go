@@ -10,6 +10,9 @@ type Config struct {
 
 	Binds   []Bind // user binds, parents before children
 	ExeBind bool   // Exe lies outside the visible paths: bind it read-only
+	// Unix sockets found in the grants, each covered by an empty read-only
+	// file once the grants are mounted.
+	MaskedSockets []string
 
 	TmpSize   int64
 	Tmpfs     []string // more tmpfs mounts like HOME's (TmpSize each), parents first

@@ -47,7 +47,24 @@ static const char *const etc_dirs[] = {"ssl", "pki", "ca-certificates", "alterna
 // their holders' pids and inodes) and the host's uids.
 static const char *const proc_masked_files[] = {"kcore", "keys", "key-users", "locks", "timer_list", "timer_stats",
 	"sched_debug", "sysrq-trigger", "latency_stats", "kallsyms", "kpagecount", "kpageflags", "kpagecgroup", NULL};
-static const char *const proc_masked_dirs[] = {"acpi", "asound", "scsi", "driver", NULL};
+// pressure: the whole machine's stall times (PSI), a load side channel.
+static const char *const proc_masked_dirs[] = {"acpi", "asound", "scsi", "driver", "pressure", NULL};
+// Host-wide files no namespace scopes, replaced by fixed content as gVisor
+// does, so that readers get a well-formed answer that says nothing of the
+// host: the kernel's arguments, the interrupt, softirq and disk counters
+// (known timing side channels), the load average. /proc/stat, which ps, top
+// and Node's os.cpus() need, stays (doctor names what it still shows).
+static const struct {
+	const char *name, *content;
+} proc_replaced[] = {
+	{"cmdline", "\n"}, {"interrupts", ""}, {"softirqs", ""}, {"diskstats", ""},
+	{"loadavg", "0.00 0.00 0.00 0/0 0\n"}, {NULL, NULL},
+};
+// The machine's boot id becomes a random one of this sandbox's own (a
+// fresh uuid from the kernel), since systemd's tools and journal readers
+// expect one there.
+#define PROC_BOOT_ID "sys/kernel/random/boot_id"
+#define PROC_RANDOM_UUID "sys/kernel/random/uuid"
 static const char *const proc_read_only[] = {"sys", "bus", "fs", "irq", NULL};
 
 // A failed step: its message, set by fail_at, reported by the caller.
@@ -157,6 +174,36 @@ static int attach_bind(int root, const char *path, struct tree *t) {
 	close(target);
 	errno = err;
 	return rc < 0 ? fail_at("%s", err_text(errno)) : 0;
+}
+
+// bind_content mounts a read-only file holding content over target (an
+// O_PATH descriptor). The file is made in the root's own tmpfs and
+// unlinked once mounted, so that nothing but the mount names it; the
+// mount is read-only whatever mode says.
+static int bind_content(const char *content, size_t len, mode_t mode, int target) {
+	char path[STAGED_MAX];
+	staged(path, sizeof path, "/.content");
+	struct tree t = {-1, false};
+	int rc = -1;
+	if (fs_write_file(path, content, len) == 0 && chmod(path, mode) == 0 && system_tree(path, ATTR_PROC, &t) == 0)
+		rc = fs_attach(t.fd, target);
+	int err = errno;
+	close_tree(&t);
+	unlink(path);
+	errno = err;
+	return rc;
+}
+
+// bind_content_over is bind_content over a trusted path.
+static int bind_content_over(const char *content, size_t len, const char *path) {
+	int target = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	if (target < 0)
+		return -1;
+	int rc = bind_content(content, len, 0444, target);
+	int err = errno;
+	close(target);
+	errno = err;
+	return rc;
 }
 
 static bool exists(const char *path) {
@@ -335,6 +382,26 @@ static int populate_dev(int root) {
 	return rc;
 }
 
+// replace_boot_id shows a boot id of the sandbox's own in proc (on top of
+// the read-only /proc/sys, which would otherwise cover it).
+static int replace_boot_id(const char *proc) {
+	char p[PATH_MAX], *uuid;
+	size_t len;
+	snprintf(p, sizeof p, "%s/" PROC_RANDOM_UUID, proc);
+	if (read_file(p, &uuid, &len) < 0) {
+		if (errno == ENOENT)
+			return 0; // no random driver's sysctls, so no boot id either
+		return fail_at("a boot id for the sandbox: /proc/" PROC_RANDOM_UUID ": %s", err_text(errno));
+	}
+	snprintf(p, sizeof p, "%s/" PROC_BOOT_ID, proc);
+	int rc = bind_content_over(uuid, len, p);
+	int err = errno;
+	free(uuid);
+	if (rc < 0 && err != ENOENT)
+		return fail_at("masking /proc/" PROC_BOOT_ID ": %s", err_text(err));
+	return 0;
+}
+
 // populate_proc mounts a fresh /proc and masks what a server must not see
 // or change.
 static int populate_proc(int root) {
@@ -362,12 +429,18 @@ static int populate_proc(int root) {
 		if (do_mount("tmpfs", p, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,nr_inodes=1,mode=0555") < 0)
 			return fail_at("masking /proc/%s: %s", *n, err_text(errno));
 	}
+	for (size_t i = 0; proc_replaced[i].name; i++) {
+		snprintf(p, sizeof p, "%s/%s", proc, proc_replaced[i].name);
+		const char *content = proc_replaced[i].content;
+		if (bind_content_over(content, strlen(content), p) < 0 && errno != ENOENT)
+			return fail_at("masking /proc/%s: %s", proc_replaced[i].name, err_text(errno));
+	}
 	for (const char *const *n = proc_read_only; *n; n++) {
 		snprintf(p, sizeof p, "%s/%s", proc, *n);
 		if (fs_bind_over(p, p, ATTR_PROC) < 0 && errno != ENOENT)
 			return fail_at("making /proc/%s read-only: %s", *n, err_text(errno));
 	}
-	return 0;
+	return replace_boot_id(proc);
 }
 
 // root_prepare builds the configuration-independent part of the new root
@@ -564,6 +637,33 @@ static void mount_tmpfs(const struct init_config *c, int root) {
 	}
 }
 
+// mask_sockets covers the unix sockets the supervisor found in the grants
+// (host programs listen on them: an agent's, a dev server's, docker.sock)
+// with an empty read-only file, so that connecting fails. The file's mode
+// lets anyone write, so connect(2) gets past its permission check and is
+// refused as for a socket nobody listens on (ECONNREFUSED), not EACCES;
+// the read-only mount keeps it empty.
+// The grants are all attached by now, so each mask lands on the mount the
+// server sees at its path. One gone or no longer a socket is left alone:
+// nothing listens there.
+static void mask_sockets(const struct init_config *c, int root) {
+	for (size_t i = 0; i < c->masked_sockets.n; i++) {
+		const char *path = c->masked_sockets.v[i];
+		int target = fs_open_no_symlinks(root, path + strspn(path, "/"), 0);
+		if (target < 0) {
+			if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR)
+				continue;
+			init_fail("masking the unix socket %s in a grant: %s", path, err_text(errno));
+		}
+		struct stat st;
+		if (fstat(target, &st) < 0)
+			init_fail("masking the unix socket %s in a grant: %s", path, err_text(errno));
+		if (S_ISSOCK(st.st_mode) && bind_content("", 0, 0666, target) < 0)
+			init_fail("masking the unix socket %s in a grant: %s", path, err_text(errno));
+		close(target);
+	}
+}
+
 // show_cgroup builds /sys: a read-only tmpfs holding only fs/cgroup, with
 // the server's cgroup directories in it. They come last, once the cgroup
 // exists; a cgroup beneath staging (never a real cgroupfs) is refused,
@@ -677,6 +777,7 @@ void root_finish(struct init_config *c, struct prepared_root *p, void (*enter_cg
 	}
 	if (c->exe_bind && attach_bind(p->root, c->exe, &src.exe) < 0)
 		init_fail("making the server executable %s visible: %s", c->exe, err);
+	mask_sockets(c, p->root);
 	make_workdir(p->root, c);
 	close_sources(c, &src);
 	enter_cgroup(c);

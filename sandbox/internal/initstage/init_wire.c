@@ -96,6 +96,11 @@ static int record(struct init_config *c, uint8_t tag, const unsigned char *v, ui
 	case CFG_TMPFS:
 		push(&c->tmpfs, dupz(v, n));
 		return 0;
+	case CFG_MASK_SOCKET:
+		if (n < 2 || v[0] != '/')
+			return -1;
+		push(&c->masked_sockets, dupz(v, n));
+		return 0;
 	case CFG_EXE:
 		c->exe = dupz(v, n);
 		return 0;

@@ -34,6 +34,7 @@ const (
 	cfgFSize   = C.CFG_FSIZE
 	cfgNoExec  = C.CFG_NOEXEC_TMP
 	cfgTmpfs   = C.CFG_TMPFS
+	cfgMask    = C.CFG_MASK_SOCKET
 	cgJoin     = C.CG_JOIN
 	cgView     = C.CG_VIEW
 	cfgEgress  = C.CFG_EGRESS
@@ -78,6 +79,7 @@ func (c *Config) Encode() (*Message, error) {
 	if c.Landlock != nil {
 		strs = append(strs, c.Landlock.Places...)
 	}
+	strs = append(strs, c.MaskedSockets...)
 	for _, s := range strs {
 		if strings.IndexByte(s, 0) >= 0 {
 			return nil, fmt.Errorf("the server's command, environment and paths cannot contain NUL bytes: %q", s)
@@ -109,6 +111,9 @@ func (c *Config) Encode() (*Message, error) {
 		m.add(cfgBind, append(v, b.Path...))
 	}
 	m.flag(cfgExeBind, c.ExeBind)
+	for _, p := range c.MaskedSockets {
+		m.str(cfgMask, p)
+	}
 	m.u64(cfgTmpSize, uint64(c.TmpSize))
 	for _, p := range c.Tmpfs {
 		m.str(cfgTmpfs, p)

@@ -14,6 +14,7 @@ func TestConfigMessageRefusesNULBytes(t *testing.T) {
 		func(c *Config) { c.Dir = "/srv\x00/app" },
 		func(c *Config) { c.Binds = []Bind{{Path: "/srv/data\x00/../../etc", Writable: true}} },
 		func(c *Config) { c.Tmpfs = []string{"/var/cache\x00/../../etc"} },
+		func(c *Config) { c.MaskedSockets = []string{"/srv/data\x00/agent.sock"} },
 	} {
 		cfg := testConfig(t, "/bin/true")
 		edit(cfg)
