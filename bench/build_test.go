@@ -10,8 +10,8 @@ import (
 
 // bins holds the programs every benchmark starts, built once per run.
 var bins struct {
-	dir, mcpsandbox, minrelay, staticserver, minimal string
-	baseline                                         string // an earlier mcpsandbox, when baselineEnv names one
+	dir, mcpsandbox, minrelay, staticserver, minimal, netclient string
+	baseline                                                    string // an earlier mcpsandbox, when baselineEnv names one
 }
 
 // baselineEnv names an earlier build of mcpsandbox (bench/run.sh builds
@@ -20,8 +20,8 @@ var bins struct {
 // in the same run.
 const baselineEnv = "MCPSANDBOX_BENCH_BASELINE"
 
-// prebuiltEnv names a directory holding mcpsandbox, minrelay, staticserver
-// and minimal, built already.
+// prebuiltEnv names a directory holding mcpsandbox, minrelay, staticserver,
+// minimal and netclient, built already.
 const prebuiltEnv = "MCPSANDBOX_BENCH_BINARIES"
 
 func TestMain(m *testing.M) {
@@ -46,6 +46,7 @@ func runMain(m *testing.M) int {
 		bins.minrelay = filepath.Join(pre, "minrelay")
 		bins.staticserver = filepath.Join(pre, "staticserver")
 		bins.minimal = filepath.Join(pre, "minimal")
+		bins.netclient = filepath.Join(pre, "netclient")
 		return m.Run()
 	}
 	for _, b := range []struct {
@@ -57,6 +58,7 @@ func runMain(m *testing.M) int {
 		{&bins.minrelay, "./minrelay", "0"},
 		{&bins.staticserver, "./staticserver", "0"},
 		{&bins.minimal, "./minimal", "0"},
+		{&bins.netclient, "./netclient", "0"},
 	} {
 		*b.out = filepath.Join(dir, filepath.Base(b.pkg))
 		cmd := exec.Command("go", "build", "-o", *b.out, b.pkg)

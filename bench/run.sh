@@ -2,6 +2,8 @@
 # Runs every benchmark; each measures mcpsandbox and its baselines
 # interleaved in one process, so every ratio compares figures from the same
 # run. Output: bench/out/bench-<time>.txt. BENCH=regexp runs a subset.
+# The egress benchmarks need root (a test network of namespaces and veth)
+# and skip, saying so, otherwise.
 # BASELINE_REF=<git ref> (default: the commit before the relay became a
 # library, 3e11eac) is built too and run beside this tree's mcpsandbox,
 # reported as x-vs-baseline; BASELINE_REF= (empty) skips it.
@@ -19,8 +21,9 @@ if [ -n "$ref" ]; then
   echo "baseline: mcpsandbox at $ref ($(git rev-parse --short "$ref"))" | tee -a "$out"
 fi
 # Enough samples for a stable median without running for long.
-declare -A times=([Echo1KiB]=3000x [Result16MiB]=30x [CrashRecovery]=20x [SpawnInitialize]=300x [HostUnderBusyServer]=25x)
-for b in Echo1KiB Result16MiB CrashRecovery SpawnInitialize HostUnderBusyServer; do
+declare -A times=([Echo1KiB]=3000x [Result16MiB]=30x [CrashRecovery]=20x [SpawnInitialize]=300x
+  [EgressConnect]=40x [EgressBulk256MiB]=3x [EgressMemory100Conns]=5x [HostUnderBusyServer]=25x)
+for b in Echo1KiB Result16MiB CrashRecovery SpawnInitialize EgressConnect EgressBulk256MiB EgressMemory100Conns HostUnderBusyServer; do
   [[ $b =~ ${BENCH:-.} ]] || continue
   go test ./bench -run '^$' -bench "^Benchmark$b\$" -benchtime "${times[$b]}" -timeout 30m 2>&1 |
     grep -v '^time=' | tee -a "$out"

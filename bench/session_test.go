@@ -50,6 +50,13 @@ func startSession(b testing.TB, argv []string) *session {
 // going to stderr.
 func startSessionLogging(b testing.TB, argv []string, stderr io.Writer) *session {
 	b.Helper()
+	return startSessionVia(b, argv, stderr, (*exec.Cmd).Start)
+}
+
+// startSessionVia is startSessionLogging with the chain started by start
+// (in another network namespace, say).
+func startSessionVia(b testing.TB, argv []string, stderr io.Writer, start func(*exec.Cmd) error) *session {
+	b.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
@@ -60,7 +67,7 @@ func startSessionLogging(b testing.TB, argv []string, stderr io.Writer) *session
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		b.Fatal(err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)

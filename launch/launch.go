@@ -58,8 +58,9 @@ func Read(cmd []string, matches []policy.Match, h Host) Launch {
 		l.Project = projectOf(absPath(h.WorkDir, ln.script), fam, h)
 	}
 	l.StateDir = stateDir(l.Name, h)
-	l.argPaths, l.argErr = argPaths(serverArgs(cmd, ln), h)
-	l.Vars = policy.Vars{Home: h.Home, WorkDir: h.WorkDir, Args: slices.Clone(cmd[1:]), State: l.StateDir, Project: l.Project}
+	own := serverArgs(cmd, ln)
+	l.argPaths, l.argErr = argPaths(own, h)
+	l.Vars = policy.Vars{Home: h.Home, WorkDir: h.WorkDir, Args: slices.Clone(cmd[1:]), ServerArgs: slices.Clone(own), State: l.StateDir, Project: l.Project}
 	return l
 }
 

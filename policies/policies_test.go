@@ -3,6 +3,7 @@ package policies_test
 import (
 	"io/fs"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/mcpsandbox/mcpsandbox/policies"
@@ -25,7 +26,8 @@ func TestDefaultIsPolicyDefault(t *testing.T) {
 	}
 }
 
-// Every built-in loads and is valid for a server.
+// Every built-in loads and is valid for a server, read as policy check
+// reads one: with no launch line, so its arguments are unknown.
 func TestEveryBuiltinIsValid(t *testing.T) {
 	names, err := fs.Glob(policies.FS, "*.yaml")
 	if err != nil || len(names) == 0 {
@@ -33,7 +35,7 @@ func TestEveryBuiltinIsValid(t *testing.T) {
 	}
 	for _, n := range names {
 		name := n[:len(n)-len(".yaml")]
-		vars := policy.Vars{Home: "/home/you", WorkDir: "/home/you/proj", State: "/home/you/.local/state/mcpsandbox/x"}
+		vars := policy.Vars{Home: "/home/you", WorkDir: "/home/you/proj", State: "/home/you/.local/state/mcpsandbox/x", NoArgs: true}
 		p, origin, err := policy.Loader{Builtin: policies.FS, Vars: vars}.Load(name)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -42,6 +44,35 @@ func TestEveryBuiltinIsValid(t *testing.T) {
 		p.Command = []string{"server"}
 		if err := origin.Validate(&p); err != nil {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// The built-ins for web APIs reach only the hosts their comments name, in
+// network mode egress; postgres the database of its URL argument.
+func TestWebAPIBuiltinsAllowOnlyTheirHosts(t *testing.T) {
+	url := "postgresql://app:secret@db.example.test:6543/shop"
+	for name, want := range map[string][]string{
+		"github":       {"api.github.com:443", "uploads.github.com:443", "raw.githubusercontent.com:443"},
+		"gitlab":       {"gitlab.com:443"},
+		"brave-search": {"api.search.brave.com:443"},
+		"slack":        {"slack.com:443"},
+		"postgres":     {"db.example.test:6543"},
+		"fetch":        {"*"},
+	} {
+		vars := policy.Vars{Home: "/home/you", WorkDir: "/home/you", State: "/home/you/.local/state/mcpsandbox/x",
+			Args: []string{"-y", "@modelcontextprotocol/server-postgres", url}, ServerArgs: []string{url}}
+		p, origin, err := policy.Loader{Builtin: policies.FS, Vars: vars}.Load(name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		p.Command = []string{"server"}
+		if err := origin.Validate(&p); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if p.Net != policy.NetEgress || !slices.Equal(p.AllowHosts, want) || len(p.DenyHosts) != 0 {
+			t.Errorf("%s: network %s, allow %q, deny %q; want egress to %q alone", name, p.Net, p.AllowHosts, p.DenyHosts, want)
 		}
 	}
 }

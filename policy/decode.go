@@ -114,6 +114,9 @@ type decoder struct {
 	vars   Vars
 	p      *Policy
 	origin Origin
+	// This document's say on the network mode (SelectNet): its
+	// network.mode value, and its allow-hosts key if it has items.
+	mode, hosts ast.Node
 }
 
 func (d *decoder) fail(n ast.Node, fe *field.Error) error {
@@ -136,7 +139,7 @@ func (d *decoder) apply(doc *document) error {
 			return err
 		}
 	}
-	return nil
+	return d.selectNet()
 }
 
 func findKey(in []Key, name string) *Key {
@@ -187,6 +190,9 @@ func (d *decoder) set(k Key, kv *ast.MappingValueNode) error {
 		if k.Path() == envSetKey {
 			return d.setEnvMapping(k, n, list)
 		}
+		if isHostList(k.Field) {
+			return d.setHosts(k, kv, list)
+		}
 		return d.setList(k, n, list)
 	}
 	s, ok := scalarOf(n)
@@ -201,6 +207,9 @@ func (d *decoder) set(k Key, kv *ast.MappingValueNode) error {
 	}
 	if err := d.setScalar(k, f, s); err != nil {
 		return d.fail(n, err)
+	}
+	if k.Field == "Net" {
+		d.mode = n
 	}
 	d.origin[k.Field] = posOf(d.file, kv.Key)
 	return nil

@@ -66,7 +66,8 @@ func (e *keyedError) Render(name field.Namer) string {
 // set (per o), placed at that field's key; fields a file set are named as
 // keys in any case.
 func (o Origin) Validate(p *Policy) error {
-	err := p.Validate()
+	_, unknown := o[hostsUnknown]
+	err := p.validate(unknown)
 	if pos, used := o[stateUse]; used && err == nil && !p.State {
 		err = &field.Error{Field: "State", Problem: "${STATE} is the server's state directory, which is off", Fix: "turn it on with {State}"}
 		return &FileError{Pos: pos, Err: err.(*field.Error), origin: o}
@@ -74,6 +75,10 @@ func (o Origin) Validate(p *Policy) error {
 	var fe *field.Error
 	if !errors.As(err, &fe) {
 		return err
+	}
+	if pos, ok := o[hostsNone]; ok && fe.Field == "Net" && fe.Value == NetEgress {
+		return &FileError{Pos: pos, Err: &field.Error{Field: "AllowHosts", Problem: "${ARG_HOSTS} found no URL among the server's arguments, so no host is allowed",
+			Fix: "give the server the URL it connects to (e.g. postgresql://db.example.test/mydb), or name the host with {AllowHosts}"}, origin: o}
 	}
 	if pos, ok := o[fe.Field]; ok {
 		return &FileError{Pos: pos, Err: fe, origin: o}

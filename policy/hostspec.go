@@ -19,12 +19,14 @@ var DefaultPorts = []uint16{443, 80}
 //	*[:PORT]             any public host name (the SSRF floor still applies)
 //	IP[/BITS][:PORT]     192.0.2.7, 198.51.100.0/24:5432, [2001:db8::1]:443
 //
-// A spec without a port allows DefaultPorts.
+// A spec without a port allows DefaultPorts; as a deny entry it denies
+// every port (ParseHostRules), since a host denied is meant gone whatever
+// the port.
 type HostSpec struct {
 	Text  string       // as given
 	Name  string       // lower case, no trailing dot; "*.domain" or "*"; "" for an address
 	Addrs netip.Prefix // the address or range; valid only when Name is ""
-	Ports []uint16     // never empty
+	Ports []uint16     // empty only for a deny entry without a port: every port
 }
 
 // ParseHostSpec reads one spec; its error says what is wrong and shows the
@@ -93,6 +95,12 @@ func splitHostPort(s string) (host, port string, err error) {
 	return host, port, nil
 }
 
+// hasPort reports whether spec s (valid) gives a port.
+func hasPort(s string) bool {
+	_, port, _ := splitHostPort(strings.TrimSpace(s))
+	return port != ""
+}
+
 func parseAddrOrPrefix(s string) (netip.Prefix, bool) {
 	if strings.Contains(s, "/") {
 		p, err := netip.ParsePrefix(s)
@@ -137,7 +145,7 @@ func (h HostSpec) IsAddr() bool { return h.Name == "" }
 // MatchName reports whether h covers the host name (lower case, no
 // trailing dot) on port.
 func (h HostSpec) MatchName(name string, port uint16) bool {
-	if h.Name == "" || !slices.Contains(h.Ports, port) {
+	if h.Name == "" || !h.matchPort(port) {
 		return false
 	}
 	switch {
@@ -152,7 +160,11 @@ func (h HostSpec) MatchName(name string, port uint16) bool {
 // MatchAddr reports whether h names addr (as an address or range, not a
 // name) on port.
 func (h HostSpec) MatchAddr(addr netip.Addr, port uint16) bool {
-	return h.Name == "" && h.Addrs.Contains(addr.Unmap()) && slices.Contains(h.Ports, port)
+	return h.Name == "" && h.Addrs.Contains(addr.Unmap()) && h.matchPort(port)
+}
+
+func (h HostSpec) matchPort(port uint16) bool {
+	return len(h.Ports) == 0 || slices.Contains(h.Ports, port)
 }
 
 // HostRules is the egress allowlist; deny wins.
@@ -174,6 +186,9 @@ func ParseHostRules(allow, deny []string) (HostRules, error) {
 		h, err := ParseHostSpec(s)
 		if err != nil {
 			return r, fmt.Errorf("deny-host %q %v", s, err)
+		}
+		if !hasPort(s) {
+			h.Ports = nil
 		}
 		r.Deny = append(r.Deny, h)
 	}

@@ -44,7 +44,7 @@ func TestParseHostSpec(t *testing.T) {
 }
 
 func TestHostRulesDenyWins(t *testing.T) {
-	r, err := ParseHostRules([]string{"*.example.test", "198.51.100.0/24:5432"}, []string{"secret.example.test"})
+	r, err := ParseHostRules([]string{"*.example.test", "*.example.test:8443", "198.51.100.0/24:5432"}, []string{"secret.example.test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +55,7 @@ func TestHostRulesDenyWins(t *testing.T) {
 	}{
 		{"api.example.test", 443, true}, {"API.example.test.", 80, true}, {"api.example.test", 22, false},
 		{"example.test", 443, false}, {"secret.example.test", 443, false}, {"evil.test", 443, false},
+		{"secret.example.test", 8443, false}, // a deny entry without a port denies every port
 	} {
 		if got, _ := r.DecideName(c.name, c.port); got != c.want {
 			t.Errorf("DecideName(%s, %d) = %v, want %v", c.name, c.port, got, c.want)
@@ -69,7 +70,7 @@ func TestHostRulesDenyWins(t *testing.T) {
 	if !r.NamesAddr(netip.MustParseAddr("198.51.100.1")) || r.NamesAddr(netip.MustParseAddr("127.0.0.1")) {
 		t.Error("NamesAddr is wrong")
 	}
-	if got := r.Ports(); !slices.Equal(got, []uint16{80, 443, 5432}) {
+	if got := r.Ports(); !slices.Equal(got, []uint16{80, 443, 5432, 8443}) {
 		t.Errorf("Ports = %v", got)
 	}
 	if got := AllowFlag("db.example.test", 5432); got != "--allow-host db.example.test:5432" {

@@ -35,6 +35,9 @@ var keys = []Key{
 	{"state", "env", "StateEnv", false},
 
 	{"network", "mode", "Net", false},
+	{"network", "allow-hosts", "AllowHosts", false},
+	{"network", "deny-hosts", "DenyHosts", false},
+	{"network", "resolver", "Resolver", false},
 
 	{"env", "pass", "Env", false},
 	{"env", "set", "Env", true},

@@ -20,6 +20,10 @@ const (
 const (
 	NetNone = "none"
 	NetHost = "host"
+	// NetEgress is a network of the server's own whose connections reach
+	// only the hosts AllowHosts names (and DenyHosts does not), through
+	// the supervisor. Giving AllowHosts selects it (SelectNet).
+	NetEgress = "egress"
 )
 
 // How paths among the server's arguments are granted (GrantArgs).
@@ -81,7 +85,10 @@ type Policy struct {
 	ReadOnly   []string // --ro PATH (repeatable)
 	ReadWrite  []string // --rw PATH (repeatable)
 	TmpSize    ByteSize // --tmp-size
-	Net        string   // --net none|host
+	Net        string   // --net none|host|egress
+	AllowHosts []string // --allow-host SPEC (repeatable; HostSpec): the hosts egress reaches
+	DenyHosts  []string // --deny-host SPEC (repeatable): never reached; wins over allow
+	Resolver   string   // --resolver ADDR[:PORT]: the host-side DNS server for allowed names ("" = the host's /etc/resolv.conf)
 	User       string   // --user NAME
 	NoFile     uint64   // --nofile
 	FileSize   ByteSize // --file-size (0 = unlimited)
@@ -126,7 +133,11 @@ func Default() Policy {
 // Validate reports the first field that makes no sense, as a *field.Error
 // naming the field and the fix; the caller names the field for its user
 // (the CLI as --flag).
-func (p *Policy) Validate() error {
+func (p *Policy) Validate() error { return p.validate(false) }
+
+// validate is Validate; hostsUnknown says the allow list may lack hosts
+// that the server's arguments, unknown here, would give (policy check).
+func (p *Policy) validate(hostsUnknown bool) error {
 	bad := func(f, value, problem, fix string) error {
 		return &field.Error{Field: f, Value: value, Problem: problem, Fix: fix}
 	}
@@ -153,8 +164,6 @@ func (p *Policy) Validate() error {
 		return bad("RestartWindow", p.RestartWindow.String(), "must be positive", "e.g. 1m")
 	case p.Grace < 0:
 		return bad("Grace", p.Grace.String(), "must not be negative", "e.g. 2s")
-	case p.Net != NetNone && p.Net != NetHost:
-		return bad("Net", strconv.Quote(p.Net), "is no network mode", "use none or host")
 	case p.TmpSize <= 0:
 		return bad("TmpSize", p.TmpSize.String(), "must be positive", "e.g. 64MiB")
 	case p.FileSize < 0:
@@ -203,6 +212,9 @@ func (p *Policy) Validate() error {
 				return bad(list.field, strconv.Quote(g), "is no glob", "use * for any run of characters, ? for one, [a-z] for a class; \\ quotes")
 			}
 		}
+	}
+	if err := p.validateNet(hostsUnknown); err != nil {
+		return err
 	}
 	for _, s := range p.RateLimits {
 		if _, err := ParseRateLimit(s); err != nil {

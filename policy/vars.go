@@ -14,6 +14,10 @@ type Vars struct {
 	Home    string   // ${HOME}
 	WorkDir string   // ${PWD}: the working directory
 	Args    []string // ${ARGS}, ${ARG1}...: the server's arguments, its program left out
+	// ServerArgs are the server's own arguments, after a launcher's or
+	// interpreter's (npx's flags and package): ${ARG_HOSTS} reads the
+	// URLs among them.
+	ServerArgs []string
 	// NoArgs: there is no launch line (policy check), so the arguments
 	// are unknown: a list item using one yields nothing, and in any other
 	// value one expands to nothing.
@@ -22,12 +26,15 @@ type Vars struct {
 	Project string // ${PROJECT}: the project the server's script belongs to ("" = none)
 }
 
-const stateVar = "STATE"
+const (
+	stateVar    = "STATE"
+	argHostsVar = "ARG_HOSTS"
+)
 
 // errArgUnknown: an argument NoArgs leaves unknown (never returned).
 var errArgUnknown = errors.New("the server's arguments are not known here")
 
-var varNames = []string{"HOME", "PWD", "ARGS", "ARG1", stateVar, "PROJECT"}
+var varNames = []string{"HOME", "PWD", "ARGS", "ARG1", argHostsVar, stateVar, "PROJECT"}
 
 // expandItem expands one list item: "${ARGS}" alone stands for every
 // argument, so it may yield any number of items.
@@ -109,6 +116,8 @@ func (v Vars) lookup(name string) (string, error) {
 			return "", fmt.Errorf("${STATE} is not known here")
 		}
 		return v.State, nil
+	case argHostsVar:
+		return "", fmt.Errorf("${ARG_HOSTS} stands for the hosts of the server's URL arguments, a list: use it as an item of its own of network.allow-hosts or network.deny-hosts")
 	case "PROJECT":
 		// Empty when there is none: an item of its own then yields nothing.
 		return v.Project, nil
@@ -130,4 +139,45 @@ func (v Vars) lookup(name string) (string, error) {
 		return "", fmt.Errorf("%sdid you mean ${%s}?", msg, guess)
 	}
 	return "", fmt.Errorf("%suse ${HOME}, ${PWD}, ${STATE}, ${PROJECT}, ${ARGS} or ${ARG1}, ${ARG2}..., or write $$ for a literal $", msg)
+}
+
+// expandHost expands one item of a host list, where only the arguments
+// mean anything: ${ARG1}, ${ARG2}... within a spec, and ${ARG_HOSTS} as an
+// item of its own, the hosts of every URL among the server's own
+// arguments (URLHosts). unknown: the arguments are not known here
+// (NoArgs), and the item yields nothing.
+func (v Vars) expandHost(s string) (specs []string, unknown bool, err error) {
+	if s == "${"+argHostsVar+"}" {
+		if v.NoArgs {
+			return nil, true, nil
+		}
+		for _, a := range v.ServerArgs {
+			hosts, _, err := URLHosts(a)
+			if err != nil {
+				return nil, false, fmt.Errorf("${ARG_HOSTS}: %v", err)
+			}
+			specs = append(specs, hosts...)
+		}
+		return specs, false, nil
+	}
+	for rest := s; ; {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			break
+		}
+		end := strings.IndexByte(rest[i:], '}')
+		if end < 0 {
+			break // expandAll says what is wrong
+		}
+		name := rest[i+2 : i+end]
+		if n, ok := strings.CutPrefix(name, "ARG"); !ok || n == "S" || n == "_HOSTS" {
+			return nil, false, fmt.Errorf("${%s} in a host: only ${ARG1}, ${ARG2}... are expanded within one, and ${ARG_HOSTS} as an item of its own", name)
+		}
+		rest = rest[i+end+1:]
+	}
+	out, unknown, err := v.expandAll(s)
+	if unknown || err != nil {
+		return nil, unknown, err
+	}
+	return []string{out}, false, nil
 }

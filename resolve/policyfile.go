@@ -22,6 +22,9 @@ func withPolicy(ref, dir string, given map[string]bool, over policy.Policy, vars
 			overrideField(&p, &over, f)
 		}
 		p.Command = over.Command
+		if _, err := selectNet(&p, given, over); err != nil {
+			return p, policy.Origin{}, []string{"built-in default"}, err
+		}
 		return p, policy.Origin{}, []string{"built-in default"}, p.Validate()
 	}
 	p, origin, chain, err := policy.Loader{Builtin: policies.FS, Vars: vars, Dir: dir}.LoadChain(ref)
@@ -37,7 +40,21 @@ func withPolicy(ref, dir string, given map[string]bool, over policy.Policy, vars
 		delete(origin, f)
 	}
 	p.Command = over.Command
+	selected, err := selectNet(&p, given, over)
+	if err != nil {
+		return p, origin, chain, err
+	}
+	if selected {
+		delete(origin, "Net") // the caller's --allow-host chose it
+	}
 	return p, origin, chain, origin.Validate(&p)
+}
+
+// selectNet is the caller's level of the network mode (policy.SelectNet):
+// its allow-hosts select egress over a file's mode, unless it gives a mode
+// too.
+func selectNet(p *policy.Policy, given map[string]bool, over policy.Policy) (bool, error) {
+	return p.SelectNet(given["Net"], given["AllowHosts"] && len(over.AllowHosts) > 0)
 }
 
 // overrideField sets name in dst from src; a list is added to.

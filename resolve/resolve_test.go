@@ -126,4 +126,3 @@ func TestResolvePolicyOnly(t *testing.T) {
 		t.Errorf("no command and not PolicyOnly: %v, want no server command", err)
 	}
 }
-

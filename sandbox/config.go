@@ -28,6 +28,10 @@ type initConfig struct {
 	initstage.Config
 	UserName string  // the server's name in the synthesized /etc/passwd
 	Net      Network // its mode; the init stage sees only HostNetNS
+	// With NetEgress: what is captured, checked (capture.go), and who
+	// serves it; the init stage sees only Egress's socket counts.
+	capture CaptureSpec
+	egress  func(Listeners) error
 	// Where the search for sockets in the grants stopped ("" it did not):
 	// Config.MaskedSockets holds what it found.
 	SocketSearchCut string
@@ -245,7 +249,11 @@ func layoutConfig(spec Spec) (*initConfig, error) {
 	}
 	net, ok := spec.Net.mode()
 	if !ok {
-		return nil, &field.Error{Field: "Net", Value: spec.Net.String(), Problem: "is not a network this sandbox knows", Fix: "use NetNone or NetHost"}
+		return nil, &field.Error{Field: "Net", Value: spec.Net.String(), Problem: "is not a network this sandbox knows", Fix: "use NetNone, NetHost or NetEgress"}
+	}
+	egress, capture, err := captureSockets(spec)
+	if err != nil {
+		return nil, err
 	}
 	if spec.FileSize < 0 {
 		return nil, &field.Error{Field: "FileSize", Value: strconv.FormatInt(spec.FileSize, 10), Problem: "must not be negative", Fix: "0 means no limit"}
@@ -262,9 +270,10 @@ func layoutConfig(spec Spec) (*initConfig, error) {
 		HostNetNS: net.hostNetNS,
 		FileSize:  uint64(spec.FileSize),
 		NoExecTmp: spec.NoExecTmp,
+		Egress:    egress,
 
 		MaskedSockets: sockets.Sockets,
-	}, Net: spec.Net, SocketSearchCut: sockets.Cut}, nil
+	}, Net: spec.Net, capture: capture, egress: spec.Egress, SocketSearchCut: sockets.Cut}, nil
 }
 
 // checkNoFile refuses a NOFILE limit a user namespace cannot grant.

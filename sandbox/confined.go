@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"sync"
@@ -52,6 +53,9 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 		return nil, err
 	}
 
+	if spec.Net == NetEgress && spec.Egress == nil {
+		return fail(errNoEgress)
+	}
 	cfg, err := newInitConfig(spec)
 	if err != nil {
 		return fail(err)
@@ -77,6 +81,13 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	}
 	if err := planBindOwners(cfg, log); err != nil {
 		return fail(err)
+	}
+	// The init stage gets its own copy of the ruleset when it starts.
+	if p.landlock, err = prepareLandlock(cfg, log); err != nil {
+		return fail(err)
+	}
+	if p.landlock != nil {
+		defer p.landlock.Close()
 	}
 	// Encoded before any process starts: a configuration the init stage
 	// cannot take is refused here.
@@ -104,7 +115,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if err != nil {
 		return fail(err)
 	}
-	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "net", cfg.Net.String(), "uid", cfg.UID, "userns", cfg.UserNS, "preforked", p.preforked)
+	log.Debug("sandbox: server started", "name", spec.Name, "pid", p.Pid(), "net", cfg.Net.String(), "uid", cfg.UID, "userns", cfg.UserNS, "preforked", p.preforked, "landlock", cfg.Landlock != nil)
 	return p, nil
 }
 
@@ -131,6 +142,7 @@ type confinedProcess struct {
 	setupOnce      sync.Once
 	cg             *cgroups.Group
 	user           *sandboxUser
+	landlock       *os.File // the server's Landlock ruleset, until the init stage has it
 
 	done      chan struct{}
 	exit      Exit
@@ -168,9 +180,24 @@ func (p *confinedProcess) start(cfg *initConfig, msg *initstage.Message, makeCgr
 		repW.Close()
 		return err
 	}
-	err = p.launch(cfg, child, cfgR, repW)
+	// With egress capture, where the init stage hands over its sockets.
+	var egressConn *net.UnixConn
+	var egressEnd *os.File
+	if cfg.Egress != nil {
+		if egressConn, egressEnd, err = initstage.EgressPair(); err != nil {
+			cfgR.Close()
+			repW.Close()
+			closeChildEnds(child)
+			return fmt.Errorf("sandbox: %w", err)
+		}
+		defer egressConn.Close()
+	}
+	err = p.launch(cfg, child, cfgR, repW, egressEnd)
 	cfgR.Close()
 	repW.Close()
+	if egressEnd != nil {
+		egressEnd.Close()
+	}
 	closeChildEnds(child)
 	if err != nil {
 		return err
@@ -195,6 +222,20 @@ func (p *confinedProcess) start(cfg *initConfig, msg *initstage.Message, makeCgr
 			return err
 		}
 	}
+	// Configured before the cgroup part goes out: until it arrives the
+	// init stage does not fork the server, so the server never runs
+	// without its capture.
+	var listeners *Listeners
+	if egressConn != nil {
+		l, err := p.startCapture(cfg, egressConn)
+		if err != nil {
+			p.endSetup()
+			p.Kill()
+			<-p.done
+			return err
+		}
+		listeners = &l
+	}
 	// cgroup v1 has no CLONE_INTO_CGROUP: the init stage joins by itself.
 	cfg.CgroupJoin = p.cg.ThreadJoinFiles()
 	if p.cg.IntoFD() < 0 && len(cfg.CgroupJoin) == 0 {
@@ -210,14 +251,46 @@ func (p *confinedProcess) start(cfg *initConfig, msg *initstage.Message, makeCgr
 	// this: the broken pipe is ignored and its report says why.
 	cfg.EncodeCgroup().Send(cfgW)
 	cfgW.Close()
-	return p.awaitStarted()
+	err = p.awaitStarted()
+	if err != nil && listeners != nil {
+		// Served by Egress, but for a server that never ran.
+		listeners.close()
+	}
+	return err
 }
 
-// launch starts the init stage with the given descriptors as its 0–4: the
-// pre-forked one when it has the namespaces cfg needs, else a fresh re-exec
-// of this binary.
-func (p *confinedProcess) launch(cfg *initConfig, child *exec.Cmd, cfgR, repW *os.File) error {
-	files := initstage.Files{Stdin: child.Stdin.(*os.File), Stdout: child.Stdout.(*os.File), Stderr: child.Stderr.(*os.File), Config: cfgR, Report: repW}
+// startCapture takes the init stage's egress sockets from conn, configures
+// the server's network namespace with them and hands the listeners to the
+// Egress function (capture.go). An error means the server must not start.
+func (p *confinedProcess) startCapture(cfg *initConfig, conn *net.UnixConn) (Listeners, error) {
+	socks, err := initstage.ReceiveSockets(conn, *cfg.Egress, time.Now().Add(setupTimeout))
+	if errors.Is(err, initstage.ErrStageGone) {
+		// It failed before the hand-over, and its report says why.
+		if rerr := p.awaitStarted(); rerr != nil {
+			return Listeners{}, rerr
+		}
+	}
+	if err != nil {
+		return Listeners{}, fmt.Errorf("sandbox: egress capture: %w", err)
+	}
+	defer socks.Close()
+	l, err := openCapture(socks, cfg.capture)
+	if err != nil {
+		return Listeners{}, fmt.Errorf("sandbox: %w: the server was not started", err)
+	}
+	if err := cfg.egress(l); err != nil {
+		l.close()
+		return Listeners{}, fmt.Errorf("sandbox: egress capture: serving the listeners failed, so the server was not started: %w", err)
+	}
+	return l, nil
+}
+
+// launch starts the init stage with the given descriptors as its 0–4, 5
+// (egress, when not nil) and 6 (the Landlock ruleset, when there is one):
+// the pre-forked one when it has the namespaces cfg needs, else a fresh
+// re-exec of this binary.
+func (p *confinedProcess) launch(cfg *initConfig, child *exec.Cmd, cfgR, repW, egress *os.File) error {
+	files := initstage.Files{Stdin: child.Stdin.(*os.File), Stdout: child.Stdout.(*os.File), Stderr: child.Stderr.(*os.File), Config: cfgR, Report: repW, Egress: egress, Landlock: p.landlock}
 	cgroupFD := -1
 	if p.cg != nil {
 		cgroupFD = p.cg.IntoFD()

@@ -14,9 +14,9 @@ import (
 
 // Description is what Start would make of a Spec, for a person to read
 // (policy explain): the server's root mount by mount, its environment,
-// user, network, seccomp filter and limits. Describe builds it from the
-// values and checks Start uses, so that what is shown is what runs; it
-// starts, leases and changes nothing.
+// user, network, seccomp filter, Landlock and limits. Describe builds it
+// from the values and checks Start uses, so that what is shown is what
+// runs; it starts, leases and changes nothing.
 type Description struct {
 	Unconfined bool   // none of the rest applies: the server runs as the caller
 	Exe        string // the program as the sandbox finds it on the PATH, links resolved ("" not found)
@@ -35,6 +35,7 @@ type Description struct {
 	User     string // who the server runs as
 	Network  string
 	Seccomp  []string // the filter, and whether this host enforces it
+	Landlock []string // what Landlock adds on this kernel, and what stays open
 	Limits   []Limit
 	Problems []error // what Start would refuse, as it would say it (field errors name Spec's fields)
 }
@@ -112,10 +113,19 @@ func Describe(spec Spec) Description {
 	problem(err)
 	if m, ok := spec.Net.mode(); ok {
 		d.Network = m.name + ": " + m.what
+		if spec.Net == NetEgress {
+			capture := spec.Capture
+			if _, checked, err := captureSockets(spec); err == nil {
+				capture = checked
+			}
+			d.Network += ": " + describeCapture(capture)
+		}
 	} else {
 		d.Network = spec.Net.String()
 	}
 	d.Seccomp, err = describeSeccomp(spec)
+	problem(err)
+	d.Landlock, err = describeLandlock(cfg, spec.Net)
 	problem(err)
 	d.Limits = describeLimits(spec)
 	return d
@@ -245,7 +255,7 @@ func describeLimits(spec Spec) []Limit {
 		{"Memory", sized(spec.Memory), "cgroup memory limit, swap off"},
 		{"Pids", pids, "cgroup limit on processes and threads"},
 		{"CPU", cpu, "cgroup CPU limit, in cores"},
-		{"CPUWeight", strconv.FormatUint(cpuWeight(spec), 10), fmt.Sprintf("cgroup cpu.weight (v1 cpu.shares %d): its share against the supervisor and the programs beside it when they want the CPU too (theirs: 100); caps nothing", cgroups.WeightShares(cpuWeight(spec)))},
+		{"CPUWeight", strconv.FormatUint(cpuWeight(spec), 10), fmt.Sprintf("cgroup cpu.weight (v1 cpu.shares %d): its share against the supervisor and the programs beside it when they want the processor too (theirs: 100); caps nothing", cgroups.WeightShares(cpuWeight(spec)))},
 		{"NoFile", strconv.FormatUint(spec.NoFile, 10), "RLIMIT_NOFILE"},
 		{"FileSize", sized(spec.FileSize), "RLIMIT_FSIZE"},
 		{"TmpSize", sizeString(spec.TmpSize), "each of /tmp, /dev/shm, HOME and every tmpfs"},

@@ -1,5 +1,6 @@
 // Package sandbox starts one program confined: its own namespaces, a minimal
-// root, a non-root user, no capabilities, seccomp, cgroup limits and rlimits.
+// root, a non-root user, no capabilities, seccomp, Landlock where the
+// kernel has it, cgroup limits and rlimits.
 // It knows nothing of MCP; the supervisor hands it a Spec and gets back a
 // Process with three pipes.
 //
@@ -22,7 +23,16 @@
 // A Spec's Network (network.go) is one decision the parts must agree on:
 // whether the init stage unshares the network namespace (and brings up lo),
 // which socket families the seccomp program allows, and which /etc files
-// describe the network (etc.go); the uid identity counts it too.
+// describe the network (etc.go); the uid identity counts it too. With
+// NetEgress the supervisor also configures the server's namespace and
+// listens in it before the server starts (capture.go), with sockets the
+// init stage makes there and hands over.
+//
+// Landlock (landlock.go) is defense in depth where the kernel has it: the
+// supervisor creates each server's ruleset from the kernel's ABI, and the
+// init stage adds the rules naming places inside and applies it right
+// before seccomp; doctor (doctor_landlock.go) names the ABI and what stays
+// open without it.
 //
 // The seccomp program is compiled by package sandbox/seccomp (profiles,
 // Docker/OCI import, the pre-compiled built-in profile), and the server's

@@ -125,7 +125,7 @@ func Doctor() Report {
 	r.Checks = append(r.Checks, checkKernelAPIs()...)
 	r.Checks = append(r.Checks, checkNamespaces(r.Root), checkUserNamespaces(r.Root))
 	r.Checks = append(r.Checks, checkServerIdentity(r.Root), checkGrantLocks(), checkGrantSockets(), checkHostInformation())
-	r.Checks = append(r.Checks, checkSeccomp(), checkUserBudgets(r.Root))
+	r.Checks = append(r.Checks, checkSeccomp(), checkLandlock(), checkUserBudgets(r.Root))
 	r.Cgroups = cgroups.Info()
 	r.Checks = append(r.Checks, checkCgroups(r.Cgroups), checkCPUWeight(r.Cgroups))
 	r.Checks = append(r.Checks, checkCgroupHome()...)

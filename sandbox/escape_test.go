@@ -346,7 +346,9 @@ func escapeTable(t *testing.T, hostile string) {
 		}
 	}
 
+	t.Run("net_egress", func(t *testing.T) { escapeEgressTable(t, hostile) })
 	t.Run("symlink_in_granted_dir/second_start", func(t *testing.T) { escapeSecondStart(t, c, hostile) })
+	t.Run("net_host", func(t *testing.T) { escapeNetHostTable(t, hostile) })
 }
 
 // escapeSecondStart binds a link the first server planted in its --rw dir,

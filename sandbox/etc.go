@@ -36,6 +36,13 @@ func loopbackEtc(files map[string][]byte) error {
 	return nil
 }
 
+// egressEtc names the supervisor's DNS stub, which listens on the
+// namespace's own loopback (capture.go), and lo's addresses.
+func egressEtc(files map[string][]byte) error {
+	files["resolv.conf"] = []byte("nameserver 127.0.0.1\n")
+	return loopbackEtc(files)
+}
+
 // hostEtc copies the host's resolv.conf and hosts, as far as they exist.
 func hostEtc(files map[string][]byte) error {
 	for _, name := range etcNetHost {

@@ -21,7 +21,9 @@ import (
 //   - the grants (ReadOnly and ReadWrite, in any order) and the StateDir,
 //     which is what keeps the uid's files (counted apart from ReadWrite and
 //     only when set, so that identities without one keep their keys),
-//   - the network (Net),
+//   - the network (Net): its mode alone, so NetEgress keys apart from
+//     none and host but not by what it captures (Capture), which follows
+//     the allowed hosts: a changed allowlist keeps the server's uid,
 //   - the environment as the server sees it (names and values),
 //   - the seccomp profile as named ("default" or the file's path) and
 //     whether it only logs.

@@ -13,6 +13,9 @@ func TestMain(m *testing.M) {
 	if kind := os.Getenv(sbxHoldEnv); kind != "" {
 		os.Exit(runSbxHold(kind))
 	}
+	if os.Getenv(sbxEgressEnv) != "" {
+		os.Exit(runSbxEgressProbe())
+	}
 	if os.Getenv(sbxProbeEnv) != "" {
 		os.Exit(runSbxProbe())
 	}

@@ -20,14 +20,13 @@ const (
 	// NetHost shares the host's network namespace: AF_INET and AF_INET6
 	// sockets, the host's resolv.conf and hosts.
 	NetHost
-
-	// The next value is reserved for egress through the supervisor (DESIGN
-	// §8): a network namespace of the server's own (so the zygote fits) with
-	// AF_INET and AF_INET6 allowed, local routes that land every TCP connect
-	// on the supervisor's listeners, and a resolv.conf naming its DNS stub.
-	// It is one more row of networks below (with an etc function writing
-	// that resolv.conf); the routes are the supervisor's, made by setns into
-	// the server's namespace, so the init stage needs nothing new.
+	// NetEgress is egress through the supervisor (DESIGN §8): a network
+	// namespace of the server's own with AF_INET and AF_INET6 sockets, in
+	// which TCP to Spec.Capture's prefixes and ports lands on listeners
+	// the supervisor serves (Spec.Egress), DNS goes to its stub on
+	// 127.0.0.1:53 (the server's resolv.conf), and every other destination
+	// is refused at connect (capture.go).
+	NetEgress
 )
 
 // netMode is what one Network means to the sandbox.
@@ -41,8 +40,9 @@ type netMode struct {
 }
 
 var networks = map[Network]netMode{
-	NetNone: {name: "none", what: "a network of its own with loopback only", etc: loopbackEtc},
-	NetHost: {name: "host", what: "the host's network, with its /etc/resolv.conf and /etc/hosts", hostNetNS: true, inet: true, etc: hostEtc},
+	NetNone:   {name: "none", what: "a network of its own with loopback only", etc: loopbackEtc},
+	NetHost:   {name: "host", what: "the host's network, with its /etc/resolv.conf and /etc/hosts", hostNetNS: true, inet: true, etc: hostEtc},
+	NetEgress: {name: "egress", what: "a network of its own whose TCP connects to the captured ranges and ports, and DNS, go to the supervisor; every other destination is refused at connect", inet: true, etc: egressEtc},
 }
 
 // mode is n's meaning; ok is false for a value no mode has.
@@ -51,7 +51,7 @@ func (n Network) mode() (netMode, bool) {
 	return m, ok
 }
 
-// String is the mode's name as policies spell it: "none", "host".
+// String is the mode's name as policies spell it: "none", "host", "egress".
 func (n Network) String() string {
 	if m, ok := n.mode(); ok {
 		return m.name

@@ -15,7 +15,7 @@ func TestNetworkUnknownIsRefused(t *testing.T) {
 		p.Close()
 		t.Fatal("a sandbox with Network(9) started")
 	}
-	if msg := err.Error(); !strings.Contains(msg, "Network(9)") || !strings.Contains(msg, "NetNone or NetHost") {
+	if msg := err.Error(); !strings.Contains(msg, "Network(9)") || !strings.Contains(msg, "NetNone, NetHost or NetEgress") {
 		t.Errorf("error %q does not name the value and the modes", msg)
 	}
 }

@@ -43,6 +43,16 @@ type Spec struct {
 	// programs beside it when both want the CPU (cgroup v2 cpu.weight,
 	// v1 cpu.shares; a cgroup's default is 100): 0 is DefaultCPUWeight.
 	CPUWeight uint64
+
+	// Capture is what NetEgress lands on the supervisor's listeners
+	// (capture.go); only with NetEgress.
+	Capture CaptureSpec
+	// Egress is called once per start, when the listeners exist and before
+	// the server runs; it takes ownership of the listeners (serves and later
+	// closes them). An error fails the start (the server never runs); so
+	// does a failure after it, and then Start closes the listeners. Only
+	// with NetEgress, which needs it.
+	Egress func(Listeners) error
 }
 
 // DefaultCPUWeight is a quarter of a host process group's weight, so that

@@ -36,6 +36,13 @@ if ! $build_only; then
   command -v ip >/dev/null || missing+=(iproute2)
   command -v node >/dev/null || missing+=(nodejs)
   command -v npm >/dev/null || missing+=(npm)
+  # The egress tests' clients and test hosts (internal/testnet): curl, the
+  # system's python3 (the sandbox sees no pyenv shim), psql and a
+  # PostgreSQL server, found where Debian puts every major version.
+  command -v curl >/dev/null || missing+=(curl)
+  [ -x /usr/bin/python3 ] || missing+=(python3)
+  compgen -G '/usr/lib/postgresql/*/bin/psql' >/dev/null || missing+=(postgresql-client)
+  compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)
   # scripts/lint.sh checks the shell scripts with it.
   command -v shellcheck >/dev/null || missing+=(shellcheck)
   # The guest tier (scripts/test-guest.sh): qemu, and mmdebstrap to build its image.
@@ -57,7 +64,8 @@ fi
 go mod download
 $build_only && exit 0
 
-# The pinned npm reference servers, run by the tests as node <pkg>/dist/index.js.
+# The pinned npm reference servers, run by the tests as node <pkg>/dist/index.js,
+# and ws, the egress tests' WebSocket client.
 # Reinstalled only when the lock file changed since the last install.
 lock_sum=$(sha256sum testdata/npm/package-lock.json | cut -d' ' -f1)
 stamp=testdata/npm/node_modules/.mcpsandbox-installed

@@ -70,8 +70,10 @@ func (r *relay) startGeneration() (*generation, error) {
 	if r.pol.Unconfined {
 		log.Warn("UNCONFINED: the server runs with mcpsandbox's own user, files and network (--unconfined); only supervision applies")
 	}
-	proc, err := r.start(r.spec, log)
+	spec, stopEgress := withEgress(r.spec, r.egress)
+	proc, err := r.start(spec, log)
 	if err != nil {
+		stopEgress()
 		return nil, err
 	}
 	g := &generation{
@@ -99,6 +101,7 @@ func (r *relay) startGeneration() (*generation, error) {
 		// held for the next process instead of being lost in a dead pipe.
 		<-proc.Done()
 		g.dead.Store(true)
+		stopEgress() // its namespace is gone: close what served it
 	}()
 	log.Info("server started", "pid", proc.Pid(), "command", r.pol.Command)
 	r.emit(Event{Kind: EventStarted, Generation: n, Pid: proc.Pid()})

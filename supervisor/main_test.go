@@ -37,6 +37,9 @@ func TestMain(m *testing.M) {
 		case roleNoPingServer:
 			serveWithoutPing()
 			os.Exit(0)
+		case roleFetchServer:
+			serveFetch()
+			os.Exit(0)
 		case rolePagedServer:
 			servePaged()
 			os.Exit(0)

@@ -17,7 +17,16 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (sandbox.Exit, er
 		return sandbox.Exit{}, err
 	}
 	opts = opts.withDefaults()
-	proc, err := opts.Start(opts.spec(), opts.Log)
+	proxy, err := egressOf(opts.Policy, opts, nil)
+	if err != nil {
+		return sandbox.Exit{SetupErr: err}, err
+	}
+	if proxy != nil {
+		defer proxy.Close()
+	}
+	spec, stopEgress := withEgress(opts.spec(), proxy)
+	defer stopEgress()
+	proc, err := opts.Start(spec, opts.Log)
 	if err != nil {
 		return sandbox.Exit{SetupErr: err}, err
 	}

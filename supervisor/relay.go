@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/egress"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
@@ -63,6 +64,7 @@ type relay struct {
 	stateDir string
 	rules    mcprules.Rules // nil: the policy sets no MCP rule
 	audit    *audit.Log     // nil: no --audit-log
+	egress   *egress.Proxy  // nil: the network mode is not egress
 	facts    diagnose.Facts
 	setting  field.Namer
 	log      *slog.Logger

@@ -113,6 +113,13 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		return Outcome{Reason: field.Message(err, opts.Setting)}, err
 	}
 	defer r.audit.Close()
+	r.egress, err = egressOf(p, opts, &connections{r: r, tools: make(map[uint64][]string)})
+	if err != nil {
+		return Outcome{Reason: field.Message(err, opts.Setting)}, err
+	}
+	if r.egress != nil {
+		defer r.egress.Close()
+	}
 	return r.serve(ctx)
 }
 

@@ -1,7 +1,10 @@
 package supervisor
 
 import (
+	"net/netip"
 	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/egress"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
@@ -24,8 +27,15 @@ func SpecOf(name string, p policy.Policy, stateDir string, lookupEnv func(string
 		}
 	}
 	net := sandbox.NetNone
-	if p.Net == policy.NetHost {
+	var capture sandbox.CaptureSpec
+	switch p.Net {
+	case policy.NetHost:
 		net = sandbox.NetHost
+	case policy.NetEgress:
+		net = sandbox.NetEgress
+		if rules, err := policy.ParseHostRules(p.AllowHosts, p.DenyHosts); err == nil { // Validate has checked them
+			capture.Ports, capture.Local = egress.CaptureOf(rules, netip.Prefix{})
+		}
 	}
 	return sandbox.Spec{
 		Name:       name,
@@ -39,6 +49,7 @@ func SpecOf(name string, p policy.Policy, stateDir string, lookupEnv func(string
 		ReadWrite:  p.ReadWrite,
 		TmpSize:    int64(p.TmpSize),
 		Net:        net,
+		Capture:    capture,
 		User:       p.User,
 		NoFile:     p.NoFile,
 		FileSize:   int64(p.FileSize),

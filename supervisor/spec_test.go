@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -32,9 +33,17 @@ func TestSpecOfCarriesEverySetting(t *testing.T) {
 	}
 	v := reflect.ValueOf(spec)
 	for i := range v.NumField() {
-		if name := v.Type().Field(i).Name; v.Field(i).IsZero() && name != "Unconfined" && name != "Inherit" {
+		// Unconfined and Inherit are the unconfined path's; Capture is egress's
+		// (below); Egress is the relay's: who serves the listeners; no policy
+		// sets CPUWeight (the sandbox's default applies).
+		if name := v.Type().Field(i).Name; v.Field(i).IsZero() && !slices.Contains([]string{"Unconfined", "Inherit", "Capture", "Egress", "CPUWeight"}, name) {
 			t.Errorf("Spec.%s is zero: SpecOf does not carry it", name)
 		}
+	}
+	p.Net, p.AllowHosts = policy.NetEgress, []string{"api.example.test", "198.51.100.0/24:5432", "127.0.0.1:8080"}
+	if c := SpecOf("srv", p, "", nil).Capture; !slices.Equal(c.Ports, []uint16{80, 443, 5432, 8080}) ||
+		fmt.Sprint(c.Local) != "[198.18.0.0/15 198.51.100.0/24]" {
+		t.Errorf("egress capture %+v: want the allowed ports, the synthetic range and the named range (not loopback: inside it is the server's own)", c)
 	}
 	if got := SpecOf("srv", p, "", nil).Env; !slices.Equal(got, []string{"SET=1"}) {
 		t.Errorf("env %q with no environment given: want only the set variable", got)

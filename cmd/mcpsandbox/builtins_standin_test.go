@@ -32,6 +32,7 @@ type reachReport struct {
 	Env        map[string]string `json:"env"`
 	NetNS      string            `json:"netns"`
 	Interfaces []string          `json:"interfaces"`
+	Resolv     string            `json:"resolv"` // /etc/resolv.conf
 	Seen       map[string]bool   `json:"seen"`
 	Wrote      map[string]string `json:"wrote"` // directory → "" or why not
 }
@@ -60,6 +61,8 @@ func reach(a reachArgs) reachReport {
 	for _, i := range ifs {
 		r.Interfaces = append(r.Interfaces, i.Name)
 	}
+	resolv, _ := os.ReadFile("/etc/resolv.conf")
+	r.Resolv = string(resolv)
 	for _, p := range a.See {
 		_, err := os.Stat(p)
 		r.Seen[p] = err == nil
@@ -82,8 +85,8 @@ type standInCase struct {
 	policy string
 	set    map[string]string // variables it sets; ${STATE} is the state dir
 	pass   []string          // variables it passes from mcpsandbox's environment
-	net    string            // "host" or "none"
-	grant  string            // "dir" (the argument is a directory), "db" (a file), "repo", or ""
+	net    string            // "host", "egress" or "none"
+	grant  string            // "dir" (the argument is a directory), "db" (a file), "repo", "url" (a database's), or ""
 	see    []string          // host paths it must see
 }
 
@@ -103,7 +106,7 @@ func TestBuiltinGrantsSeenByAStandIn(t *testing.T) {
 	cases := []standInCase{
 		{policy: "puppeteer", net: "host", set: with(npxSet, "PUPPETEER_CACHE_DIR", "${STATE}/puppeteer", "ALLOW_DANGEROUS", "true")},
 		{policy: "playwright", net: "host", set: with(npxSet, "PLAYWRIGHT_BROWSERS_PATH", "${STATE}/browsers", "PLAYWRIGHT_MCP_NO_SANDBOX", "true", "PLAYWRIGHT_MCP_HEADLESS", "true")},
-		{policy: "fetch", net: "host", set: uvxSet},
+		{policy: "fetch", net: "egress", set: uvxSet},
 		{policy: "git", net: "none", set: uvxSet, grant: "repo"},
 		{policy: "time", net: "none", set: uvxSet, see: []string{"/usr/share/zoneinfo/UTC", "/usr/share/zoneinfo/Europe/Paris"}},
 		{policy: "sqlite", net: "none", set: uvxSet, grant: "db"},
@@ -111,11 +114,11 @@ func TestBuiltinGrantsSeenByAStandIn(t *testing.T) {
 		{policy: "filesystem", net: "none", set: npxSet, grant: "dir"},
 		{policy: "everything", net: "none", set: npxSet},
 		{policy: "sequential-thinking", net: "none", set: npxSet},
-		{policy: "github", net: "host", set: npxSet, pass: []string{"GITHUB_PERSONAL_ACCESS_TOKEN", "GITHUB_HOST", "GITHUB_TOOLSETS"}},
-		{policy: "gitlab", net: "host", set: npxSet, pass: []string{"GITLAB_PERSONAL_ACCESS_TOKEN", "GITLAB_API_URL"}},
-		{policy: "brave-search", net: "host", set: npxSet, pass: []string{"BRAVE_API_KEY"}},
-		{policy: "slack", net: "host", set: npxSet, pass: []string{"SLACK_BOT_TOKEN", "SLACK_TEAM_ID", "SLACK_CHANNEL_IDS"}},
-		{policy: "postgres", net: "host", set: npxSet, pass: []string{"PGPASSWORD", "PGSSLMODE"}},
+		{policy: "github", net: "egress", set: npxSet, pass: []string{"GITHUB_PERSONAL_ACCESS_TOKEN", "GITHUB_HOST", "GITHUB_TOOLSETS"}},
+		{policy: "gitlab", net: "egress", set: npxSet, pass: []string{"GITLAB_PERSONAL_ACCESS_TOKEN", "GITLAB_API_URL"}},
+		{policy: "brave-search", net: "egress", set: npxSet, pass: []string{"BRAVE_API_KEY"}},
+		{policy: "slack", net: "egress", set: npxSet, pass: []string{"SLACK_BOT_TOKEN", "SLACK_TEAM_ID", "SLACK_CHANNEL_IDS"}},
+		{policy: "postgres", net: "egress", set: npxSet, pass: []string{"PGPASSWORD", "PGSSLMODE"}, grant: "url"},
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -180,6 +183,10 @@ func TestBuiltinGrantsSeenByAStandIn(t *testing.T) {
 				if rep.NetNS == hostNS || !slices.Equal(rep.Interfaces, []string{"lo"}) {
 					t.Errorf("network %s, interfaces %v; want a namespace of its own with only lo", rep.NetNS, rep.Interfaces)
 				}
+			case "egress": // names resolved by mcpsandbox's stub in the server's own namespace
+				if rep.NetNS == hostNS || !slices.Equal(rep.Interfaces, []string{"lo"}) || !strings.Contains(rep.Resolv, "nameserver 127.0.0.1") {
+					t.Errorf("network %s, interfaces %v, resolv.conf %q; want a namespace of its own with only lo, naming the stub at 127.0.0.1", rep.NetNS, rep.Interfaces, rep.Resolv)
+				}
 			}
 			for dir, why := range rep.Wrote {
 				if why != "" {
@@ -224,6 +231,8 @@ func standInGrant(t *testing.T, kind string) (args, writable []string) {
 		}
 		os.Chmod(dotgit, 0o777)
 		return []string{"--repository", repo}, []string{repo, dotgit}
+	case "url": // postgres: the database it connects to, which its policy allows
+		return []string{"postgresql://db.example.test/none"}, nil
 	case "db": // sqlite --db-path: SQLite writes its journal beside the file
 		dir := sandboxDir(t, "mcpsandbox-builtin-db-")
 		db := filepath.Join(dir, "test.db")

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/policy"
@@ -62,9 +63,10 @@ func (e explanation) write() {
 	}
 	e.section("Environment", e.envLines()...)
 	if !e.p.Unconfined {
-		e.section("Network", e.d.Network+e.from("Net"))
+		e.section("Network", e.networkLines()...)
 		e.section("Limits", e.limitLines()...)
 		e.section("Seccomp", e.seccompLines()...)
+		e.section("Landlock", e.d.Landlock...)
 		e.section("User", e.d.User+e.userFrom())
 	}
 	e.section("MCP rules", e.settings("mcp")...)
@@ -210,14 +212,26 @@ func (e explanation) limitLines() []string {
 	return append(lines, e.setting(keyName("MaxMessage"), []string{e.p.MaxMessage.String()}, e.source("MaxMessage"))...)
 }
 
-// keyName is a field's key within its section (limits.memory: memory).
+// keyName is a field's key within its section (limits.memory: memory);
+// a sandbox setting no policy key sets (CPUWeight) is named as a key
+// would be (cpu-weight).
 func keyName(field string) string {
 	for _, k := range policy.Keys() {
 		if k.Field == field {
 			return k.Name
 		}
 	}
-	return field
+	var b strings.Builder
+	rs := []rune(field)
+	for i, r := range rs {
+		// A word starts at an upper-case letter after a lower-case one, or
+		// before one (the W of CPUWeight).
+		if i > 0 && unicode.IsUpper(r) && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1])) {
+			b.WriteByte('-')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }
 
 func (e explanation) healthLine() string {

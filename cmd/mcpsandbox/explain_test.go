@@ -169,8 +169,10 @@ func TestExplainRefusesWhatRunRefuses(t *testing.T) {
 	}
 }
 
-// Each built-in explains a launch line it is chosen for.
+// Each built-in explains a launch line it is chosen for, with the
+// arguments its server cannot start without.
 func TestExplainEveryBuiltin(t *testing.T) {
+	serverArgs := map[string][]string{"postgres": {"postgresql://db.example.test/shop"}}
 	matches, err := policy.Matches(policies.FS)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +184,7 @@ func TestExplainEveryBuiltin(t *testing.T) {
 	for _, m := range matches {
 		switch {
 		case len(m.NPM) > 0:
-			lines[m.Policy] = []string{"npx", "-y", m.NPM[0]}
+			lines[m.Policy] = append([]string{"npx", "-y", m.NPM[0]}, serverArgs[m.Policy]...)
 		case len(m.PyPI) > 0:
 			lines[m.Policy] = []string{"uvx", m.PyPI[0]}
 		case slices.Contains(m.Programs, "node"):
@@ -207,7 +209,7 @@ func TestExplainEveryBuiltin(t *testing.T) {
 		if got := e.text("Policy"); !strings.HasPrefix(got, "built-in "+name+",") {
 			t.Errorf("%q: explained as\n%s\nwant the built-in %s", line, got, name)
 		}
-		for _, s := range []string{"Command", "Server", "Mounts", "Environment", "Network", "Limits", "Seccomp", "User", "MCP rules", "Audit log", "Health", "Restart"} {
+		for _, s := range []string{"Command", "Server", "Mounts", "Environment", "Network", "Limits", "Seccomp", "Landlock", "User", "MCP rules", "Audit log", "Health", "Restart"} {
 			if len(e[s]) == 0 {
 				t.Errorf("%q: no %s section", line, s)
 			}
@@ -316,5 +318,69 @@ func TestExplainSaysWhatTheStartRefuses(t *testing.T) {
 	e := explain(t, "--ro", dir, "--rw", dir, "--", "sh")
 	if got := e.text("Start"); !strings.Contains(got, "the start would fail") || !strings.Contains(got, dir+" is given both as --ro and --rw: keep one") {
 		t.Errorf("Start section:\n%s\nwant the grant given both ways, named as flags", got)
+	}
+}
+
+// The network section names the mode and where it came from, and every
+// allowed and denied host with who gave it: the built-in, a file at its
+// line, a flag.
+func TestExplainListsEachHostAndWhoGaveIt(t *testing.T) {
+	dir := t.TempDir()
+	mine := writeFile(t, dir, "mine.yaml", "extends: github\nnetwork:\n  allow-hosts:\n    - ghe.example.test\n  deny-hosts: [\"uploads.github.com:443\"]\n")
+	e := explain(t, "--policy", mine, "--allow-host", "198.51.100.7:5432", "--", "github-mcp-server", "stdio")
+	var got []string
+	for _, l := range e["Network"] {
+		got = append(got, strings.Join(strings.Fields(l), " "))
+	}
+	for _, want := range []string{
+		"egress: a network of its own, reaching only the hosts below (--allow-host)",
+		"allow api.github.com 443 (built-in github)",
+		"allow raw.githubusercontent.com 443 (built-in github)",
+		"allow ghe.example.test 443, 80 (" + mine + ":4)",
+		"allow 198.51.100.7 5432 (--allow-host)",
+		"deny uploads.github.com 443 (" + mine + ":5)",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Network lacks %q:\n%s", want, e.text("Network"))
+		}
+	}
+	if n := strings.Count(e.text("Network"), "allow "); n != 5 {
+		t.Errorf("%d allow entries, want the built-in's 3, the file's and the flag's:\n%s", n, e.text("Network"))
+	}
+
+	e = explain(t, "--policy", mine, "--", "github-mcp-server", "stdio")
+	if got := e["Network"][0]; !strings.HasPrefix(got, "egress:") || !strings.HasSuffix(got, "("+mine+":3)") {
+		t.Errorf("egress selected by the file's allow-hosts is explained as %q", got)
+	}
+	e = explain(t, "--net", "host", "--", "npx", "-y", "@modelcontextprotocol/server-slack")
+	if got := e.text("Network"); !strings.HasPrefix(got, "host: ") || !strings.Contains(got, "(--net)\nnot in force under host:\nallow slack.com") {
+		t.Errorf("--net host over slack:\n%s\nwant host, slack's entry shown out of force", got)
+	}
+	e = explain(t, "--", "sh")
+	if got := e.text("Network"); !strings.HasPrefix(got, "none: ") || strings.Contains(got, "allow") {
+		t.Errorf("no network setting:\n%s", got)
+	}
+}
+
+// What is wrong with the network settings, explain refuses as run would,
+// in flags or at the file's line and column.
+func TestExplainRefusesWrongNetworkSettings(t *testing.T) {
+	bad := writeFile(t, t.TempDir(), "bad.yaml", "network:\n  allow-hosts:\n    - api.example.test\n    - \"api.example.test:https\"\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--net", "host", "--allow-host", "api.example.test", "--", "sh"}, "--net host: contradicts --allow-host, which selects network mode egress"},
+		{[]string{"--net", "egress", "--", "sh"}, "--net egress: with no --allow-host reaches nothing"},
+		{[]string{"--allow-host", "exa mple.test", "--", "sh"}, `--allow-host "exa mple.test": is no host`},
+		{[]string{"--deny-host", "evil.example.test", "--", "sh"}, "--deny-host \"evil.example.test\": only narrows what --allow-host allows"},
+		{[]string{"--allow-host", "*", "--resolver", "192.0.2.53:0", "--", "sh"}, `--resolver "192.0.2.53:0": port "0" is not a number`},
+		{[]string{"--policy", bad, "--", "sh"}, bad + ":4:7: network.allow-hosts \"api.example.test:https\": is no host"},
+		{[]string{"--", "npx", "-y", "@modelcontextprotocol/server-postgres"}, "built-in postgres:"},
+	} {
+		stdout, stderr, code := runCLI(t, append([]string{"policy", "explain"}, c.args...)...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("explain %q: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, stdout, stderr, c.want)
+		}
 	}
 }

@@ -48,7 +48,7 @@ func policySchema(t *testing.T) object {
 	ptype := reflect.TypeFor[policy.Policy]()
 	enums := map[string][]string{
 		"Restart":   {policy.RestartAlways, policy.RestartOnFailure, policy.RestartNever},
-		"Net":       {policy.NetNone, policy.NetHost},
+		"Net":       {policy.NetNone, policy.NetHost, policy.NetEgress},
 		"LogLevel":  {"debug", "info", "warn", "error"},
 		"GrantArgs": {policy.GrantNone, policy.GrantRO, policy.GrantRW},
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
@@ -15,8 +17,8 @@ import (
 
 // prepareCommand is `mcpsandbox prepare [run's options] -- COMMAND`: it
 // fetches the launch line's packages once into the server's own cache,
-// confined as run would start the server but with the network, so that
-// run needs none.
+// confined as run would start the server but reaching the package index
+// (prepareNetwork), so that run needs no network.
 func prepareCommand(args []string, std stdio) int {
 	r, status, ok := runPolicy("prepare", args, std)
 	if !ok {
@@ -33,15 +35,20 @@ func prepareCommand(args []string, std stdio) int {
 	if !p.State {
 		return usageFailure("prepare", fmt.Sprintf("the policy %s keeps no package cache (no state directory): prepare fills the one of npx and uvx policies; turn it on with --state", r.Ref), std)
 	}
+	hosts, indexEnv, err := prepareNetwork(filepath.Base(r.Launch.Given[0]), r, p)
+	if err != nil {
+		return usageFailure("prepare", err.Error(), std)
+	}
 	p.Command = step.Command
-	p.Env = append(p.Env, step.Env...)
-	p.Net = policy.NetHost
+	p.Env = append(append(p.Env, step.Env...), indexEnv...)
+	p.Net, p.AllowHosts = policy.NetEgress, hosts
 	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, std.Err)
 	if err != nil {
 		return usageFailure("prepare", err.Error(), std)
 	}
 	defer closeLog()
 	logChoice(r, log)
+	log.Info("mcpsandbox: prepare reaches only the package index", "server", r.Launch.Name, "hosts", strings.Join(hosts, " "))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go catchSignals(cancel)
@@ -68,7 +75,8 @@ func preparePage() *cmdline.Page {
 		Name:     "mcpsandbox prepare - fetch a server's packages once, for runs offline",
 		Synopsis: []string{"mcpsandbox prepare [OPTIONS] -- COMMAND [ARGS...]"},
 		Description: []string{
-			"Takes the same options and COMMAND as `mcpsandbox run` and the same policy (the built-in the command selects, or --policy), and fetches the packages that COMMAND's npx or uvx would fetch at start into the server's own package cache, in its state directory. It runs confined as run would, but with the host's network, and writes nowhere but that directory. It runs nothing of the packages.",
+			"Takes the same options and COMMAND as `mcpsandbox run` and the same policy (the built-in the command selects, or --policy), and fetches the packages that COMMAND's npx or uvx would fetch at start into the server's own package cache, in its state directory. It runs confined as run would, and writes nowhere but that directory. It runs nothing of the packages.",
+			"Its network reaches the package index and nothing else (network mode egress, whatever the policy's): for npx the registry npm on this host uses (`npm config get registry`, run where you are, so a project's .npmrc counts; https://registry.npmjs.org/ by default) or the policy's npm_config_registry; for uvx pypi.org and files.pythonhosted.org, or the indexes UV_DEFAULT_INDEX, UV_INDEX_URL, UV_INDEX and UV_EXTRA_INDEX_URL name (from the policy or your environment). The sandboxed npm or uv is told that index, since it sees none of your configuration files. A proxy or a scoped registry in your .npmrc is not followed.",
 			"Afterwards run starts the server offline, in about a second. An npx or uvx server that was not prepared fails at once when it has no network, with a message naming this command.",
 			"Prepare again to fetch another version: the cache is keyed by the package specs as written (npx -y pkg@1.2.3).",
 		},

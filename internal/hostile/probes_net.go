@@ -25,6 +25,8 @@ func tryDial(at *attempts, network, addr string) {
 	at.got("connected to %s %s", network, addr)
 }
 
+// probeHostLoopbackTCP dials the host's loopback listener in each form that
+// reaches it, then any other destination outside the test gives.
 func probeHostLoopbackTCP(a *Args, at *attempts) {
 	if a.TCPAddr == "" {
 		at.got("no host listener given: nothing tried")
@@ -34,6 +36,9 @@ func probeHostLoopbackTCP(a *Args, at *attempts) {
 	if _, port, err := net.SplitHostPort(a.TCPAddr); err == nil {
 		tryDial(at, "tcp", net.JoinHostPort("::1", port))
 		tryDial(at, "tcp", net.JoinHostPort("0.0.0.0", port))
+	}
+	for _, addr := range a.OtherTCP {
+		tryDial(at, "tcp", addr)
 	}
 }
 

@@ -30,6 +30,10 @@ type Args struct {
 	DevShmFile     string `json:"dev_shm_file,omitempty"`    // host file in /dev/shm
 	SetIDFile      string `json:"setid_file,omitempty"`      // a set-ID file beneath ReadWriteDir, covered by a --ro grant
 
+	// More TCP destinations outside the sandbox, dialled with TCPAddr: the
+	// host's own addresses, addresses of other hosts.
+	OtherTCP []string `json:"other_tcp,omitempty"`
+
 	// The host's own boot id, and unix sockets host programs listen on in
 	// the grants.
 	HostBootID   string   `json:"host_boot_id,omitempty"`

@@ -1,13 +1,18 @@
 #!/bin/bash
-# guest.sh: the project's test guest. Boots Debian 12 (bookworm) under qemu,
-# with systemd as init and nothing but cgroup v2 mounted, runs one command in
-# it, and throws the guest away.
+# guest.sh: the project's test guest. Boots Debian under qemu, with systemd
+# as init and nothing but cgroup v2 mounted, runs one command in it, and
+# throws the guest away.
 #
-#   guest.sh build    make the cached image (only if missing or out of date)
-#   guest.sh check    can this host run guests? exit 0, or name what is
-#                     missing and exit 3
-#   guest.sh run [--user NAME] [--share DIR]... [--timeout SECS] [--mem MIB]
-#                -- COMMAND [ARGS...]
+#   guest.sh [--release R] build    make R's cached image (only if missing
+#                                   or out of date)
+#   guest.sh [--release R] check    can this host run R's guest? exit 0, or
+#                                   name what is missing and exit 3
+#   guest.sh [--release R] run [--user NAME] [--share DIR]... [--timeout SECS]
+#                [--mem MIB] -- COMMAND [ARGS...]
+#
+#   --release R    bookworm (Debian 12: kernel 6.1, systemd 252; the default)
+#                  or trixie (Debian 13: kernel 6.12, systemd 257, Landlock
+#                  ABI 6). Each has an image of its own.
 #
 # "run" boots a fresh qcow2 overlay on top of the cached image. The current
 # directory appears in the guest at its own path (9p, read-write), as does
@@ -25,10 +30,13 @@
 #   --mem MIB      guest RAM, 1024 by default (vCPUs: host CPUs, at most 4)
 #
 # Environment:
-#   MCPSANDBOX_GUEST_CACHE     where the image lives (default:
+#   MCPSANDBOX_GUEST_RELEASE   the release when there is no --release
+#   MCPSANDBOX_GUEST_CACHE     where the images live, one directory per
+#                              release (default:
 #                              ${XDG_CACHE_HOME:-~/.cache}/mcpsandbox-guest)
 #   MCPSANDBOX_GUEST_MIRROR, MCPSANDBOX_GUEST_SECURITY_MIRROR
-#                              Debian mirrors; default: what the host's apt uses
+#                              Debian mirrors; default: what the host's apt
+#                              uses (for the release, else for its own one)
 #   MCPSANDBOX_GUEST_EXTRA_PACKAGES  comma list of packages to add to the image
 #   MCPSANDBOX_GUEST_ACCEL     kvm|tcg; kvm is picked only if /dev/kvm is
 #                              writable and the CPU has vmx or svm
@@ -54,8 +62,9 @@ say() { printf '%s: %s\n' "$prog" "$*" >&2; }
 fail() { say "$*"; exit 125; }
 usage() { awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; }
 
-CACHE=${MCPSANDBOX_GUEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpsandbox-guest}
-SUITE=bookworm
+CACHE_ROOT=${MCPSANDBOX_GUEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpsandbox-guest}
+# set by select_release: the suite and its image's directory
+SUITE="" CACHE=""
 PKGS=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd,libseccomp2,iproute2
 PKGS+=,linux-image-amd64,kmod,udev,procps,util-linux,psmisc,busybox-static,cpio
 # (Node.js comes from the host at run time, the version its tests use.)
@@ -63,6 +72,19 @@ PKGS+=,ca-certificates,bubblewrap,attr,sudo
 [[ -n ${MCPSANDBOX_GUEST_EXTRA_PACKAGES:-} ]] && PKGS+=,$MCPSANDBOX_GUEST_EXTRA_PACKAGES
 
 # ------------------------------------------------------------------ host side
+
+# select_release NAME: the release every later step works on.
+select_release() {
+  # Both kernels enable Landlock unasked (their CONFIG_LSM lists it): no lsm= needed.
+  case $1 in
+    bookworm) ;;
+    # its kernel is zstd-packed: the image's zstd unpacks it (img_kernel)
+    trixie) PKGS+=,zstd ;;
+    *) say "unknown release: $1 (bookworm or trixie)"; exit 2 ;;
+  esac
+  SUITE=$1
+  CACHE=$CACHE_ROOT/$SUITE
+}
 
 missing_tools() { # prints the Debian packages that provide absent tools
   local t p
@@ -73,12 +95,28 @@ missing_tools() { # prints the Debian packages that provide absent tools
   done
 }
 
+# have_archive_key: the host's apt (which mmdebstrap uses) has the key that
+# signs $SUITE, as debian-archive-keyring installs it
+have_archive_key() {
+  local f
+  for f in /etc/apt/trusted.gpg.d/debian-archive-"$SUITE"-stable.{asc,gpg} \
+           /usr/share/keyrings/debian-archive-"$SUITE"-stable.gpg; do
+    [[ -r $f ]] && return 0
+  done
+  return 1
+}
+
 cmd_check() {
   local miss
   miss=$(missing_tools | sort -u | tr "\n" " " | sed "s/ $//")
   if [[ -n $miss ]]; then
     say "cannot run guests here; missing: $miss"
     say "fix: apt-get install --no-install-recommends $miss"
+    exit 3
+  fi
+  if ! image_current && ! have_archive_key; then
+    say "cannot build the $SUITE guest here: the host's apt has no Debian $SUITE archive key"
+    say "fix: install a debian-archive-keyring that has it (for trixie: 2023.3 or later)"
     exit 3
   fi
   [[ -r /usr/share/qemu/qboot.rom ]] || say "note: no qboot.rom, booting with the default firmware (slower)"
@@ -229,9 +267,10 @@ EOF
 # img_initrd ROOT OUT: our own initrd: static busybox plus just the modules
 # for the root disk (virtio-pci, virtio-blk, ext4) and for the agent
 # (virtio-serial, 9p). The generic initramfs-tools one, with udev, would cost
-# several seconds more on each boot under TCG.
+# several seconds more on each boot under TCG. Modules packed with xz (Debian
+# 13's are) are unpacked here rather than by each boot.
 img_initrd() {
-  local root=$1 out=$2 kver tmp m rc
+  local root=$1 out=$2 kver tmp m b rc
   kver=$(basename "$(ls -d "$root"/lib/modules/* | sort -V | tail -n1)")
   # assembled inside the root, whose own cpio packs it (the host may lack one)
   tmp=$root/tmp/initrd
@@ -242,7 +281,11 @@ img_initrd() {
     chroot "$root" modprobe -S "$kver" --show-depends "$m"
   done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$tmp/mods"
   while read -r m; do
-    cp "$root$m" "$tmp/lib/modules/" && basename "$m" >>"$tmp/lib/modules/order"
+    b=${m##*/}
+    case $b in
+      *.ko.xz) b=${b%.xz}; xz -dc "$root$m" >"$tmp/lib/modules/$b" ;;
+      *) cp "$root$m" "$tmp/lib/modules/" ;;
+    esac && echo "$b" >>"$tmp/lib/modules/order" || return 1
   done <"$tmp/mods"
   rm "$tmp/mods"
   cat >"$tmp/init" <<'EOF'
@@ -267,17 +310,24 @@ EOF
   return $rc
 }
 
-# img_kernel VMLINUZ OUT: unpack the kernel proper from the bzImage. qemu
-# starts an ELF vmlinux at its PVH entry point, sparing the guest its own xz
+# img_kernel ROOT VMLINUZ OUT: unpack the kernel proper from the bzImage.
+# qemu starts an ELF vmlinux at its PVH entry point, sparing the guest its own
 # unpacking (several seconds under TCG). Offsets come from the setup header.
+# The payload is xz (Debian 12; the host's xz) or zstd (Debian 13; the
+# image's zstd), followed by 4 bytes of unpacked size.
 img_kernel() {
-  local bz=$1 out=$2 sects off len
+  local root=$1 bz=$2 out=$3 sects off len
   u32() { od -An -t u4 -j "$1" -N 4 "$bz" | tr -d ' '; }
+  payload() { tail -c +$((off + 1)) "$bz" | head -c "$((len - 4))"; }
   sects=$(od -An -t u1 -j $((0x1f1)) -N 1 "$bz" | tr -d ' ')
   ((sects == 0)) && sects=4
   off=$(( (sects + 1) * 512 + $(u32 $((0x248))) ))
   len=$(u32 $((0x24c)))
-  tail -c +$((off + 1)) "$bz" | head -c "$len" | xz -dcq --single-stream >"$out" 2>/dev/null
+  case $(payload | head -c 4 | od -An -t x1 | tr -d ' ') in
+    fd377a58) payload | xz -dcq --single-stream ;;
+    28b52ffd) payload | chroot "$root" zstd -dcq ;;
+    *) return 1 ;;
+  esac >"$out" 2>/dev/null
   [[ $(head -c 4 "$out" | od -An -t x1 | tr -d ' ') == 7f454c46 ]]
 }
 
@@ -317,19 +367,22 @@ img_configure() {
   # in this guest (no crypt/verity, no sysv scripts, no gettys, no resume).
   mkdir -p "$r/etc/systemd/system-generators" "$r/etc/systemd/user-generators"
   for u in cryptsetup getty gpt-auto hibernate-resume integritysetup rc-local run \
-           system-update sysv veritysetup; do
+           ssh system-update sysv tpm2 veritysetup; do
     ln -s /dev/null "$r/etc/systemd/system-generators/systemd-$u-generator"
   done
   ln -s /dev/null "$r/etc/systemd/user-generators/systemd-xdg-autostart-generator"
   # Units that load modules, do first-boot or update work, or wait for
   # things this guest never has; plus gettys, timers and periodic jobs.
+  # (systemd 254+'s tmpfiles-setup-dev-early makes the /dev nodes that need
+  # no sysusers accounts before those exist; with sysusers masked,
+  # tmpfiles-setup-dev alone makes them all, one exec sooner.)
   for u in modprobe@configfs modprobe@dm_mod modprobe@drm modprobe@efi_pstore \
            modprobe@fuse modprobe@loop sys-kernel-config.mount sys-fs-fuse-connections.mount \
            systemd-modules-load systemd-pstore systemd-random-seed systemd-journal-flush \
            systemd-hwdb-update ldconfig systemd-journal-catalog-update systemd-update-done \
            systemd-sysusers systemd-firstboot systemd-remount-fs systemd-udev-settle \
            systemd-timesyncd systemd-networkd-wait-online systemd-update-utmp systemd-update-utmp-runlevel \
-           e2scrub_reap getty@tty1 serial-getty@ttyS0 getty.target \
+           systemd-udev-load-credentials systemd-tmpfiles-setup-dev-early e2scrub_reap getty@tty1 serial-getty@ttyS0 getty.target \
            apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer \
            fstrim.timer systemd-tmpfiles-clean.timer; do
     [[ $u == *.* ]] || u=$u.service
@@ -362,7 +415,7 @@ img_build() {
   img_configure "$r" >"$d/configure.log" 2>&1 || { tail -n 25 "$d/configure.log" >&2; return 1; }
   img_initrd "$r" "$d/initrd" || return 1
   bz=$(ls "$r"/boot/vmlinuz-* | sort -V | tail -n1)
-  img_kernel "$bz" "$d/kernel" || cp "$bz" "$d/kernel"    # bzImage still boots, slower
+  img_kernel "$r" "$bz" "$d/kernel" || { say "note: booting the bzImage (slower): cannot unpack $bz"; cp "$bz" "$d/kernel"; }
   # no journal (the overlay is thrown away anyway), nothing reserved
   mke2fs -q -t ext4 -O ^has_journal -m 0 -L guestroot -d "$r" "$d/root.img" 4G >"$d/mke2fs.log" 2>&1 \
     || { cat "$d/mke2fs.log" >&2; return 1; }
@@ -396,11 +449,16 @@ ensure_image() {
 
   [[ $(id -u) == 0 ]] || fail "the image in $CACHE must be (re)built, which needs root"
   [[ -z $(missing_tools) ]] || fail "missing host tools: $(missing_tools | tr '\n' ' ')(see: $0 check)"
-  mirror=${MCPSANDBOX_GUEST_MIRROR:-$(apt_mirror "$SUITE" | head -n1)}
-  secmirror=${MCPSANDBOX_GUEST_SECURITY_MIRROR:-$(apt_mirror "$SUITE-security" | head -n1)}
+  # A Debian mirror serves every release: where the host's apt lists none
+  # for this one, the one for the host's own release does.
+  local own
+  own=$(sed -n "s/^VERSION_CODENAME=//p" /etc/os-release 2>/dev/null)
+  mirror=${MCPSANDBOX_GUEST_MIRROR:-$({ apt_mirror "$SUITE"; [[ -n $own ]] && apt_mirror "$own"; } | head -n1)}
+  secmirror=${MCPSANDBOX_GUEST_SECURITY_MIRROR:-$({ apt_mirror "$SUITE-security"
+    [[ -n $own ]] && apt_mirror "$own-security"; } | head -n1)}
   [[ -n $mirror ]] || mirror=http://deb.debian.org/debian
   [[ -n $secmirror ]] || secmirror=http://deb.debian.org/debian-security
-  say "building the guest image in $CACHE from $mirror (a minute or two)"
+  say "building the $SUITE guest image in $CACHE from $mirror (a minute or two)"
   t0=$SECONDS
   rm -rf "$CACHE"/build.*     # left by an interrupted or failed build
   work=$(mktemp -d "$CACHE/build.XXXXXX") || fail "mktemp in $CACHE failed"
@@ -590,9 +648,15 @@ on_exit() {
   [[ -n $run ]] && rm -rf "$run"
 }
 
+release=${MCPSANDBOX_GUEST_RELEASE:-bookworm}
+case ${1:-} in
+  --release) (($# >= 2)) || { say "--release needs a value"; exit 2; }; release=$2; shift 2 ;;
+  --release=*) release=${1#*=}; shift ;;
+esac
+select_release "$release"
 case ${1:-} in
   build) shift; (($# == 0)) || { usage >&2; exit 2; }; ensure_image; exit 0 ;;
-  check) cmd_check ;;
+  check) shift; (($# == 0)) || { usage >&2; exit 2; }; cmd_check ;;
   run) shift; cmd_run "$@" ;;
   -h | --help | help) usage; exit 0 ;;
   *) usage >&2; exit 2 ;;

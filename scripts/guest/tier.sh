@@ -3,6 +3,7 @@
 # plain service (whose cgroup holds the runner's processes too), with the
 # repository as the working directory. Phases run as root, then as the
 # user "user" in a login session (runuser -l: pam_systemd's session-cN.scope).
+# On Debian 12 the whole tier runs; on Debian 13 the tests trixie_tests names.
 #   tier.sh WORK            as root: the root phases, then the user's
 #   tier.sh --user WORK     the user's phases (called by the first)
 set -u
@@ -10,7 +11,10 @@ user_phase=false
 if [ "$1" = --user ]; then user_phase=true; shift; fi
 work=$1
 repo=$(pwd)
-export MCPSANDBOX_GUEST=1 MCPSANDBOX_TEST_HOSTILE=$work/hostile PATH=$work/node/bin:$PATH
+release=$(sed -n "s/^VERSION_CODENAME=//p" /etc/os-release)
+# MCPSANDBOX_GUEST_RELEASE tells tests which image they are in, so that one
+# the image promises a kernel feature to can fail rather than skip without it.
+export MCPSANDBOX_GUEST=1 MCPSANDBOX_GUEST_RELEASE=$release MCPSANDBOX_TEST_HOSTILE=$work/hostile PATH=$work/node/bin:$PATH
 # Emulation is 10-20x slower: the tests' waits stretch (none stands in for synchronisation).
 export MCPSANDBOX_TEST_TIME_SCALE=4
 failed=()
@@ -34,48 +38,96 @@ phase() {
   echo "=== guest tier: $name: $([ "$rc" = 0 ] && echo ok || echo "FAILED ($rc)") in $((SECONDS - t0)) s"
 }
 
-# Tests that set outer limits or run servers by the dozen get a delegated
-# scope of their own, as a developer would run them; the launch tests start
-# from where they are, as hosts do.
-if ! $user_phase; then
-  # The escape table's unprivileged half runs as this user (scripts/test-setup.sh makes it on a host).
-  id mcpsandbox-test >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin mcpsandbox-test
-fi
-if $user_phase; then
-  delegated=(systemd-run --user --scope -q -p Delegate=yes --)
-else
-  delegated=(systemd-run --scope -q -p Delegate=yes --)
-fi
-# Each npm server start costs seconds under emulation: the user runs a subset.
-confined_relay='TestConfinedNPMFilesystem|TestConfinedNPMMemorySurvivesACrash|TestServerEverything$|TestServerFilesystem|TestCrashMidCall|TestCrashSDKHost|TestExhaustionRestarts|TestSIGKILLOfSupervisor|TestHangFoundByHeartbeat|TestStatelessSessionSurvivesCrash|TestGoSDKThroughRelay'
-$user_phase && confined_relay='TestConfinedNPMFilesystem|TestServerEverything$|TestCrashMidCall|TestExhaustionRestarts|TestSIGKILLOfSupervisor|TestStatelessSessionSurvivesCrash'
+# What runs on the Debian 13 image (kernel 6.12, systemd 257, Landlock ABI 6),
+# as root and then as the user: one entry per package, "DIR PATTERN START",
+# the package's directory, a -test.run regexp, and where the tests start:
+# "delegated" (a delegated scope of their own, as a developer runs them) or
+# "here" (where tier.sh runs, as hosts start mcpsandbox). To add a test, add
+# its name to its package's PATTERN, or add an entry; a package no entry had
+# yet also needs its test binary built, in scripts/test-guest.sh's list.
+trixie_tests=(
+  'sandbox ^(TestEscape|TestConfined|TestLandlock) delegated'
+  'supervisor ^TestEgress delegated'
+  'cmd/mcpsandbox ^TestExplainSaysWhatLandlockDoes$ here'
+)
 
-phase "launch ways and doctor ($(id -un))" cmd/mcpsandbox \
-  "$work/mcpsandbox.test" -test.run 'TestSystemd|TestNoSystemd' -test.v -test.count=1 -test.timeout 10m
-phase "sandbox/cgroups: v2 backend, home, kernel-enforced limits ($(id -un))" sandbox/cgroups \
-  "${delegated[@]}" "$work/cgroups.test" -test.v -test.count=1 -test.timeout 10m
-phase "sandbox: the init stage on its own ($(id -un))" sandbox/internal/initstage \
-  "$work/initstage.test" -test.v -test.count=1 -test.timeout 5m
-phase "sandbox: escape table, confinement, cgroups, seccomp ($(id -un))" sandbox \
-  "${delegated[@]}" "$work/sandbox.test" -test.v -test.count=1 -test.timeout 10m
-phase "sandbox/seccomp: profiles under probes ($(id -un))" sandbox/seccomp \
-  "$work/seccomp.test" -test.v -test.count=1 -test.skip 'TestSeccompDockerProfileTooLarge' -test.timeout 10m
-phase "supervisor: confined relay and npm servers ($(id -un))" supervisor \
-  "${delegated[@]}" "$work/supervisor.test" -test.run "$confined_relay" -test.v -test.count=1 -test.timeout 10m
+# landlock_abi: the kernel's Landlock ABI, or "none (why)"; through perl,
+# which every Debian image has: landlock_create_ruleset(NULL, 0,
+# LANDLOCK_CREATE_RULESET_VERSION) is x86-64 syscall 444.
+landlock_abi() { perl -e 'my $v = syscall(444, 0, 0, 1); print $v < 0 ? "none ($!)" : $v'; }
+landlock_abi_at_least() { # N
+  local abi
+  abi=$(landlock_abi)
+  echo "LSMs: $(cat /sys/kernel/security/lsm); Landlock ABI: $abi"
+  case $abi in [0-9]*) [ "$abi" -ge "$1" ] ;; *) false ;; esac
+}
 
-if ! $user_phase; then
+# Debian 13: the image check, then what trixie_tests lists.
+trixie_tier() {
+  local entry dir pattern start how
+  $user_phase || phase "the image: Landlock with ABI 6 (scoped abstract sockets and signals)" . \
+    landlock_abi_at_least 6
+  for entry in "${trixie_tests[@]}"; do
+    read -r dir pattern start <<<"$entry"
+    case $start in
+      delegated) how=("${delegated[@]}") ;;
+      here) how=() ;;
+      *) echo "tier.sh: trixie_tests: $dir: START must be delegated or here, not \"$start\"" >&2; exit 2 ;;
+    esac
+    phase "$dir: $pattern ($(id -un))" "$dir" \
+      "${how[@]}" "$work/${dir##*/}.test" -test.run "$pattern" -test.v -test.count=1 -test.timeout 10m
+  done
+}
+
+# Debian 12: everything.
+full_tier() {
+  # Each npm server start costs seconds under emulation: the user runs a subset.
+  local confined_relay='TestConfinedNPMFilesystem|TestConfinedNPMMemorySurvivesACrash|TestServerEverything$|TestServerFilesystem|TestCrashMidCall|TestCrashSDKHost|TestExhaustionRestarts|TestSIGKILLOfSupervisor|TestHangFoundByHeartbeat|TestStatelessSessionSurvivesCrash|TestGoSDKThroughRelay|TestEgress'
+  $user_phase && confined_relay='TestConfinedNPMFilesystem|TestServerEverything$|TestCrashMidCall|TestExhaustionRestarts|TestSIGKILLOfSupervisor|TestStatelessSessionSurvivesCrash|TestEgress'
+
+  phase "launch ways and doctor ($(id -un))" cmd/mcpsandbox \
+    "$work/mcpsandbox.test" -test.run 'TestSystemd|TestNoSystemd' -test.v -test.count=1 -test.timeout 10m
+  phase "sandbox/cgroups: v2 backend, home, kernel-enforced limits ($(id -un))" sandbox/cgroups \
+    "${delegated[@]}" "$work/cgroups.test" -test.v -test.count=1 -test.timeout 10m
+  phase "sandbox: the init stage on its own ($(id -un))" sandbox/internal/initstage \
+    "$work/initstage.test" -test.v -test.count=1 -test.timeout 5m
+  phase "sandbox: escape table, confinement, cgroups, seccomp ($(id -un))" sandbox \
+    "${delegated[@]}" "$work/sandbox.test" -test.v -test.count=1 -test.timeout 10m
+  phase "sandbox/seccomp: profiles under probes ($(id -un))" sandbox/seccomp \
+    "$work/seccomp.test" -test.v -test.count=1 -test.skip 'TestSeccompDockerProfileTooLarge' -test.timeout 10m
+  phase "supervisor: confined relay and npm servers ($(id -un))" supervisor \
+    "${delegated[@]}" "$work/supervisor.test" -test.run "$confined_relay" -test.v -test.count=1 -test.timeout 10m
+  $user_phase && return
+
   phase "cmd: run ($(id -un))" cmd/mcpsandbox \
     "${delegated[@]}" "$work/mcpsandbox.test" -test.run 'TestRun' -test.v -test.count=1 -test.timeout 5m
   # The scope request beside a bwrap start, briefly; GUEST_BENCH=full adds
   # whole starts with and without it, which under emulation need many
   # samples (minutes) for a stable median.
-  benches='^BenchmarkScopeRequest$' samples=5x
+  local benches='^BenchmarkScopeRequest$' samples=5x
   [ "${GUEST_BENCH:-1}" = full ] && benches='^Benchmark(SpawnScope|ScopeRequest)$' samples=25x
   if [ "${GUEST_BENCH:-1}" != 0 ]; then
     phase "bench: the scope request and spawn -> initialize beside bwrap" bench \
       env MCPSANDBOX_BENCH_BINARIES="$work/benchbin" "$work/bench.test" -test.run '^$' \
       -test.bench "$benches" -test.benchtime "$samples" -test.timeout 20m
   fi
+}
+
+# Tests that set outer limits or run servers by the dozen get a delegated
+# scope of their own, as a developer would run them; the launch tests start
+# from where they are, as hosts do.
+if $user_phase; then
+  delegated=(systemd-run --user --scope -q -p Delegate=yes --)
+else
+  delegated=(systemd-run --scope -q -p Delegate=yes --)
+  echo "=== guest tier: Debian $(cat /etc/debian_version) ($release), kernel $(uname -r), $(systemctl --version | head -n1), Landlock ABI $(landlock_abi)"
+  # The escape table's unprivileged half runs as this user (scripts/test-setup.sh makes it on a host).
+  id mcpsandbox-test >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin mcpsandbox-test
+fi
+
+if [ "$release" = trixie ]; then trixie_tier; else full_tier; fi
+
+if ! $user_phase; then
   echo "=== guest tier: switching to the user \"user\" in a login session"
   runuser -l user -c "cd '$repo' && GUEST_BENCH=0 bash '$work/tier.sh' --user '$work'" || failed+=("user phases")
 fi

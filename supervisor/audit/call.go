@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,6 +28,10 @@ type Call struct {
 	note    string
 	bytesIn int
 	ended   atomic.Bool
+
+	connMu    sync.Mutex      // connections come from the egress proxy's goroutines
+	conns     []ConnectionRef // connections the server opened while the call was in flight
+	connsMore int             // beyond maxCallConnections
 }
 
 // record is one line of the audit log. Its keys are the file's format
@@ -47,6 +52,9 @@ type record struct {
 	DurationMS float64         `json:"duration_ms"`
 	BytesIn    int             `json:"bytes_in"`
 	BytesOut   int             `json:"bytes_out"`
+	// Connections the server opened while the call was in flight (egress).
+	Connections     []ConnectionRef `json:"connections,omitempty"`
+	ConnectionsMore int             `json:"connections_more,omitempty"`
 }
 
 // Audited reports whether requests of method (as decoded, unescaped) are
@@ -123,6 +131,15 @@ type Answer struct {
 	Bytes   int    // its size as the host got it, without the line ending
 }
 
+// Tool is the tools/call's tool name as the host gave it ("" for other
+// methods or nil c).
+func (c *Call) Tool() string {
+	if c == nil {
+		return ""
+	}
+	return c.tool
+}
+
 // EndAnswer ends the record with the server's answer: Error (with its
 // code), ToolError for a tools/call result with isError, else Answered.
 func (c *Call) EndAnswer(a Answer) {
@@ -172,6 +189,7 @@ func (c *Call) finish(o Outcome, code *int, bytesOut int) {
 		Outcome: o, Code: code, DurationMS: math.Round(float64(d.Microseconds())) / 1e3,
 		BytesIn: c.bytesIn, BytesOut: bytesOut,
 	}
+	rec.Connections, rec.ConnectionsMore = c.connections()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

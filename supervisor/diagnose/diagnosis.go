@@ -95,6 +95,10 @@ func (d Diagnosis) Render(setting, fileKey field.Namer) string {
 		return fmt.Sprintf("the server could not open %s: it is granted, but %s (mode %#o) keeps the server's unprivileged user out; let others in (chmod o+%s %s) or run the server as its owner with %s NAME",
 			d.Path, d.dir, d.mode, perm, d.dir, setting("User"))
 	case Offline:
+		if d.net == "egress" {
+			return fmt.Sprintf("the server needed the network (%s failed) but egress reaches only the hosts the policy names (%s): fetch its packages once with `mcpsandbox prepare -- %s`, or name the host it needs with %s HOST",
+				d.Path, setting("AllowHosts"), d.command, setting("AllowHosts"))
+		}
 		return fmt.Sprintf("the server needed the network (%s failed) but the sandbox has none (%s %s): fetch what it needs once with `mcpsandbox prepare -- %s`, or give it the network with %s %s",
 			d.Path, setting("Net"), d.net, d.command, setting("Net"), d.netHost)
 	case EnvMissing:

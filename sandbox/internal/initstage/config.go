@@ -24,8 +24,18 @@ type Config struct {
 	UID, GID uint32 // the server's ids as seen inside the sandbox
 	UserNS   bool   // the sandbox has its own user namespace (unprivileged supervisor)
 
+	// Egress, when set, has the init stage make egress capture's sockets in
+	// the sandbox's network namespace and hand them over on Files.Egress
+	// (init_net.c; ReceiveSockets takes them).
+	Egress *EgressSockets
+
 	Seccomp []byte            // compiled BPF, loaded right before exec; empty only in tests
 	Etc     map[string][]byte // /etc files made from the configuration (passwd, group, hosts)
+
+	// The rules the init stage adds to the Landlock ruleset handed over as
+	// Files.Landlock before the server restricts itself with it; nil: no
+	// Landlock.
+	Landlock *Landlock
 
 	// Sent apart (EncodeCgroup) once the cgroup exists: the init stage
 	// builds the rest of the root meanwhile.

@@ -20,7 +20,7 @@ func Exec(cfg *Config, files Files, cgroupFD int) (*exec.Cmd, error) {
 		Stdin:       files.Stdin,
 		Stdout:      files.Stdout,
 		Stderr:      files.Stderr,
-		ExtraFiles:  []*os.File{files.Config, files.Report},
+		ExtraFiles:  files.list()[3:],
 		SysProcAttr: sysProcAttr(cfg, cgroupFD),
 	}
 	var err error

@@ -33,9 +33,25 @@ enum {
 	CFG_NOEXEC_TMP = 16, // /tmp and HOME noexec too (/dev/shm always is)
 	CFG_TMPFS = 17,   // path of one more tmpfs like HOME's (repeated, parents first)
 	CFG_MASK_SOCKET = 26, // path of a unix socket in a grant, covered by an empty read-only file (repeated)
+	CFG_LANDLOCK = 31, // uint64 access beneath /, uint64 access beneath each place, places NUL-separated: the ruleset at LANDLOCK_FD (init_landlock.c)
 	CG_JOIN = 20,     // cgroup v1 tasks file the forking thread joins (repeated)
 	CG_VIEW = 21,     // name NUL host dir [NUL link]...: a cgroup directory shown at CGROUP_MOUNT/name
+	CFG_EGRESS = 30,  // uint32 tcp4, uint32 tcp6: make egress capture's sockets and hand them over on EGRESS_FD (init_net.c)
 };
+
+// Egress capture (init_net.c): the supervisor's end of a SOCK_SEQPACKET
+// pair, as fd 5 beside 0-4, present only with CFG_EGRESS. The init stage
+// sends one message on it: the data two uint32 (tcp4, tcp6), the
+// descriptors in this order: NETLINK_ROUTE, the DNS stub's UDP and TCP
+// (AF_INET), tcp4 AF_INET TCP, tcp6 AF_INET6 TCP. One message holds at
+// most EGRESS_MAX_FDS (the kernel's SCM_MAX_FD).
+#define EGRESS_FD 5
+#define EGRESS_MAX_FDS 253
+#define EGRESS_FIXED_FDS 3 // netlink and the DNS stub's two
+
+// The Landlock ruleset the supervisor made, when CFG_LANDLOCK is sent.
+// Fixed numbers, so either may come alone (the other's is then a gap).
+#define LANDLOCK_FD 6
 
 // argv[0] of the exec'd init stage: the constructor runs the init stage
 // when it sees it.
@@ -108,6 +124,15 @@ struct cgroup_dir {
 	struct str_list links;
 };
 
+// What CFG_LANDLOCK asks: rules added to the ruleset at LANDLOCK_FD once
+// the root is built, then the server restricted by it.
+struct landlock_rules {
+	bool on;
+	uint64_t root_access;    // granted beneath the new root
+	uint64_t private_access; // granted beneath each of places
+	struct str_list places;  // the sandbox's own tmpfs (/tmp, /dev/shm, HOME, ...)
+};
+
 struct init_config {
 	struct str_list args, env, join, tmpfs, masked_sockets;
 	char *exe, *dir;
@@ -122,6 +147,8 @@ struct init_config {
 	uint32_t uid, gid;
 	void *seccomp;
 	uint32_t seccomp_len; // instructions
+	struct { bool on; uint32_t tcp4, tcp6; } egress; // CFG_EGRESS
+	struct landlock_rules landlock;
 };
 
 // init_main.c: the init stage itself. zygote_sock >= 0: pre-forked by
@@ -131,6 +158,11 @@ _Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped);
 
 // init_main.c: strerror in Go's wording (lower case).
 const char *err_text(int err);
+
+// init_net.c: with CFG_EGRESS, make the capture sockets in this network
+// namespace and hand them to the supervisor on EGRESS_FD; fails through
+// init_fail.
+void net_egress_handover(const struct init_config *c);
 
 // init_wire.c
 int init_read_message(int fd, struct init_config *c, const char **what);
@@ -152,6 +184,12 @@ int write_all(int fd, const char *data, size_t len);
 
 // init_idmap.c: a user namespace mapping a grant's owner to the server.
 int idmap_userns(uint32_t owner_uid, uint32_t owner_gid, uint32_t server_uid, uint32_t server_gid);
+
+// init_landlock.c: the rules added once the root is built (init_fail on
+// error).
+void landlock_add_rules(const struct landlock_rules *l);
+// The message for a server's failed landlock_restrict_self.
+_Noreturn void landlock_restrict_failed(int err);
 
 // init_root.c
 struct prepared_root {

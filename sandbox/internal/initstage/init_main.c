@@ -93,24 +93,33 @@ static int catch_signals(void) {
 }
 
 // adopt waits for the supervisor to adopt this pre-forked init stage and
-// installs the descriptors it sends as 0–4. false: not adopted.
+// installs the descriptors it sends as 0–4, then EGRESS_FD (egress
+// capture) and LANDLOCK_FD (the ruleset) as far as it sends them; a gap it
+// fills with a placeholder is closed once the configuration says so.
+// false: not adopted.
 static bool adopt(int sock) {
 	struct timeval tv = {.tv_sec = ADOPT_TIMEOUT_SEC};
 	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	char byte;
 	struct iovec iov = {&byte, 1};
-	char ctl[CMSG_SPACE(5 * sizeof(int))];
+	char ctl[CMSG_SPACE((LANDLOCK_FD + 1) * sizeof(int))];
 	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
 	ssize_t n;
 	while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
 		;
 	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(5 * sizeof(int)))
+	if (!c || c->cmsg_type != SCM_RIGHTS)
 		return false;
-	int fds[5];
-	memcpy(fds, CMSG_DATA(c), sizeof fds);
-	// Lift them out of 0–4 first, then put each in its place.
-	for (int i = 0; i < 5; i++) {
+	int nfds = 0;
+	for (int k = 5; k <= LANDLOCK_FD + 1; k++)
+		if (c->cmsg_len == CMSG_LEN((size_t)k * sizeof(int)))
+			nfds = k;
+	if (nfds == 0)
+		return false;
+	int fds[LANDLOCK_FD + 1];
+	memcpy(fds, CMSG_DATA(c), (size_t)nfds * sizeof(int));
+	// Lift them out of 0–5 first, then put each in its place.
+	for (int i = 0; i < nfds; i++) {
 		int high = fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
 		if (high < 0)
 			return false;
@@ -118,7 +127,9 @@ static bool adopt(int sock) {
 		fds[i] = high;
 	}
 	close(sock);
-	for (int i = 0; i < 5; i++) {
+	for (int i = nfds; i <= LANDLOCK_FD; i++)
+		close(i); // the placeholders mcpsandbox_init_run held
+	for (int i = 0; i < nfds; i++) {
 		if (dup3(fds[i], i, i > 2 ? O_CLOEXEC : 0) < 0)
 			return false;
 		close(fds[i]);
@@ -252,6 +263,8 @@ static _Noreturn void spawn_error(const struct init_config *c, int step, int err
 		init_fail("the sandbox's reaper is gone");
 	case SPAWN_CLOSE_RANGE:
 		init_fail("closing inherited descriptors: close_range: %s (Linux 5.11+ needed)", err_text(err));
+	case SPAWN_LANDLOCK:
+		landlock_restrict_failed(err);
 	case SPAWN_SECCOMP:
 		if (err == EINVAL)
 			init_fail("loading seccomp: the kernel rejected the filter (EINVAL): it needs CONFIG_SECCOMP_FILTER");
@@ -276,6 +289,7 @@ static pid_t start_server(const struct init_config *c) {
 		.path = c->exe, .argv = c->args.v, .envp = c->env.v, .dir = c->dir,
 		.userns = c->userns, .uid = c->uid, .gid = c->gid, .nofile = c->nofile, .fsize = c->fsize,
 		.seccomp = c->seccomp, .seccomp_len = c->seccomp_len, .reaper = getpid(),
+		.landlock_fd = c->landlock.on ? LANDLOCK_FD : -1,
 	};
 	char *no_env[] = {NULL};
 	if (!a.envp)
@@ -345,9 +359,10 @@ _Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped) {
 		dprintf(2, INIT_ARG0 ": not PID 1 of a new pid namespace: this is mcpsandbox's sandbox init stage, started by `mcpsandbox run` only\n");
 		_exit(2);
 	}
-	// Until adopted, 0–2 are /dev/null and 3 the socket: hold 4 too, so
-	// that nothing opened before adoption takes a number adopt replaces.
-	if (zygote_sock >= 0 && dup3(0, REPORT_FD, O_CLOEXEC) < 0)
+	// Until adopted, 0–2 are /dev/null and 3 the socket: hold 4 to
+	// LANDLOCK_FD too, so that nothing opened before adoption takes a
+	// number adopt replaces.
+	if (zygote_sock >= 0 && (dup3(0, REPORT_FD, O_CLOEXEC) < 0 || dup3(0, EGRESS_FD, O_CLOEXEC) < 0 || dup3(0, LANDLOCK_FD, O_CLOEXEC) < 0))
 		_exit(0);
 	int sigfd = catch_signals();
 	struct prepared_root pre = {.root = -1};
@@ -363,6 +378,8 @@ _Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped) {
 	} else {
 		fcntl(CONFIG_FD, F_SETFD, FD_CLOEXEC);
 		fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC);
+		fcntl(EGRESS_FD, F_SETFD, FD_CLOEXEC);   // there only with egress capture
+		fcntl(LANDLOCK_FD, F_SETFD, FD_CLOEXEC); // EBADF without Landlock
 		root_prepare(&pre);
 	}
 	// Keep the server (same uid when unprivileged) from opening this
@@ -378,15 +395,19 @@ _Noreturn void mcpsandbox_init_run(int zygote_sock, int unmapped) {
 		init_fail("reading the sandbox configuration: %s%s%s", what, errno ? ": " : "", errno ? err_text(errno) : "");
 	if (!c.exe || !c.dir || c.args.n == 0)
 		init_fail("reading the sandbox configuration: no command");
+	if (zygote_sock >= 0 && !c.egress.on && c.landlock.on)
+		close(EGRESS_FD); // adopt's placeholder in the gap before the ruleset
 	if (c.userns)
 		cap_user_budgets();
 	if (!c.host_netns && loopback_up() < 0)
 		init_fail("network namespace: bringing up lo: %s", err_text(errno));
+	net_egress_handover(&c);
 	if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
 		init_fail("setting the hostname: %s", err_text(errno));
 	if (setdomainname("(none)", 6) < 0)
 		init_fail("setting the domain name: %s", err_text(errno));
 	root_finish(&c, &pre, enter_cgroup);
+	landlock_add_rules(&c.landlock);
 
 	pid_t server = start_server(&c);
 	report_raw("{\"started\":true}\n");

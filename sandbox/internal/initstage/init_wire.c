@@ -156,6 +156,19 @@ static int record(struct init_config *c, uint8_t tag, const unsigned char *v, ui
 		c->etc[c->netc++] = (struct etc_file){.name = dupz(v, name), .data = dupz(nul + 1, n - name - 1), .len = n - name - 1};
 		return 0;
 	}
+	case CFG_EGRESS:
+		if (n != 8)
+			return -1;
+		c->egress.on = true;
+		c->egress.tcp4 = le32(v);
+		c->egress.tcp6 = le32(v + 4);
+		return 0;
+	case CFG_LANDLOCK:
+		if (n < 16)
+			return -1;
+		c->landlock = (struct landlock_rules){.on = true, .root_access = le64(v), .private_access = le64(v + 8)};
+		nul_fields(v + 16, n - 16, &c->landlock.places);
+		return 0;
 	case CG_VIEW: {
 		struct str_list f = {0};
 		nul_fields(v, n, &f);

@@ -1,7 +1,7 @@
 // The last step before a server runs: fork, make the child the server's
 // process (session, rlimits, credentials, no capabilities, no_new_privs,
-// parent-death signal, descriptors, seccomp) and exec it, for the init
-// stage (init_main.c).
+// parent-death signal, descriptors, Landlock, seccomp) and exec it, for
+// the init stage (init_main.c).
 //
 // The child may only make raw system calls: no malloc, no stdio, no libc
 // wrappers that take locks. Sharing the parent's memory (see
@@ -32,6 +32,9 @@
 #endif
 #ifndef __NR_close_range
 #define __NR_close_range 436
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
 #endif
 
 // fail reports the failed step and errno to the reaper and ends the child.
@@ -114,6 +117,10 @@ static void child(const struct spawn_args *a, int errfd) {
 	sigset_t none_blocked;
 	sigemptyset(&none_blocked);
 	sigprocmask(SIG_SETMASK, &none_blocked, NULL);
+	// Landlock after no_new_privs, which it needs, and before seccomp; its
+	// domain holds the server and what it starts, not the reaper.
+	if (a->landlock_fd >= 0 && syscall(__NR_landlock_restrict_self, a->landlock_fd, 0) < 0)
+		fail(errfd, SPAWN_LANDLOCK, errno);
 	// Seccomp last: from here on only execve runs.
 	if (a->seccomp_len > 0) {
 		struct sock_fprog prog = {(unsigned short)a->seccomp_len, (struct sock_filter *)a->seccomp};

@@ -13,6 +13,7 @@ struct spawn_args {
 	uint64_t fsize;    // RLIMIT_FSIZE, soft and hard; 0: unlimited
 	const void *seccomp; // sock_filter array, or NULL
 	uint32_t seccomp_len; // instructions
+	int landlock_fd;   // the Landlock ruleset to restrict the server with, or -1
 	pid_t reaper;      // expected parent pid (1)
 };
 
@@ -36,6 +37,7 @@ enum {
 	SPAWN_CLOSE_RANGE,
 	SPAWN_SECCOMP,
 	SPAWN_EXEC,
+	SPAWN_LANDLOCK,
 };
 
 // mcpsandbox_spawn forks; the child becomes the server or writes

@@ -37,6 +37,7 @@ const (
 	cfgMask    = C.CFG_MASK_SOCKET
 	cgJoin     = C.CG_JOIN
 	cgView     = C.CG_VIEW
+	cfgEgress  = C.CFG_EGRESS
 )
 
 // Message is one configuration message of init.h for the init stage.
@@ -76,6 +77,9 @@ func (c *Config) Encode() (*Message, error) {
 	}
 	strs = append(strs, c.Tmpfs...)
 	strs = append(strs, c.MaskedSockets...)
+	if c.Landlock != nil {
+		strs = append(strs, c.Landlock.Places...)
+	}
 	for _, s := range strs {
 		if strings.IndexByte(s, 0) >= 0 {
 			return nil, fmt.Errorf("the server's command, environment and paths cannot contain NUL bytes: %q", s)
@@ -128,6 +132,15 @@ func (c *Config) Encode() (*Message, error) {
 			return nil, fmt.Errorf("seccomp: BPF program of %d bytes is not 1..4096 instructions of 8 bytes", len(c.Seccomp))
 		}
 		m.add(cfgSeccomp, c.Seccomp)
+	}
+	if e := c.Egress; e != nil {
+		if err := e.check(c.HostNetNS); err != nil {
+			return nil, err
+		}
+		m.add(cfgEgress, binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(e.TCP4)), uint32(e.TCP6)))
+	}
+	if c.Landlock != nil {
+		m.add(cfgLandlock, c.Landlock.encode())
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Etc)) {
 		m.add(cfgEtc, append([]byte(name+"\x00"), c.Etc[name]...))

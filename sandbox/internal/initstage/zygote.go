@@ -105,6 +105,9 @@ func (z *Zygote) Adopt(cfg *Config, files Files) (*Adopted, error) {
 	}
 	var rights []int
 	for _, f := range files.list() {
+		if f == nil {
+			f = files.Report // a gap: a placeholder the init stage closes (init_main.c)
+		}
 		rights = append(rights, int(f.Fd()))
 	}
 	if err := unix.Sendmsg(z.sock, []byte{0}, unix.UnixRights(rights...), nil, unix.MSG_NOSIGNAL); err != nil {
