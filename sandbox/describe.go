@@ -255,7 +255,7 @@ func describeLimits(spec Spec) []Limit {
 		{"Memory", sized(spec.Memory), "cgroup memory limit, swap off"},
 		{"Pids", pids, "cgroup limit on processes and threads"},
 		{"CPU", cpu, "cgroup CPU limit, in cores"},
-		{"CPUWeight", strconv.FormatUint(cpuWeight(spec), 10), fmt.Sprintf("cgroup cpu.weight (v1 cpu.shares %d): its share against the supervisor and the programs beside it when they want the CPU too (theirs: 100); caps nothing", cgroups.WeightShares(cpuWeight(spec)))},
+		{"CPUWeight", strconv.FormatUint(cpuWeight(spec), 10), fmt.Sprintf("cgroup cpu.weight (v1 cpu.shares %d): its share against the supervisor and the programs beside it when they want the processor too (theirs: 100); caps nothing", cgroups.WeightShares(cpuWeight(spec)))},
 		{"NoFile", strconv.FormatUint(spec.NoFile, 10), "RLIMIT_NOFILE"},
 		{"FileSize", sized(spec.FileSize), "RLIMIT_FSIZE"},
 		{"TmpSize", sizeString(spec.TmpSize), "each of /tmp, /dev/shm, HOME and every tmpfs"},

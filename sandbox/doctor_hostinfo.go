@@ -15,7 +15,7 @@ import (
 func checkHostInformation() Check {
 	return Check{Part: "host information",
 		Detail: "replaced in /proc: cmdline, interrupts, softirqs, diskstats, loadavg (zeros), pressure (empty), " +
-			"sys/kernel/random/boot_id (one of the sandbox's own); still the host's: /proc/stat (CPU times, interrupt and " +
+			"sys/kernel/random/boot_id (one of the sandbox's own); still the host's: /proc/stat (cpu times, interrupt and " +
 			"context-switch totals, boot time), uptime, meminfo, vmstat, and sysinfo(2)'s load, uptime and memory; with --net host, /proc/net",
 		Fix: "none that keeps ps, top and language runtimes working: they read those files"}
 }
@@ -31,7 +31,7 @@ func checkCPUWeight(cg cgroups.Report) Check {
 		}
 		if ctl.Usable {
 			c.OK = true
-			c.Detail = "servers get " + weight + ", a quarter of the supervisor's and of the programs beside it in its cgroup when they want the CPU too; " +
+			c.Detail = "servers get " + weight + ", a quarter of the supervisor's and of the programs beside it in its cgroup when they want the processor too; " +
 				"nothing caps them unless {CPU} does. Under systemd the supervisor's scope as a whole competes at its own weight"
 			return c
 		}

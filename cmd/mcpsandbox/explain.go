@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/policy"
@@ -211,14 +212,26 @@ func (e explanation) limitLines() []string {
 	return append(lines, e.setting(keyName("MaxMessage"), []string{e.p.MaxMessage.String()}, e.source("MaxMessage"))...)
 }
 
-// keyName is a field's key within its section (limits.memory: memory).
+// keyName is a field's key within its section (limits.memory: memory);
+// a sandbox setting no policy key sets (CPUWeight) is named as a key
+// would be (cpu-weight).
 func keyName(field string) string {
 	for _, k := range policy.Keys() {
 		if k.Field == field {
 			return k.Name
 		}
 	}
-	return field
+	var b strings.Builder
+	rs := []rune(field)
+	for i, r := range rs {
+		// A word starts at an upper-case letter after a lower-case one, or
+		// before one (the W of CPUWeight).
+		if i > 0 && unicode.IsUpper(r) && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1])) {
+			b.WriteByte('-')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }
 
 func (e explanation) healthLine() string {
