@@ -43,6 +43,23 @@ func median(d []time.Duration) time.Duration {
 	return d[len(d)/2]
 }
 
+// dialByteBack connects to an echo server at to and has one byte carried
+// there and back.
+func dialByteBack(b *testing.B, to string) net.Conn {
+	b.Helper()
+	c, err := net.Dial("tcp", to)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.Write([]byte{1}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, make([]byte, 1)); err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
 // BenchmarkConnect: connect, one byte there and back, close. The proxy's
 // connect itself is answered by the kernel at once; what it adds shows in
 // the first byte, which waits for the proxy's decision and its own
@@ -57,16 +74,7 @@ func benchConnect(b *testing.B, ttl uint32) {
 	direct, proxied := benchRig(b, echo, ttl)
 	once := func(to string) time.Duration {
 		start := time.Now()
-		c, err := net.Dial("tcp", to)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := c.Write([]byte{1}); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := io.ReadFull(c, make([]byte, 1)); err != nil {
-			b.Fatal(err)
-		}
+		c := dialByteBack(b, to)
 		d := time.Since(start)
 		c.Close()
 		return d
@@ -203,17 +211,7 @@ func BenchmarkOpen100(b *testing.B) {
 	hold := func(to string) (footprint, func()) {
 		var cs []net.Conn
 		for range n {
-			c, err := net.Dial("tcp", to)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := c.Write([]byte{1}); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := io.ReadFull(c, make([]byte, 1)); err != nil {
-				b.Fatal(err)
-			}
-			cs = append(cs, c)
+			cs = append(cs, dialByteBack(b, to))
 		}
 		f := measure(b)
 		return f, func() {

@@ -356,6 +356,17 @@ func (u *upstream) at(host string) string { return net.JoinHostPort(host, strcon
 // echo copies back what it reads.
 func echo(c net.Conn) { io.Copy(c, c) }
 
+// echoOnce dials to, round-trips msg through it and hangs up.
+func echoOnce(t *testing.T, to, msg string) {
+	t.Helper()
+	c, err := net.Dial("tcp", to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	roundTrip(t, c, msg)
+}
+
 // roundTrip writes msg and reads as many bytes back.
 func roundTrip(t *testing.T, c net.Conn, msg string) {
 	t.Helper()

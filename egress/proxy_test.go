@@ -173,12 +173,7 @@ func TestIPLiteral(t *testing.T) {
 	r.routeTo(u.at("127.0.0.3"), u.at("127.0.0.1"))
 
 	t.Run("named by the policy: dialled directly", func(t *testing.T) {
-		c, err := net.Dial("tcp", u.at("127.0.0.3"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		roundTrip(t, c, "literal")
-		c.Close()
+		echoOnce(t, u.at("127.0.0.3"), "literal")
 		ev := r.ev.next(t)
 		if !ev.Allowed || ev.Name != "" || ev.Addr != netip.MustParseAddr("127.0.0.3") || ev.BytesUp != 7 || ev.BytesDown != 7 {
 			t.Fatalf("OnClose got %+v", ev)
@@ -221,12 +216,7 @@ func TestFloorRefusesLoopbackResolution(t *testing.T) {
 
 	// Of a loopback and a public-looking address, only the latter is dialled.
 	r.lookup("mixed.example.test")
-	c2, err := net.Dial("tcp", netip.AddrPortFrom(synth(2), u.port).String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	roundTrip(t, c2, "ok")
-	c2.Close()
+	echoOnce(t, netip.AddrPortFrom(synth(2), u.port).String(), "ok")
 	if ev := r.ev.next(t); !ev.Allowed || ev.Addr != netip.MustParseAddr("203.0.113.10") {
 		t.Fatalf("OnClose got %+v: want dialled 203.0.113.10", ev)
 	}
@@ -237,14 +227,6 @@ func TestFloorRefusesLoopbackResolution(t *testing.T) {
 
 func TestRebindingToLoopbackIsRefused(t *testing.T) {
 	u := startUpstream(t, echo)
-	connect := func(r *rig) net.Conn {
-		t.Helper()
-		c, err := net.Dial("tcp", netip.AddrPortFrom(synth(1), u.port).String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
 	t.Run("public first, loopback second", func(t *testing.T) {
 		r := newRig(t, rigOptions{allow: []string{u.at("api.example.test")}, listen: []string{synth(1).String()}, ttl: 0})
 		r.dns.setSeq("api.example.test", func(n int) []string {
@@ -256,9 +238,7 @@ func TestRebindingToLoopbackIsRefused(t *testing.T) {
 		r.routeTo(u.at("203.0.113.10"), u.at("127.0.0.1"))
 		r.lookup("api.example.test")
 
-		c := connect(r)
-		roundTrip(t, c, "first")
-		c.Close()
+		echoOnce(t, netip.AddrPortFrom(synth(1), u.port).String(), "first")
 		if ev := r.ev.next(t); !ev.Allowed || ev.Addr != netip.MustParseAddr("203.0.113.10") {
 			t.Fatalf("first: %+v", ev)
 		}
@@ -320,12 +300,7 @@ func TestNamesKeepTheirAddressesAcrossRestarts(t *testing.T) {
 	if w, a := r.lookup("web.example.test"), r.lookup("api.example.test"); w != web || a != api {
 		t.Fatalf("after the restart web %v, api %v: want %v, %v", w, a, web, api)
 	}
-	c, err := net.Dial("tcp", netip.AddrPortFrom(web, u.port).String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	roundTrip(t, c, "again")
-	c.Close()
+	echoOnce(t, netip.AddrPortFrom(web, u.port).String(), "again")
 	if ev := r.ev.next(t); !ev.Allowed || ev.Name != "web.example.test" {
 		t.Fatalf("OnClose %+v: want web.example.test", ev)
 	}

@@ -36,15 +36,7 @@ func TestEveryBuiltinIsValid(t *testing.T) {
 	for _, n := range names {
 		name := n[:len(n)-len(".yaml")]
 		vars := policy.Vars{Home: "/home/you", WorkDir: "/home/you/proj", State: "/home/you/.local/state/mcpsandbox/x", NoArgs: true}
-		p, origin, err := policy.Loader{Builtin: policies.FS, Vars: vars}.Load(name)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		p.Command = []string{"server"}
-		if err := origin.Validate(&p); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
+		loadValid(t, name, vars)
 	}
 }
 
@@ -62,17 +54,28 @@ func TestWebAPIBuiltinsAllowOnlyTheirHosts(t *testing.T) {
 	} {
 		vars := policy.Vars{Home: "/home/you", WorkDir: "/home/you", State: "/home/you/.local/state/mcpsandbox/x",
 			Args: []string{"-y", "@modelcontextprotocol/server-postgres", url}, ServerArgs: []string{url}}
-		p, origin, err := policy.Loader{Builtin: policies.FS, Vars: vars}.Load(name)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
+		p, ok := loadValid(t, name, vars)
+		if !ok {
 			continue
-		}
-		p.Command = []string{"server"}
-		if err := origin.Validate(&p); err != nil {
-			t.Errorf("%s: %v", name, err)
 		}
 		if p.Net != policy.NetEgress || !slices.Equal(p.AllowHosts, want) || len(p.DenyHosts) != 0 {
 			t.Errorf("%s: network %s, allow %q, deny %q; want egress to %q alone", name, p.Net, p.AllowHosts, p.DenyHosts, want)
 		}
 	}
+}
+
+// loadValid loads the built-in name with vars and a launch line, and reports
+// any error validating it; ok is false when it did not load at all.
+func loadValid(t *testing.T, name string, vars policy.Vars) (p policy.Policy, ok bool) {
+	t.Helper()
+	p, origin, err := policy.Loader{Builtin: policies.FS, Vars: vars}.Load(name)
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return p, false
+	}
+	p.Command = []string{"server"}
+	if err := origin.Validate(&p); err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
+	return p, true
 }

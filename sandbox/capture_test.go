@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/netip"
 	"os"
@@ -300,13 +299,6 @@ func TestConfinedEgressFailingServeStopsTheStart(t *testing.T) {
 	}
 }
 
-// egressZygoteResult is what the pre-forked supervisor role saw.
-type egressZygoteResult struct {
-	Preforked bool
-	Out, Err  string
-	Exit      string
-}
-
 // A role hook in init, as zygote_test.go's: the supervisor must start
 // before TestMain, as `<bin> run ...`, so that zygote.c pre-forks.
 func init() {
@@ -316,21 +308,9 @@ func init() {
 }
 
 func sbxEgressZygoteRole() int {
-	var res egressZygoteResult
 	e := &egressEcho{}
 	defer e.close()
-	p, err := Start(egressSpec(e), slog.New(slog.DiscardHandler))
-	if err != nil {
-		res.Err = err.Error()
-	} else {
-		res.Preforked = p.(*confinedProcess).preforked
-		p.Stdin().Close()
-		res.Out, res.Err = sbxCollect(p)()
-		res.Exit = p.Exit().String()
-		p.Close()
-	}
-	json.NewEncoder(os.Stdout).Encode(res)
-	return 0
+	return runZygoteRole(egressSpec(e), zygoteRoleResult{})
 }
 
 // The pre-forked init stage hands over its sockets as the exec'd one does.
@@ -341,14 +321,7 @@ func TestConfinedEgressPreforkedInitStage(t *testing.T) {
 	}
 	cmd := exec.Command(os.Args[0], "run", "--net", "egress", "--", "server")
 	cmd.Env = append(os.Environ(), sbxEgressZygoteEnv+"=1")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("role: %v\n%s", err, out)
-	}
-	var res egressZygoteResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("role output %q: %v", out, err)
-	}
+	res := zygoteRoleOutput(t, cmd)
 	if !res.Preforked {
 		t.Fatalf("the pre-forked init stage was not adopted (%s)", res.Err)
 	}

@@ -3,8 +3,6 @@ package sandbox
 import (
 	"net"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -136,12 +134,7 @@ func escapeOwnAddrs(t *testing.T) []netip.Addr {
 
 // escapeEgressTable runs the escape table with egress capture.
 func escapeEgressTable(t *testing.T, hostile string) {
-	c := newEscapeCanaries(t, hostile)
-	if os.Geteuid() == 0 {
-		escapeOwnByUser(t, c.rwDir)
-		escapeOwnByUser(t, c.roDir)
-		escapeOwnByUser(t, filepath.Join(c.roDir, "granted-ro.txt"))
-	}
+	c := newGrantedEscapeCanaries(t, hostile)
 	e := &escapeEgress{c: c}
 	t.Cleanup(func() {
 		for _, l := range e.served {

@@ -309,15 +309,7 @@ type escapeResult struct {
 }
 
 func escapeTable(t *testing.T, hostile string) {
-	c := newEscapeCanaries(t, hostile)
-	if os.Geteuid() == 0 {
-		// A user's directory, as `--rw ~/notes` would grant: a root
-		// supervisor idmaps it, so the server acts as that user in it.
-		escapeOwnByUser(t, c.rwDir)
-		// The --ro grant too: idmapped, the server owns its files there.
-		escapeOwnByUser(t, c.roDir)
-		escapeOwnByUser(t, filepath.Join(c.roDir, "granted-ro.txt"))
-	}
+	c := newGrantedEscapeCanaries(t, hostile)
 	spec := escapeSpec(hostile, []string{c.roDir, c.setIDDir}, []string{c.rwDir})
 	report := escapeRun(t, spec, c.args)
 
@@ -470,6 +462,22 @@ type escapeCanaries struct {
 	host                                           *exec.Cmd
 	hostname                                       string
 	args                                           map[string]any
+}
+
+// newGrantedEscapeCanaries is newEscapeCanaries with the grant
+// directories owned as a user's would be when the supervisor is root.
+func newGrantedEscapeCanaries(t *testing.T, hostile string) *escapeCanaries {
+	t.Helper()
+	c := newEscapeCanaries(t, hostile)
+	if os.Geteuid() == 0 {
+		// A user's directory, as `--rw ~/notes` would grant: a root
+		// supervisor idmaps it, so the server acts as that user in it.
+		escapeOwnByUser(t, c.rwDir)
+		// The --ro grant too: idmapped, the server owns its files there.
+		escapeOwnByUser(t, c.roDir)
+		escapeOwnByUser(t, filepath.Join(c.roDir, "granted-ro.txt"))
+	}
+	return c
 }
 
 func newEscapeCanaries(t *testing.T, hostile string) *escapeCanaries {

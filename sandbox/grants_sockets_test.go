@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -96,14 +95,7 @@ func TestFindGrantSocketsDepth(t *testing.T) {
 // The search at every start, over 5000 cached files in 100 directories
 // (BenchmarkSetIDSearch's tree): entries only, no stat.
 func BenchmarkSocketSearch(b *testing.B) {
-	dir := b.TempDir()
-	for d := range 100 {
-		sub := filepath.Join(dir, fmt.Sprint(d))
-		os.Mkdir(sub, 0o755)
-		for f := range 50 {
-			os.WriteFile(filepath.Join(sub, fmt.Sprint(f)), nil, 0o644)
-		}
-	}
+	dir := grantSearchTree(b)
 	socketAt(b, filepath.Join(dir, "99", "s.sock"))
 	binds := []initstage.Bind{{Path: dir, Writable: true}}
 	for b.Loop() {

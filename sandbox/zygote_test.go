@@ -26,6 +26,7 @@ func init() {
 	}
 }
 
+// zygoteRoleResult is what the pre-forked supervisor role saw.
 type zygoteRoleResult struct {
 	Pending, Preforked bool
 	Out, Err, Exit     string
@@ -46,8 +47,13 @@ echo "loadavg=$(cat /proc/loadavg)"`
 const mountTableCmd = `cut -d' ' -f4- /proc/self/mountinfo | tr '\n' '|'`
 
 func sbxZygoteRole() int {
-	res := zygoteRoleResult{Pending: initstage.ZygotePending()}
-	p, err := Start(sbxSpec("/bin/sh", "-c", zygoteProbeScript), slog.New(slog.DiscardHandler))
+	return runZygoteRole(sbxSpec("/bin/sh", "-c", zygoteProbeScript), zygoteRoleResult{Pending: initstage.ZygotePending()})
+}
+
+// runZygoteRole starts spec in the supervisor role, runs it to its end with
+// no input, and prints what it saw, res completed, as JSON for the test.
+func runZygoteRole(spec Spec, res zygoteRoleResult) int {
+	p, err := Start(spec, slog.New(slog.DiscardHandler))
 	if err != nil {
 		res.Err = err.Error()
 	} else {
@@ -80,14 +86,7 @@ func TestConfinedPreforkedInitStage(t *testing.T) {
 	}
 	defer extra.Close()
 	cmd.ExtraFiles = []*os.File{extra}
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("role: %v\n%s", err, out)
-	}
-	var res zygoteRoleResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("role output %q: %v", out, err)
-	}
+	res := zygoteRoleOutput(t, cmd)
 	if !res.Pending || !res.Preforked {
 		t.Fatalf("pre-forked init stage pending=%v, adopted=%v, want both (%s)", res.Pending, res.Preforked, res.Err)
 	}
@@ -144,4 +143,18 @@ func TestConfinedPreforkedInitStage(t *testing.T) {
 	if fds := strings.Fields(got["fds"]); len(fds) != 4 {
 		t.Errorf("server descriptors %v, want 0 1 2 and ls's own\n%s", fds, res.Out)
 	}
+}
+
+// zygoteRoleOutput runs cmd, a supervisor role, and reads back what it saw.
+func zygoteRoleOutput(t *testing.T, cmd *exec.Cmd) zygoteRoleResult {
+	t.Helper()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("role: %v\n%s", err, out)
+	}
+	var res zygoteRoleResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("role output %q: %v", out, err)
+	}
+	return res
 }

@@ -77,34 +77,6 @@ func (s *Session) Connect(t testing.TB, client, url string) netclient.Result {
 	return r
 }
 
-// Measure calls the measure tool; a measurement that failed fails t.
-func (s *Session) Measure(t testing.TB, a netclient.MeasureArgs) netclient.Measurement {
-	t.Helper()
-	var m netclient.Measurement
-	s.call(t, "measure", a, &m)
-	if m.Error != "" {
-		t.Fatalf("measure %+v: %s", a, m.Error)
-	}
-	return m
-}
-
-// Hold opens count more idle connections to url's host from inside and
-// returns how many are held.
-func (s *Session) Hold(t testing.TB, url string, count int) int {
-	t.Helper()
-	var n int
-	s.call(t, "hold", netclient.HoldArgs{URL: url, Count: count}, &n)
-	return n
-}
-
-// Release closes the held connections and returns how many there were.
-func (s *Session) Release(t testing.TB) int {
-	t.Helper()
-	var n int
-	s.call(t, "release", struct{}{}, &n)
-	return n
-}
-
 // call calls tool and decodes its one JSON text into out.
 func (s *Session) call(t testing.TB, tool string, args, out any) {
 	t.Helper()

@@ -314,26 +314,7 @@ func startOrphan(t *testing.T) int {
 func TestCgroupV2LimitFilesInScratchTree(t *testing.T) {
 	// containerd creates missing limit files with mode 0: only root reads them back.
 	requireRoot(t)
-	mount := t.TempDir()
-	own, err := ownV2Group()
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := filepath.Join(mount, v2Base(own))
-	group := uniqueName("files")
-	dir := filepath.Join(base, group)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for file, content := range map[string]string{
-		filepath.Join(base, "cgroup.controllers"):     "cpu memory pids",
-		filepath.Join(base, "cgroup.subtree_control"): "cpu memory pids",
-		filepath.Join(dir, "memory.swap.max"):         "max",
-	} {
-		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mount, base, group, dir := v2ScratchTree(t, "files", "cpu memory pids")
 	// Ancestors between the mount and base take "+controller" writes too.
 	for d := base; d != mount; d = filepath.Dir(d) {
 		os.WriteFile(filepath.Join(filepath.Dir(d), "cgroup.subtree_control"), nil, 0o644)
@@ -377,4 +358,32 @@ func TestCgroupV2LimitFilesInScratchTree(t *testing.T) {
 	if st := cg.Stats(); st != want {
 		t.Errorf("Stats = %+v, want %+v", st, want)
 	}
+}
+
+// v2ScratchTree lays out, under a temporary mount, this process's own
+// cgroup2 path as base offering controllers, and an empty group below it
+// named after prefix; it returns the mount, base, group name and its dir.
+func v2ScratchTree(t *testing.T, prefix, controllers string) (mount, base, group, dir string) {
+	t.Helper()
+	mount = t.TempDir()
+	own, err := ownV2Group()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base = filepath.Join(mount, v2Base(own))
+	group = uniqueName(prefix)
+	dir = filepath.Join(base, group)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for file, content := range map[string]string{
+		filepath.Join(base, "cgroup.controllers"):     controllers,
+		filepath.Join(base, "cgroup.subtree_control"): controllers,
+		filepath.Join(dir, "memory.swap.max"):         "max",
+	} {
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return mount, base, group, dir
 }

@@ -1,7 +1,6 @@
 package cgroups
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,26 +70,7 @@ func TestCgroupV1UnprivilegedWeightNeedsTheCPUController(t *testing.T) {
 // gets its other limits and no weight, and is not refused for it.
 func TestCgroupV2WeightSkippedWithoutTheCPUController(t *testing.T) {
 	requireRoot(t)
-	mount := t.TempDir()
-	own, err := ownV2Group()
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := filepath.Join(mount, v2Base(own))
-	group := uniqueName("weight")
-	dir := filepath.Join(base, group)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for file, content := range map[string]string{
-		filepath.Join(base, "cgroup.controllers"):     "memory pids",
-		filepath.Join(base, "cgroup.subtree_control"): "memory pids",
-		filepath.Join(dir, "memory.swap.max"):         "max",
-	} {
-		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mount, _, group, dir := v2ScratchTree(t, "weight", "memory pids")
 	g, err := newV2Cgroup(mount, group, Limits{Memory: 32 << 20, Pids: 16, CPUWeight: 25})
 	if err != nil {
 		t.Fatalf("refused for a weight the parent cannot give: %v", err)

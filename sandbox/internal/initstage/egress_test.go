@@ -106,30 +106,7 @@ func TestInitStageRefusesEgressWithoutTheHandOverSocket(t *testing.T) {
 // fd 5.
 func startInitStageWith(t *testing.T, cfg *Config, egress *os.File, feed func(w *os.File)) (*exec.Cmd, *os.File) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("starting an init stage in new namespaces needs root")
-	}
-	cfgR, cfgW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	repR, repW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { repR.Close() })
-	cmd := &exec.Cmd{
-		Path:        "/proc/self/exe",
-		Args:        []string{Arg0},
-		Env:         []string{},
-		ExtraFiles:  []*os.File{cfgR, repW, egress},
-		SysProcAttr: sysProcAttr(cfg, -1),
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	cfgR.Close()
-	repW.Close()
+	cmd, cfgW, repR := execInitStage(t, cfg, nil, egress)
 	feed(cfgW)
 	t.Cleanup(func() { cfgW.Close() })
 	return cmd, repR

@@ -41,6 +41,19 @@ func testConfig(t *testing.T, args ...string) *Config {
 // the stage and its reports.
 func startInitStage(t *testing.T, cfg *Config, stdout io.Writer, feed func(w *os.File)) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
+	cmd, cfgW, repR := execInitStage(t, cfg, stdout)
+	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	t.Cleanup(func() { timer.Stop() })
+	feed(cfgW)
+	cfgW.Close()
+	return cmd, bufio.NewReader(repR)
+}
+
+// execInitStage starts an init stage as startInitStage does, with extra
+// as its descriptors from fd 5 on, and returns it, the write end of its
+// configuration pipe and the read end of its reports.
+func execInitStage(t *testing.T, cfg *Config, stdout io.Writer, extra ...*os.File) (cmd *exec.Cmd, cfgW, repR *os.File) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("starting an init stage in new namespaces needs root")
 	}
@@ -53,12 +66,12 @@ func startInitStage(t *testing.T, cfg *Config, stdout io.Writer, feed func(w *os
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { repR.Close() })
-	cmd := &exec.Cmd{
+	cmd = &exec.Cmd{
 		Path:        "/proc/self/exe",
 		Args:        []string{Arg0},
 		Env:         []string{},
 		Stdout:      stdout,
-		ExtraFiles:  []*os.File{cfgR, repW},
+		ExtraFiles:  append([]*os.File{cfgR, repW}, extra...),
 		SysProcAttr: sysProcAttr(cfg, -1),
 	}
 	if err := cmd.Start(); err != nil {
@@ -66,11 +79,7 @@ func startInitStage(t *testing.T, cfg *Config, stdout io.Writer, feed func(w *os
 	}
 	cfgR.Close()
 	repW.Close()
-	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
-	t.Cleanup(func() { timer.Stop() })
-	feed(cfgW)
-	cfgW.Close()
-	return cmd, bufio.NewReader(repR)
+	return cmd, cfgW, repR
 }
 
 // initStageReport starts an init stage, lets feed write to its

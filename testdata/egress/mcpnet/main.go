@@ -1,9 +1,7 @@
 // Command mcpnet is the egress tests' MCP server. Its tool connect runs a
 // real network client (see internal/testnet/netclient) against a URL as a
 // subprocess and returns what it showed, so a test drives real clients from
-// inside the sandbox through an ordinary tools/call; measure, hold and
-// release are the egress benchmark's (connect latency, bulk throughput,
-// connections held open).
+// inside the sandbox through an ordinary tools/call.
 //
 //	mcpnet serve --dir D --ca F --node N ...   the MCP stdio server
 //	mcpnet get URL                             Go's net/http client
@@ -61,26 +59,6 @@ func serve(kit *netclient.Kit) error {
 	mcp.AddTool(s, &mcp.Tool{Name: "connect", Description: "run a network client against a URL; the result is its exit status and output (JSON)"},
 		func(ctx context.Context, _ *mcp.CallToolRequest, a connectArgs) (*mcp.CallToolResult, any, error) {
 			return jsonResult(kit.Run(ctx, a.Client, a.URL))
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "measure", Description: "time TCP connects to a URL's host and port, then a bulk GET of /bytes?n=BYTES (JSON)"},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a netclient.MeasureArgs) (*mcp.CallToolResult, any, error) {
-			m, err := measure(ctx, a)
-			if err != nil {
-				m.Error = err.Error()
-			}
-			return jsonResult(m)
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "hold", Description: "open COUNT more idle TCP connections to a URL's host and port; the result is how many are held"},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a netclient.HoldArgs) (*mcp.CallToolResult, any, error) {
-			n, err := hold(ctx, a)
-			if err != nil {
-				return nil, nil, fmt.Errorf("holding %d connections: %w", n, err)
-			}
-			return jsonResult(n)
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "release", Description: "close the connections hold opened; the result is how many"},
-		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			return jsonResult(release())
 		})
 	return s.Run(context.Background(), &mcp.StdioTransport{})
 }
