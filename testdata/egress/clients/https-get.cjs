@@ -2,6 +2,7 @@
 const url = new URL(process.argv[2]);
 const get = url.protocol === "https:" ? require("https").get : require("http").get;
 const timeout = Number(process.env.MCPNET_TIMEOUT_SECONDS || 15) * 1000;
+process.exitCode = 1; // until a 2xx answer ends: Node exiting with nothing left to run is a failure
 const req = get(url, { timeout }, (res) => {
   res.setEncoding("utf8");
   res.on("data", (chunk) => process.stdout.write(chunk));
