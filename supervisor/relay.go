@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/egress"
@@ -49,6 +50,32 @@ const maxQueued = 1024
 // replayTimeout bounds how long a restarted server may take to answer the
 // replayed initialize (npx cold starts take seconds).
 const replayTimeout = 30 * time.Second
+
+// A restart gets at least replayStartFactor times as long to answer the
+// replayed initialize as the slowest start of the session took to answer
+// anything: a server that needs 20 s to start on a slow machine (a cold
+// npx, an emulated CPU) must not be killed as hung on every restart.
+const replayStartFactor = 3
+
+// replayWaitMax bounds that: a hung restart is still found.
+const replayWaitMax = 5 * time.Minute
+
+// noteStartTook records how long a process took from its start to its
+// first answer.
+func (r *relay) noteStartTook(d time.Duration) {
+	for {
+		old := r.slowestStart.Load()
+		if int64(d) <= old || r.slowestStart.CompareAndSwap(old, int64(d)) {
+			return
+		}
+	}
+}
+
+// replayWait is how long a restarted process has to answer the replayed
+// initialize.
+func (r *relay) replayWait() time.Duration {
+	return min(replayWaitMax, max(replayTimeout, replayStartFactor*time.Duration(r.slowestStart.Load())))
+}
 
 // drainTimeout bounds the wait for a dead server's last stdout and stderr
 // lines; only a descendant that escaped the kill could hold the pipes longer.
@@ -101,6 +128,8 @@ type relay struct {
 	stopDetail  string     // the crash loop's last stderr error, for the host only
 
 	logLimit logLimiter // server-caused log records, all generations
+
+	slowestStart atomic.Int64 // the slowest start → first answer so far (noteStartTook)
 }
 
 // hostRequest is a host request from its arrival to its end (endLocked).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/diagnose"
@@ -94,7 +95,9 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 			} else {
 				delete(r.inflight, string(raw))
 			}
-			acts.startHeartbeat = !g.answered.Swap(true)
+			if acts.startHeartbeat = !g.answered.Swap(true); acts.startHeartbeat {
+				r.noteStartTook(time.Since(g.started))
+			}
 			out := msg
 			if req.remapped {
 				out = jsonrpc.Splice(msg, e.IDStart, e.IDEnd, []byte(req.hostID))

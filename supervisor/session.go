@@ -130,7 +130,8 @@ func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not send the replayed initialize: %w", err)
 	}
-	t := time.NewTimer(replayTimeout)
+	wait := r.replayWait()
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	var msg []byte
 	select {
@@ -138,7 +139,7 @@ func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
 	case <-g.proc.Done():
 		return nil, errDead
 	case <-t.C:
-		return nil, fmt.Errorf("the restarted server did not answer initialize within %s", replayTimeout)
+		return nil, fmt.Errorf("the restarted server did not answer initialize within %s", wait)
 	case <-r.hostGone:
 		return nil, errHostGone
 	case <-ctx.Done():
@@ -171,6 +172,7 @@ func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
 			"before", init.capabilities, "after", resp.Result.Capabilities)
 	}
 	g.answered.Store(true)
+	r.noteStartTook(time.Since(g.started))
 	r.startHeartbeat(g)
 
 	if hostInitialized {
