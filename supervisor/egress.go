@@ -45,22 +45,15 @@ func withEgress(spec sandbox.Spec, proxy *egress.Proxy) (s sandbox.Spec, stop fu
 	if proxy == nil {
 		return spec, func() {}
 	}
-	var mu sync.Mutex
-	var stops []func()
+	var served func() // set by Start (which calls Egress once) before it returns
 	spec.Egress = func(l sandbox.Listeners) error {
-		st := proxy.Serve(l.DNS, l.DNSTCP, l.TCP)
-		mu.Lock()
-		stops = append(stops, st)
-		mu.Unlock()
+		served = proxy.Serve(l.DNS, l.DNSTCP, l.TCP)
 		return nil
 	}
 	return spec, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, st := range stops {
-			st()
+		if served != nil {
+			served()
 		}
-		stops = nil
 	}
 }
 
