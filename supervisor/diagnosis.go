@@ -17,7 +17,7 @@ import (
 func factsOf(p policy.Policy, lookupEnv func(string) (string, bool)) diagnose.Facts {
 	return diagnose.Facts{
 		Command: p.Command, WorkDir: p.WorkDir, ReadOnly: p.ReadOnly, ReadWrite: p.ReadWrite,
-		Net: p.Net, NetHost: policy.NetHost, User: p.User, Root: os.Geteuid() == 0, Env: p.Env,
+		Net: p.Net, NetHost: policy.NetHost, NetEgress: policy.NetEgress, User: p.User, Root: os.Geteuid() == 0, Env: p.Env,
 		HostEnv: func(name string) bool { _, ok := lookupEnv(name); return ok },
 	}
 }

@@ -40,7 +40,7 @@ func causeOf(found stderrFinding, f *Facts, atStart bool) (Diagnosis, bool) {
 		if f.Net == f.NetHost {
 			return Diagnosis{}, false
 		}
-		return Diagnosis{Kind: Offline, Path: found.path, Setting: "Net", net: f.Net, netHost: f.NetHost, command: strings.Join(f.Command, " ")}, true
+		return Diagnosis{Kind: Offline, Path: found.path, Setting: "Net", net: f.Net, netHost: f.NetHost, egress: f.Net == f.NetEgress && f.NetEgress != "", command: strings.Join(f.Command, " ")}, true
 	}
 	fsys := f.fs()
 	p := filepath.Clean(found.path)

@@ -139,6 +139,8 @@ func TestOfflineDownload(t *testing.T) {
 	if d.Setting != "Net" {
 		t.Errorf("%+v", d)
 	}
+	f.Net, f.NetEgress = "egress", "egress"
+	startStopsAtOnce(t, f, line, "https://registry.npmjs.org/cowsay failed", "only the hosts the policy names (AllowHosts)", "`mcpsandbox prepare -- npx -y cowsay`", "name the host it needs with AllowHosts HOST")
 	f.Net = "host"
 	if d, ok := StartFailure(line, f); ok {
 		t.Errorf("with the host's network: diagnosed %q", render(d))

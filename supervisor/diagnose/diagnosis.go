@@ -45,6 +45,7 @@ type Diagnosis struct {
 	final     bool        // dir is Path itself (it needs reading, not passing through)
 	net       string      // Offline: the Net setting and
 	netHost   string      // the value that gives the host's network
+	egress    bool        // the network is egress: only named hosts
 	command   string      // the command line, joined
 	env       envState    // EnvMissing
 	arg       string      // ScriptMissing: the command's argument, when relative
@@ -95,7 +96,7 @@ func (d Diagnosis) Render(setting, fileKey field.Namer) string {
 		return fmt.Sprintf("the server could not open %s: it is granted, but %s (mode %#o) keeps the server's unprivileged user out; let others in (chmod o+%s %s) or run the server as its owner with %s NAME",
 			d.Path, d.dir, d.mode, perm, d.dir, setting("User"))
 	case Offline:
-		if d.net == "egress" {
+		if d.egress {
 			return fmt.Sprintf("the server needed the network (%s failed) but egress reaches only the hosts the policy names (%s): fetch its packages once with `mcpsandbox prepare -- %s`, or name the host it needs with %s HOST",
 				d.Path, setting("AllowHosts"), d.command, setting("AllowHosts"))
 		}

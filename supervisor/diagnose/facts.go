@@ -30,6 +30,7 @@ type Facts struct {
 	ReadWrite []string // writable grants
 	Net       string   // the network setting
 	NetHost   string   // the Net value that gives the server the host's network
+	NetEgress string   // the Net value that reaches only the hosts AllowHosts names
 	User      string   // the user the server runs as ("": a fresh unprivileged one when Root)
 	Root      bool     // mcpsandbox runs as root
 	Env       []string // the policy's environment: NAME passes mcpsandbox's on, NAME=VALUE sets it
