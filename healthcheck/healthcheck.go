@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -51,6 +52,7 @@ type Checker struct {
 	once    sync.Once
 	start   sync.Once
 	reason  string
+	rtt     atomic.Int64 // the last answered probe's round trip, ns
 }
 
 type answer struct {
@@ -94,6 +96,9 @@ func (c *Checker) Reason() string {
 	return c.reason
 }
 
+// LastRTT is the round trip of the last answered probe; 0 before any.
+func (c *Checker) LastRTT() time.Duration { return time.Duration(c.rtt.Load()) }
+
 // Answer feeds the answer to a probe: isError with the JSON-RPC error code
 // for an error response. Answers to other ids are ignored.
 func (c *Checker) Answer(id string, isError bool, code int) {
@@ -116,6 +121,7 @@ func (c *Checker) run() {
 			return
 		}
 		id := c.opts.IDPrefix + strconv.Itoa(seq)
+		sent := time.Now()
 		go c.opts.Send(id, method)
 		timeout := time.NewTimer(c.opts.Timeout)
 	wait:
@@ -126,6 +132,7 @@ func (c *Checker) run() {
 					continue // a late answer to an earlier probe
 				}
 				failures = 0
+				c.rtt.Store(int64(time.Since(sent)))
 				c.opts.Log.Debug("heartbeat answered", "method", method, "id", id)
 				if a.isError && a.code == codeMethodNotFound {
 					if method != "ping" || c.opts.Fallback == "" {

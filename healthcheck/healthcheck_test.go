@@ -163,3 +163,28 @@ func TestExcusedMissesDoNotCount(t *testing.T) {
 		t.Fatal("an unexcused miss did not count")
 	}
 }
+
+// LastRTT is how long the last answered probe took to come back.
+func TestLastRTTIsTheAnsweredProbesRoundTrip(t *testing.T) {
+	sent := make(chan probe, 16)
+	c := New(Options{
+		Interval: time.Millisecond,
+		Timeout:  5 * time.Second,
+		Failures: 1,
+		IDPrefix: "p:",
+		Send:     func(id, method string) { sent <- probe{id, method} },
+	})
+	t.Cleanup(c.Stop)
+	if c.LastRTT() != 0 {
+		t.Fatalf("LastRTT before any probe = %s, want 0", c.LastRTT())
+	}
+	c.Start()
+	p := next(t, sent)
+	const delay = 30 * time.Millisecond
+	time.Sleep(delay) // the server's think time being measured, not a synchronisation
+	c.Answer(p.id, false, 0)
+	next(t, sent) // the next probe goes out after the answer was taken
+	if rtt := c.LastRTT(); rtt < delay || rtt >= 5*time.Second {
+		t.Fatalf("LastRTT = %s, want at least the %s the answer took", rtt, delay)
+	}
+}

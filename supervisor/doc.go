@@ -176,6 +176,18 @@
 // process). Audit logs are shared per file by package audit. Many relays
 // can run in one process, each with its own server.
 //
+// Start runs one in the background and returns its Session (Run is Start
+// then Wait): Status reports its state, process, restarts, heartbeat round
+// trip and cgroup figures; Restart replaces its process under the host's
+// session as a crash would, without counting towards --max-restarts, and
+// brings back a server that was down for good. Prestart starts a server
+// before any host is there and returns once its process answered a ping
+// (a stand-in handshake every SDK answers before initialize); Attach then
+// gives it its host, whose own initialize is the first the process sees,
+// so a warm instance negotiates with the real client and cannot be told
+// from a fresh one. A warm process that dies before Attach ends its
+// session.
+//
 // # Error codes
 //
 // Errors mcpsandbox answers host requests with are stable; the data member
@@ -196,6 +208,9 @@
 //	-31108 CodeCallTimeout      a tools/call took longer than --call-timeout
 //	-31109 CodeRateLimited      a tools/call over its tool's --rate-limit (data: limit, retryAfterMs)
 //	-31110 CodeTooManyCalls     a tools/call while --max-concurrent-calls are in flight
+//	-31111 CodeServerUnavailable  no instance of the server can be had (the daemon's
+//	                            connect: no daemon, unknown server, uid not allowed,
+//	                            max-instances)
 //	-32700 / -32600             the host sent a line that is not JSON / not a JSON-RPC request
 //	                            (the server gets them too, for a request of its that is not)
 package supervisor

@@ -2,7 +2,7 @@ package supervisor
 
 // JSON-RPC error codes mcpsandbox answers host requests with. They are
 // stable (hosts and scripts may match on them) and sit in one private block,
-// -31101..-31110, outside JSON-RPC's reserved -32768..-32000: MCP
+// -31101..-31111, outside JSON-RPC's reserved -32768..-32000: MCP
 // 2026-07-28 forbids new codes in -32000..-32099, and the older -32001..
 // -32010 collided with what SDK clients decode themselves (the Go SDK reads
 // -32003/-32004 as a closed connection, Swift -32000/-32001 as transport
@@ -54,6 +54,12 @@ const (
 	// calls are in flight already: it is refused at once, not queued, and
 	// never reached the server; data has the limit.
 	CodeTooManyCalls = -31110
+	// CodeServerUnavailable answers a request when no instance of the
+	// server can be had: no mcpsandbox daemon is running (connect), the
+	// daemon has no server of that name, the client's uid is not among
+	// the server's users, or the server is at its max-instances. The
+	// reason says which and how to fix it. It never reached a server.
+	CodeServerUnavailable = -31111
 )
 
 // errorSource names mcpsandbox as the sender in data.source, so a host can
@@ -73,6 +79,7 @@ var codeKinds = map[int]string{
 	CodeCallTimeout:          "timeout",
 	CodeRateLimited:          "rate-limited",
 	CodeTooManyCalls:         "too-many-calls",
+	CodeServerUnavailable:    "server-unavailable",
 }
 
 // withKind gives the data of one of mcpsandbox's own errors its source and
@@ -88,4 +95,11 @@ func withKind(code int, data any) any {
 		d.Reason = kind
 	}
 	return d
+}
+
+// UnavailableResponse is the newline-terminated answer to a host request
+// (raw id) for which no server instance can be had (CodeServerUnavailable):
+// message for the host's user, reason saying why and what fixes it.
+func UnavailableResponse(id []byte, message, reason string) []byte {
+	return errorResponse(id, CodeServerUnavailable, message, errorData{Reason: reason})
 }

@@ -18,16 +18,18 @@ import (
 // replays the session, or stops for good. It returns done=true when the
 // session is over.
 func (r *relay) afterExit(ctx context.Context, g *generation, reason string, failed bool) (Outcome, bool) {
+	requested := r.takeRequested()
 	for {
 		early, cause := false, ""
 		if g != nil {
 			r.retire(g, reason, failed)
-			early = failed && g.startFailed()
+			early = failed && g.startFailed() && !requested
 			if early {
 				cause = r.startCause(g.stderr.lastLines(diagnose.StderrLines))
 			}
 		}
-		restart, delay, stop, end := r.decide(reason, failed, cause)
+		restart, delay, stop, end := r.decide(reason, failed, cause, requested)
+		requested = false
 		r.answerCrashed(g, reason, restart, early, stop, end)
 		if end {
 			r.stopAll()
@@ -101,6 +103,9 @@ func (r *relay) retire(g *generation, reason string, failed bool) {
 	g.retired.Store(true)
 	g.proc.Close()
 	uptime := time.Since(g.started).Round(time.Millisecond)
+	r.mu.Lock()
+	r.lastExit = reason
+	r.mu.Unlock()
 	r.logLimit.flush(g.log)
 	if n := r.recordFailure(g, reason, failed); n > 1 {
 		g.log.Warn("server failed again ("+ordinal(n)+" time), same error", "reason", reason, "uptime", uptime, "pid", g.proc.Pid())
@@ -118,7 +123,14 @@ func (r *relay) retire(g *generation, reason string, failed bool) {
 // decide says what follows the end of a server process: a restart after
 // delay, a stop for good (with the reason), or the end of the session (a
 // clean exit that is not to be restarted).
-func (r *relay) decide(reason string, failed bool, cause string) (restart bool, delay time.Duration, stop string, end bool) {
+func (r *relay) decide(reason string, failed bool, cause string, requested bool) (restart bool, delay time.Duration, stop string, end bool) {
+	if requested {
+		// Asked for: at once, whatever the policy, and not a failure.
+		r.mu.Lock()
+		r.state, r.stopReason, r.stopDetail = stateRestarting, "", ""
+		r.mu.Unlock()
+		return true, 0, "", false
+	}
 	switch {
 	case !failed && r.pol.Restart != policy.RestartAlways:
 		return false, 0, "", true

@@ -130,6 +130,12 @@ type relay struct {
 	logLimit logLimiter // server-caused log records, all generations
 
 	slowestStart atomic.Int64 // the slowest start → first answer so far (noteStartTook)
+
+	hosted     atomic.Bool // a host is attached (from the start, unless prestarted)
+	warm       atomic.Bool // prestarted, ready, and waiting for a host
+	restartReq chan string // Session.Restart's requests, at most one pending
+	requested  bool        // the exit being handled was a requested restart (r.mu)
+	lastExit   string      // why the last process ended (r.mu)
 }
 
 // hostRequest is a host request from its arrival to its end (endLocked).
@@ -175,6 +181,7 @@ func newRelay(opts Options) *relay {
 		pendingOrig: make(map[string]string),
 		waiters:     make(map[string]chan []byte),
 		sess:        session{subs: make(map[string][]byte)},
+		restartReq:  make(chan string, 1),
 	}
 }
 
@@ -186,8 +193,9 @@ func (r *relay) emit(e Event) {
 
 func (r *relay) closeHost() { r.hostGoneOnce.Do(func() { close(r.hostGone) }) }
 
-// serve starts the server and supervises it until the session ends.
-func (r *relay) serve(ctx context.Context) (Outcome, error) {
+// serve starts the server and supervises it until the session ends. A
+// prestarted session (w) first warms its process up and waits for a host.
+func (r *relay) serve(ctx context.Context, w *warmup) (Outcome, error) {
 	r.host.onError = func(err error) {
 		r.log.Warn("writing to the host failed; ending the session", "error", err)
 		r.closeHost()
@@ -205,7 +213,15 @@ func (r *relay) serve(ctx context.Context) (Outcome, error) {
 		r.gen, r.state = g, stateRunning
 	}
 	r.mu.Unlock()
-	if startErr != nil {
+	if w != nil {
+		if startErr != nil {
+			w.ready <- startErr
+			return r.finish("the prestarted server could not be started: " + r.stopReason), startErr
+		}
+		if out, attached := r.warmUp(ctx, g, w); !attached {
+			return out, nil
+		}
+	} else if startErr != nil {
 		r.log.Error("mcpsandbox: the server could not be started; requests are answered with the reason until the host disconnects", "reason", r.explain(startErr))
 		r.emit(Event{Kind: EventStopped, Reason: r.explain(startErr)})
 	}
@@ -221,6 +237,13 @@ func (r *relay) serve(ctx context.Context) (Outcome, error) {
 				return r.finish("host closed the connection after the server went down: " + r.stopReason), startErr
 			case <-ctx.Done():
 				return r.finish("shutdown requested after the server went down: " + r.stopReason), startErr
+			case reason := <-r.restartReq:
+				r.markRequested()
+				if out, done := r.afterExit(ctx, nil, reason, true); done {
+					return out, nil
+				}
+				startErr = nil
+				continue
 			}
 		}
 		var out Outcome
@@ -239,6 +262,13 @@ func (r *relay) serve(ctx context.Context) (Outcome, error) {
 			g.proc.Kill()
 			<-g.proc.Done()
 			out, done = r.afterExit(ctx, g, reason, true)
+		case reason := <-r.restartReq:
+			g.log.Info("restarting the server on request", "reason", reason)
+			r.markRequested()
+			g.stopWriting()
+			g.proc.Kill()
+			<-g.proc.Done()
+			out, done = r.afterExit(ctx, g, reason, true)
 		case <-r.hostGone:
 			return r.shutdown(g, "host closed the connection", false), nil
 		case <-ctx.Done():
@@ -248,6 +278,23 @@ func (r *relay) serve(ctx context.Context) (Outcome, error) {
 			return out, nil
 		}
 	}
+}
+
+// markRequested says that the exit about to be handled is a restart asked
+// for (Session.Restart), not a failure of the server's.
+func (r *relay) markRequested() {
+	r.mu.Lock()
+	r.requested = true
+	r.mu.Unlock()
+}
+
+// takeRequested reports, once, whether the exit being handled was asked for.
+func (r *relay) takeRequested() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	req := r.requested
+	r.requested = false
+	return req
 }
 
 // finish ends a session whose server is already gone.

@@ -1,14 +1,12 @@
 package supervisor
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"path/filepath"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
-	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
@@ -86,42 +84,8 @@ type Outcome struct {
 	Restarts int // how often the server was restarted
 }
 
-// Run supervises until the host disconnects, ctx is cancelled (shutdown as on
-// host EOF, but in-flight requests are answered), or the server ends the
-// session by exiting cleanly when it is not to be restarted. It returns an
-// error only when the policy is invalid, its audit log cannot be opened
-// (both before anything starts) or the first server process cannot be
-// started; in the last case only once the host has gone (or ctx is
-// cancelled), having answered each of its requests with CodeServerStopped
-// and the reason.
-//
-// When Run returns because of ctx or the server, a goroutine may still be
-// blocked reading HostIn; it ends once HostIn is closed.
-func Run(ctx context.Context, opts Options) (Outcome, error) {
-	opts = opts.withDefaults()
-	var err error
-	if err = opts.Policy.Validate(); err != nil {
-		return Outcome{Reason: field.Message(err, opts.Setting)}, err
-	}
-	if opts.Name == "" {
-		opts.Name = filepath.Base(opts.Policy.Command[0])
-	}
-	r := newRelay(opts)
-	p := opts.Policy
-	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Server: opts.Name, Log: r.log})
-	if err != nil {
-		return Outcome{Reason: field.Message(err, opts.Setting)}, err
-	}
-	defer r.audit.Close()
-	r.egress, err = egressOf(p, opts, &connections{r: r, tools: make(map[uint64][]string)})
-	if err != nil {
-		return Outcome{Reason: field.Message(err, opts.Setting)}, err
-	}
-	if r.egress != nil {
-		defer r.egress.Close()
-	}
-	return r.serve(ctx)
-}
+// baseName is a server's default name: its command's base name.
+func baseName(command string) string { return filepath.Base(command) }
 
 // withDefaults fills in what the caller left out.
 func (o Options) withDefaults() Options {
