@@ -37,7 +37,7 @@ type entry struct {
 }
 
 type journalSender struct {
-	mu     sync.RWMutex // held to send on queue; Lock to close it
+	mu     sync.RWMutex // RLock to send on queue, Lock to close it
 	closed bool
 	queue  chan entry
 	done   chan struct{}
