@@ -37,13 +37,14 @@ type entry struct {
 }
 
 type journalSender struct {
-	mu     sync.RWMutex // held to send on queue; Lock to close it
+	mu     sync.RWMutex // RLock to send on queue, Lock to close it
 	closed bool
 	queue  chan entry
 	done   chan struct{}
 
 	// The first record of a run of refusals or overflows says why on the
-	// fallback; the run ends with the next record the journal takes.
+	// fallback; a run of refusals ends with the next record the journal
+	// takes, one of overflows with the next that finds room in the queue.
 	refusing    atomic.Bool
 	overflowing atomic.Bool
 	note        slog.Handler // the fallback without attributes
@@ -90,6 +91,9 @@ func (h *journalHandler) Handle(ctx context.Context, r slog.Record) error {
 	if !s.closed {
 		select {
 		case s.queue <- e:
+			if s.overflowing.Load() {
+				s.overflowing.Store(false)
+			}
 			return nil
 		default:
 		}
@@ -134,7 +138,6 @@ func (s *journalSender) run() {
 			continue
 		}
 		s.refusing.Store(false)
-		s.overflowing.Store(false)
 	}
 }
 

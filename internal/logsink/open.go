@@ -32,8 +32,9 @@ type Options struct {
 
 // Open returns the handler the daemon logs through, where its records go
 // (Journal, or the log file's absolute path) and a close that sends or
-// writes what is pending and releases the sink. Records the journal refuses
-// (journald gone) or cannot take at once go to stderr as text.
+// writes what is pending and releases the sink (once; later calls return
+// nil). Records the journal refuses (journald gone) or cannot take at once
+// go to stderr as text. Journal where no journal answers is an error.
 func Open(o Options) (h slog.Handler, where string, close func() error, err error) {
 	return open(o, os.Stderr)
 }
