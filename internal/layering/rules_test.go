@@ -96,6 +96,12 @@ var rules = []rule{
 		why:   "resolve settles what a server runs under (launch line, policy, overrides, host) for every command and the daemon to share: it sits above launch and policy and knows nothing of confinement, supervision or MCP (the one policy → sandbox.Spec translation is supervisor.SpecOf), so that resolving links no relay and no cgo (the demo's static example server resolves as run does)",
 	},
 	{
+		pkgs:  []string{"daemon/config"},
+		notOn: []string{"./...", mcpSDK},
+		but:   []string{"policy", "internal/field", "internal/pathrule"},
+		why:   "the daemon's configuration is pure data like policy, read by the daemon and by wrap --daemon: it reads the file into entries and their overrides, and leaves resolving, launching and supervising them to the daemon (policy's leaves, the error vocabulary and the path rules, it shares)",
+	},
+	{
 		pkgs:  []string{"policies"},
 		notOn: []string{"./..."},
 		why:   "the built-in policy files are data that the commands and the policy loader read: the package only embeds them",
