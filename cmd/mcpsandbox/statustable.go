@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/daemon"
+)
+
+// writeStatus prints a daemon's status for people: a paragraph per
+// server, its instances as a table.
+func writeStatus(w io.Writer, st *daemon.Status) {
+	fmt.Fprintf(w, "daemon pid %d, up %s, config %s, socket %s\n", st.Pid, round(time.Since(st.Started)), st.Config, st.Socket)
+	for _, s := range st.Servers {
+		fmt.Fprintf(w, "\n%s: policy %s (%s); prestart %d, max-instances %d; users: %s\n", s.Name, s.Policy, s.Why, s.Prestart, s.MaxInstances, s.Users)
+		if s.Backoff != "" {
+			fmt.Fprintf(w, "  prestarts back off: %s\n", s.Backoff)
+		}
+		if len(s.Instances) == 0 {
+			fmt.Fprintln(w, "  no instances")
+			continue
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  INSTANCE\tSTATE\tPID\tUPTIME\tRESTARTS\tPING\tMEMORY\tPIDS\tCLIENT\tLAST EXIT")
+		for _, i := range s.Instances {
+			client := "-"
+			if i.ClientUID != nil {
+				client = fmt.Sprintf("uid %d, %s", *i.ClientUID, round(time.Since(*i.Attached)))
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", i.ID, i.State, orDash(i.Pid != 0, fmt.Sprint(i.Pid)),
+				orDash(i.Started != nil, round(time.Duration(i.UptimeMs)*time.Millisecond)), i.Restarts,
+				orDash(i.PingRTTMs > 0, fmt.Sprintf("%.1fms", i.PingRTTMs)), orDash(i.Memory > 0, mib(i.Memory)),
+				orDash(i.Pids > 0, fmt.Sprint(i.Pids)), client, orDash(i.LastExit != "", oneLine(i.LastExit)))
+		}
+		tw.Flush()
+	}
+}
+
+func orDash(ok bool, s string) string {
+	if !ok {
+		return "-"
+	}
+	return s
+}
+
+func round(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return d.Round(time.Minute).String()
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	}
+	return d.Round(100 * time.Millisecond).String()
+}
+
+func mib(b uint64) string { return fmt.Sprintf("%.1fMiB", float64(b)/(1<<20)) }
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }

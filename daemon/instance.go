@@ -1,0 +1,324 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/supervisor"
+)
+
+// instance is one supervised session of a server: warm (prestarted, no
+// client yet) or a client's.
+type instance struct {
+	id     string
+	s      *server
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// Under d.mu:
+	sess     *supervisor.Session // nil while a cold start is under way
+	attached bool
+	client   peer
+	since    time.Time // attached since
+}
+
+// prestartBackoff is the wait after the first failed prestart, doubling
+// with each failure in a row up to maxPrestartBackoff.
+const (
+	prestartBackoff    = time.Second
+	maxPrestartBackoff = 5 * time.Minute
+)
+
+// newInstance names the server's next instance. Under d.mu.
+func (s *server) newInstance() *instance {
+	s.d.counters[s.name]++
+	inst := &instance{id: fmt.Sprintf("%s#%d", s.name, s.d.counters[s.name]), s: s}
+	inst.ctx, inst.cancel = context.WithCancel(s.ctx)
+	return inst
+}
+
+// options are the supervisor's for one instance of s. Under d.mu.
+func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor.Options {
+	return supervisor.Options{
+		Name:          s.name,
+		Policy:        s.res.Policy,
+		StateDir:      s.res.StateDir(),
+		HostIn:        in,
+		HostOut:       out,
+		Log:           s.d.log.With("instance", inst.id),
+		Setting:       policy.KeyOf,
+		LookupEnv:     s.d.opts.LookupEnv,
+		Environ:       s.d.opts.Environ,
+		ReleaseMemory: s.d.release,
+	}
+}
+
+// connect gives the client on c an instance of the server named name: a
+// warm one, else a fresh one within max-instances, else a refusal. It
+// returns once the client's session ended.
+func (d *daemon) connect(c *net.UnixConn, in io.Reader, p peer, name string) {
+	out := &gate{w: c, open: make(chan struct{})}
+	defer out.release() // writes of a session that is gone fail on c
+	for {
+		d.mu.Lock()
+		s := d.servers[name]
+		ref := d.mayConnect(s, p, name)
+		d.mu.Unlock()
+		if ref != nil {
+			d.log.Info("mcpsandbox daemon: client refused", "server", name, "uid", p.UID, "pid", p.Pid, "why", ref.Reason)
+			d.refuse(c, ref)
+			return
+		}
+		inst, ref, again := s.take(in, out, p)
+		if again {
+			continue // the server was stopped meanwhile (a reload): ask anew
+		}
+		if ref != nil {
+			d.log.Info("mcpsandbox daemon: client refused", "server", name, "uid", p.UID, "pid", p.Pid, "why", ref.Reason)
+			d.refuse(c, ref)
+			return
+		}
+		d.mu.Lock()
+		sess := inst.sess
+		d.mu.Unlock()
+		if err := answerOK(c, Answer{Instance: inst.id}); err != nil {
+			inst.cancel() // the client is gone already
+		}
+		out.release()
+		d.log.Info("mcpsandbox daemon: client attached", "server", name, "instance", inst.id, "uid", p.UID, "pid", p.Pid)
+		<-sess.Done()
+		c.Close() // ends the session's read of the host, if it still reads
+		return
+	}
+}
+
+// mayConnect is why p may not connect to s (nil: it may). Under d.mu.
+func (d *daemon) mayConnect(s *server, p peer, name string) *Refusal {
+	switch {
+	case d.closing:
+		return unavailable(RefusedShutdown, "the mcpsandbox daemon is shutting down: connect again once it runs")
+	case s == nil:
+		return unavailable(RefusedNoServer, fmt.Sprintf("the daemon's config %s has no server %q (it has %s): add it there and run `mcpsandbox reload`, or connect to one it has",
+			d.cfg.File, name, listOrNone(d.order)))
+	case !s.allow.has(p.UID, d.self):
+		return unavailable(RefusedPeer, fmt.Sprintf("%s may not use server %q, whose users are %s: add the uid or its user name to the server's users in %s (or to the top-level users), then run `mcpsandbox reload`",
+			uidName(p.UID), name, s.allow, s.entry.Pos))
+	}
+	return nil
+}
+
+func unavailable(kind, reason string) *Refusal {
+	return &Refusal{Code: supervisor.CodeServerUnavailable, Kind: kind, Message: "server unavailable", Reason: reason}
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// take attaches the client to a warm instance, or starts one for it.
+// again: s was stopped meanwhile, look the server up anew.
+func (s *server) take(in io.Reader, out io.Writer, p peer) (inst *instance, ref *Refusal, again bool) {
+	d := s.d
+	for {
+		d.mu.Lock()
+		if s.stopped {
+			d.mu.Unlock()
+			return nil, nil, true
+		}
+		if len(s.warm) > 0 {
+			inst := s.warm[0]
+			s.warm = s.warm[1:]
+			s.signal()
+			s.fill()
+			sess := inst.sess
+			d.mu.Unlock()
+			if err := sess.Attach(in, out); err != nil {
+				d.log.Info("mcpsandbox daemon: a warm instance ended as it was taken; trying another", "instance", inst.id, "error", err)
+				continue
+			}
+			s.attached(inst, p)
+			return inst, nil, false
+		}
+		if s.count() < s.max {
+			inst := s.newInstance()
+			s.instances = append(s.instances, inst)
+			opts := s.options(inst, in, out)
+			d.mu.Unlock()
+			sess, err := supervisor.Start(inst.ctx, opts)
+			d.mu.Lock()
+			if err != nil {
+				s.remove(inst)
+				d.mu.Unlock()
+				inst.cancel()
+				return nil, unavailable(RefusedStart, fmt.Sprintf("server %q could not be started: %s", s.name, field.Message(err, policy.KeyOf))), false
+			}
+			inst.sess = sess
+			s.d.group.Add(1)
+			go s.watch(inst)
+			d.mu.Unlock()
+			s.attached(inst, p)
+			return inst, nil, false
+		}
+		if s.starting > 0 {
+			changed := s.changed // a prestart within the bound is under way: wait for it
+			d.mu.Unlock()
+			select {
+			case <-changed:
+				continue
+			case <-d.ctx.Done():
+				return nil, unavailable(RefusedShutdown, "the mcpsandbox daemon is shutting down"), false
+			}
+		}
+		attached := 0
+		for _, i := range s.instances {
+			if i.attached {
+				attached++
+			}
+		}
+		warm := len(s.instances) - attached
+		d.mu.Unlock()
+		return nil, unavailable(RefusedMaxInstances, fmt.Sprintf("server %q is at its max-instances, %d (%d with clients, %d warm): raise max-instances of the server at %s and run `mcpsandbox reload`, or end another client's session",
+			s.name, s.max, attached, warm, s.entry.Pos)), false
+	}
+}
+
+// attached records inst's client.
+func (s *server) attached(inst *instance, p peer) {
+	s.d.mu.Lock()
+	defer s.d.mu.Unlock()
+	inst.attached, inst.client, inst.since = true, p, time.Now()
+}
+
+// remove drops inst from s's lists. Under d.mu.
+func (s *server) remove(inst *instance) (wasWarm bool) {
+	s.instances = slices.DeleteFunc(s.instances, func(i *instance) bool { return i == inst })
+	n := len(s.warm)
+	s.warm = slices.DeleteFunc(s.warm, func(i *instance) bool { return i == inst })
+	return len(s.warm) < n
+}
+
+// fill starts prestarts until s has its prestart warm instances (ready or
+// under way), within max-instances, unless it backs off after failures;
+// then one at a time, to probe. Under d.mu.
+func (s *server) fill() {
+	if s.stopped || s.d.closing {
+		return
+	}
+	if wait := time.Until(s.retryAt); wait > 0 {
+		if s.retry == nil {
+			s.retry = time.AfterFunc(wait, func() {
+				s.d.mu.Lock()
+				defer s.d.mu.Unlock()
+				s.retry = nil
+				s.fill()
+			})
+		}
+		return
+	}
+	for len(s.warm)+s.starting < s.prestart && s.count() < s.max {
+		if s.failures > 0 && s.starting > 0 {
+			return
+		}
+		inst := s.newInstance()
+		s.starting++
+		s.d.group.Add(1)
+		go s.prestartOne(inst, s.options(inst, nil, nil))
+	}
+}
+
+// prestartOne makes inst a warm instance.
+func (s *server) prestartOne(inst *instance, opts supervisor.Options) {
+	defer s.d.group.Done()
+	sess, err := supervisor.Prestart(inst.ctx, opts)
+	d := s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s.starting--
+	s.signal()
+	if err != nil {
+		inst.cancel()
+		if !s.stopped && s.ctx.Err() == nil {
+			s.failed(field.Message(err, policy.KeyOf))
+			s.fill()
+		}
+		return
+	}
+	inst.sess = sess
+	s.instances = append(s.instances, inst)
+	s.d.group.Add(1)
+	go s.watch(inst)
+	if s.stopped {
+		inst.cancel()
+		return
+	}
+	s.warm = append(s.warm, inst)
+	if s.failures > 0 {
+		d.log.Info("mcpsandbox daemon: prestart works again", "server", s.name, "instance", inst.id, "failures", s.failures)
+	}
+	s.failures, s.lastFail, s.retryAt = 0, "", time.Time{}
+	d.log.Info("mcpsandbox daemon: instance warm", "server", s.name, "instance", inst.id, "pid", sess.Status().Pid)
+	s.fill()
+}
+
+// failed notes a failed prestart and backs off; a reason is logged once
+// while it repeats. Under d.mu.
+func (s *server) failed(reason string) {
+	s.failures++
+	wait := min(prestartBackoff<<min(s.failures-1, 20), maxPrestartBackoff)
+	s.retryAt = time.Now().Add(wait)
+	if reason != s.lastFail {
+		s.d.log.Warn("mcpsandbox daemon: prestart failed; retrying with backoff (logged again only if the reason changes)", "server", s.name, "reason", reason, "failures", s.failures, "retry_in", wait.String())
+		s.lastFail = reason
+	} else {
+		s.d.log.Debug("mcpsandbox daemon: prestart failed again", "server", s.name, "failures", s.failures, "retry_in", wait.String())
+	}
+}
+
+// watch waits for inst's session to end and takes it off the books.
+func (s *server) watch(inst *instance) {
+	defer s.d.group.Done()
+	out, _ := inst.sess.Wait()
+	inst.cancel()
+	d := s.d
+	d.mu.Lock()
+	wasWarm := s.remove(inst)
+	client := inst.client
+	attached := inst.attached
+	if wasWarm && !s.stopped && s.ctx.Err() == nil {
+		s.failed("a warm instance ended before a client came: " + out.Reason)
+	}
+	s.signal()
+	s.fill()
+	d.mu.Unlock()
+	attrs := []any{"server", s.name, "instance", inst.id, "reason", out.Reason, "restarts", out.Restarts}
+	if attached {
+		attrs = append(attrs, "uid", client.UID)
+	}
+	d.log.Info("mcpsandbox daemon: instance ended", attrs...)
+}
+
+// gate holds a session's writes to its client until the daemon's answer
+// is written, so the answer comes first.
+type gate struct {
+	w    io.Writer
+	open chan struct{}
+	once sync.Once
+}
+
+func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
+
+func (g *gate) Write(p []byte) (int, error) {
+	<-g.open
+	return g.w.Write(p)
+}
