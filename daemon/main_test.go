@@ -1,0 +1,78 @@
+package daemon_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsandbox/mcpsandbox/daemon"
+)
+
+// Roles the test binary plays when re-executed, passed in argv (confined
+// children get a cleared environment).
+const (
+	// roleTokenServer is a Go SDK server that says on stderr, as it
+	// starts, a token of its own process, and answers the tool token
+	// with it: the token tells which process answered.
+	roleTokenServer = "mcpsandbox-test-role=token-server"
+	// roleConnectClient dials argv[2] (a socket) for each server named
+	// after it and prints each answer as a JSON line (the Refusal, or
+	// {"ok":true}); run as another uid for the peer check.
+	roleConnectClient = "mcpsandbox-test-role=connect-client"
+)
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case roleTokenServer:
+			serveToken()
+			os.Exit(0)
+		case roleConnectClient:
+			os.Exit(connectClient(os.Args[2], os.Args[3:]))
+		}
+	}
+	os.Exit(m.Run())
+}
+
+type noArgs struct{}
+
+type textArgs struct {
+	Text string `json:"text"`
+}
+
+func serveToken() {
+	b := make([]byte, 8)
+	rand.Read(b)
+	token := hex.EncodeToString(b)
+	fmt.Fprintln(os.Stderr, "token server started: "+token)
+	s := mcp.NewServer(&mcp.Implementation{Name: "token-server", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "token", Description: "This process's token."},
+		func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: token}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Returns text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, a textArgs) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+		})
+	s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+func connectClient(socket string, names []string) int {
+	enc := json.NewEncoder(os.Stdout)
+	for _, name := range names {
+		c, refusal := daemon.ConnectTo([]string{socket}, name)
+		if refusal != nil {
+			enc.Encode(refusal)
+			continue
+		}
+		c.Close()
+		enc.Encode(map[string]bool{"ok": true})
+	}
+	return 0
+}
