@@ -40,11 +40,17 @@ const testPolicy = `"policy": {"health": {"ping-interval": "0s"}, "restart": {"b
 // adds keys (", \"prestart\": 1").
 func tokenEntry(t testing.TB, name, extra string) string {
 	t.Helper()
+	return entryWith(t, name, testPolicy+extra)
+}
+
+// entryWith is a config entry of the token server with keys.
+func entryWith(t testing.TB, name, keys string) string {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf(`%q: {"command": %q, "args": [%q], %s%s}`, name, exe, roleTokenServer, testPolicy, extra)
+	return fmt.Sprintf(`%q: {"command": %q, "args": [%q], %s}`, name, exe, roleTokenServer, keys)
 }
 
 // configOf is a Claude Desktop style config of the entries.

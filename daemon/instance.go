@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
-	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -54,7 +53,7 @@ func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor
 		HostIn:        in,
 		HostOut:       out,
 		Log:           s.d.log.With("instance", inst.id),
-		Setting:       policy.KeyOf,
+		Setting:       configKey,
 		LookupEnv:     s.d.opts.LookupEnv,
 		Environ:       s.d.opts.Environ,
 		ReleaseMemory: s.d.release,
@@ -161,7 +160,7 @@ func (s *server) take(in io.Reader, out io.Writer, p peer) (inst *instance, ref 
 				s.remove(inst)
 				d.mu.Unlock()
 				inst.cancel()
-				return nil, unavailable(RefusedStart, fmt.Sprintf("server %q could not be started: %s", s.name, field.Message(err, policy.KeyOf))), false
+				return nil, unavailable(RefusedStart, fmt.Sprintf("server %q could not be started: %s", s.name, field.Message(err, configKey))), false
 			}
 			inst.sess = sess
 			s.d.group.Add(1)
@@ -249,7 +248,7 @@ func (s *server) prestartOne(inst *instance, opts supervisor.Options) {
 	if err != nil {
 		inst.cancel()
 		if !s.stopped && s.ctx.Err() == nil {
-			s.failed(field.Message(err, policy.KeyOf))
+			s.failed(field.Message(err, configKey))
 			s.fill()
 		}
 		return

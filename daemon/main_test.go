@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,8 +23,9 @@ const (
 	// with it: the token tells which process answered.
 	roleTokenServer = "mcpsandbox-test-role=token-server"
 	// roleConnectClient dials argv[2] (a socket) for each server named
-	// after it and prints each answer as a JSON line (the Refusal, or
-	// {"ok":true}); run as another uid for the peer check.
+	// after it ("control:REQUEST" sends that control request instead)
+	// and prints each answer as a JSON line (the Refusal, or {"ok":true});
+	// run as another uid for the peer check.
 	roleConnectClient = "mcpsandbox-test-role=connect-client"
 )
 
@@ -66,6 +68,19 @@ func serveToken() {
 func connectClient(socket string, names []string) int {
 	enc := json.NewEncoder(os.Stdout)
 	for _, name := range names {
+		if req, ok := strings.CutPrefix(name, "control:"); ok {
+			_, a, err := daemon.Dial(socket, daemon.Hello{Control: req})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			if a.Error != nil {
+				enc.Encode(a.Error)
+			} else {
+				enc.Encode(map[string]bool{"ok": true})
+			}
+			continue
+		}
 		c, refusal := daemon.ConnectTo([]string{socket}, name)
 		if refusal != nil {
 			enc.Encode(refusal)

@@ -64,7 +64,7 @@ func (d *daemon) resolveServer(cfg *config.Config, e config.Server) (*server, er
 		err = res.Policy.Validate()
 	}
 	if err != nil {
-		return nil, entryError(e, e.Place(err))
+		return nil, entryError(e, err)
 	}
 	users := e.Users
 	if len(users) == 0 {
@@ -77,15 +77,31 @@ func (d *daemon) resolveServer(cfg *config.Config, e config.Server) (*server, er
 	return &server{d: d, name: e.Name, entry: e, res: res, allow: allow, prestart: e.Prestart, max: e.MaxInstances, changed: make(chan struct{})}, nil
 }
 
-// entryError puts an entry's position in front of an error that has none
-// of its own (one of a policy file has, at its key there).
+// entryError places an error of resolving e at the key of e that it is
+// about, else at e itself (an error of a policy file is at its key there).
 func entryError(e config.Server, err error) error {
-	msg := field.Message(err, policy.KeyOf)
-	var fe *policy.FileError
-	if errors.As(err, &fe) {
+	var fe *field.Error
+	if errors.As(err, &fe) && fe.Field == resolve.PolicyField {
+		if pos, ok := e.Origin[resolve.PolicyField]; ok {
+			return fmt.Errorf("%s: %s", pos, fe.Render(configKey))
+		}
+	}
+	err = e.Place(err)
+	msg := field.Message(err, configKey)
+	var placed *policy.FileError
+	if errors.As(err, &placed) {
 		return errors.New(msg)
 	}
 	return fmt.Errorf("%s: server %q: %s", e.Pos, e.Name, msg)
+}
+
+// configKey names a setting as the config's key that sets it: the policy
+// reference is "policy", a policy field its policy-file key.
+func configKey(f string) string {
+	if f == resolve.PolicyField {
+		return "policy"
+	}
+	return policy.KeyOf(f)
 }
 
 // allowedOf looks up the users a server allows.
