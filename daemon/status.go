@@ -23,7 +23,7 @@ type ServerStatus struct {
 	Why          string           `json:"why"`    // why that one
 	Prestart     int              `json:"prestart"`
 	MaxInstances int              `json:"max_instances"`
-	Users        string           `json:"users"`                     // who may connect, in words
+	Users        string           `json:"users"`                      // who may connect, in words
 	Backoff      string           `json:"prestart_backoff,omitempty"` // why prestarts wait, while they do
 	Instances    []InstanceStatus `json:"instances"`
 }
@@ -41,9 +41,9 @@ type InstanceStatus struct {
 	Memory     uint64     `json:"memory_bytes"`
 	Pids       uint64     `json:"pids"`
 	LastExit   string     `json:"last_exit"`
-	ClientUID  *int       `json:"client_uid,omitempty"`  // absent while warm
-	ClientPid  *int       `json:"client_pid,omitempty"`  // the connecting process
-	Attached   *time.Time `json:"attached,omitempty"`    // since when it has its client
+	ClientUID  *int       `json:"client_uid,omitempty"` // absent while warm
+	ClientPid  *int       `json:"client_pid,omitempty"` // the connecting process
+	Attached   *time.Time `json:"attached,omitempty"`   // since when it has its client
 }
 
 // status reports every server, in config order.

@@ -150,7 +150,7 @@ func statusPage() *cmdline.Page {
 		Description: []string{
 			"Asks the running daemon for each server of its config (the policy applied and why, prestart, max-instances, who may connect) and each instance (its id NAME#N, state, pid, uptime of its current process, restarts, last heartbeat round trip, memory and pids of its cgroup, why its last process ended, and the uid of its client and since when). A readable table by default; --json prints the same as JSON, whose keys docs/daemon.md documents.",
 		},
-		Options: append([]cmdline.Option{{Flag: "--json", Text: "Print JSON instead of the table."}}, socketOptions...),
+		Options:    append([]cmdline.Option{{Flag: "--json", Text: "Print JSON instead of the table."}}, socketOptions...),
 		ExitStatus: controlExit,
 		Examples:   []cmdline.Example{{Command: "mcpsandbox status", Text: "What the daemon runs:"}},
 	}

@@ -132,10 +132,19 @@ var rules = []rule{
 		why:   "the commands are the top: nothing imports them",
 	},
 	{
-		// daemon/ does not exist yet; the rule waits for it.
 		pkgs:  []string{"healthcheck", "sandbox/...", "policy"},
 		notOn: []string{"supervisor/...", "daemon/..."},
 		why:   "imports point down cmd → daemon → supervisor → {healthcheck, sandbox, policy}, never back up",
+	},
+	{
+		pkgs:  []string{"daemon"},
+		notOn: []string{mcpSDK, "demo", "std:net/http"},
+		why:   "the daemon is linked into the mcpsandbox binary that hosts start for every server (connect is its client side): it relays JSON-RPC lines through the supervisor and speaks its own socket protocol, with no SDK or HTTP",
+	},
+	{
+		pkgs:  []string{"supervisor/...", "resolve", "launch", "policy", "sandbox/...", "healthcheck", "jsonrpc", "egress", "internal/...", "demo", "cmd/mcpsandbox-demo", "daemon/config"},
+		notOn: []string{"daemon"},
+		why:   "only the CLI (cmd/mcpsandbox) uses the daemon: it maps flags to daemon.Run and speaks the client side; nothing below the daemon knows it",
 	},
 	{
 		pkgs:  []string{"supervisor/..."},
