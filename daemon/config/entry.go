@@ -378,36 +378,38 @@ func (e *entry) env() error {
 	named := func(name string) bool {
 		return slices.ContainsFunc(given, func(s setting) bool { return s.name == name })
 	}
-	var env []string
+	type entryVar struct {
+		kv string
+		at ast.Node
+	}
+	var env []entryVar
 	for _, v := range fromFile {
 		if !named(v.name) {
-			env = append(env, v.name+"="+v.value)
+			env = append(env, entryVar{v.name + "=" + v.value, e.keys[keyEnvFile].Value})
 		}
 	}
 	for _, st := range given {
 		if st.unset {
 			e.s.Limits.Unset = append(e.s.Limits.Unset, Item{st.name, posOf(e.file, st.at)})
 		} else {
-			env = append(env, st.kv)
+			env = append(env, entryVar{st.kv, st.at})
 		}
 	}
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		for _, own := range e.o.p.Env[:inline] {
-			if n, _, _ := strings.Cut(own, "="); n == name {
-				return e.fail(e.keys[keyPolicy].Value, name+" is set both by the server's env and by its policy's env", "keep one of them")
-			}
+	inPolicy := func(name string) bool {
+		return slices.ContainsFunc(e.o.p.Env[:inline], func(own string) bool { n, _, _ := strings.Cut(own, "="); return n == name })
+	}
+	for _, v := range env {
+		if name, _, _ := strings.Cut(v.kv, "="); inPolicy(name) {
+			return e.fail(v.at, name+" is set both by the server's env and by its policy's env", "keep one of them")
 		}
+		e.o.p.Env = append(e.o.p.Env, v.kv)
 	}
 	for _, u := range e.s.Limits.Unset {
-		for _, own := range e.o.p.Env[:inline] {
-			if n, _, _ := strings.Cut(own, "="); n == u.Value {
-				return &policy.FileError{Pos: u.Pos, Err: &field.Error{Problem: "env " + u.Value + ": null unsets the variable, but the server's policy sets it", Fix: "keep one of them"}}
-			}
+		if inPolicy(u.Value) {
+			return &policy.FileError{Pos: u.Pos, Err: &field.Error{Problem: "env " + u.Value + ": null unsets the variable, but the server's policy sets it", Fix: "keep one of them"}}
 		}
 	}
 	if len(env) > 0 {
-		e.o.p.Env = append(e.o.p.Env, env...)
 		at := e.keys[keyEnv]
 		if at == nil {
 			at = e.keys[keyEnvFile]
