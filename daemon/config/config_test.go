@@ -363,3 +363,16 @@ func TestNoSuchFile(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// The file's sandbox is checked although no server is sandboxed, and a
+// null sandbox is none.
+func TestRootSandboxIsChecked(t *testing.T) {
+	_, dir, err := parseIn(t, map[string]string{"cfg.json": `{"sandbox": {"network": {"allowedDomain": []}}, "servers": {"a": {"command": "x", "sandbox": null}}}`}, "cfg.json")
+	if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, "cfg.json")+":1:26: unknown key \"allowedDomain\" in sandbox.network") {
+		t.Errorf("error %v", err)
+	}
+	c, _ := parseOne(t, `{"servers": {"a": {"command": "x", "sandbox": null}}}`)
+	if only(t, c).Limits.Sandboxed {
+		t.Error("sandboxed")
+	}
+}

@@ -75,6 +75,9 @@ func (e *entry) sandbox(root ast.Node) error {
 		enabled = b.Value
 	}
 	own := e.keys[keySandbox]
+	if own != nil && isNull(own.Value) {
+		own = nil
+	}
 	if !enabled {
 		if own != nil {
 			return e.fail(own.Key, "sandbox is in force only with \"sandboxEnabled\": true (VS Code ignores it otherwise)",
