@@ -2,14 +2,12 @@ package config
 
 import (
 	"errors"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 
-	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
@@ -306,115 +304,6 @@ func (e *entry) policyRef(n ast.Node, ref string) (string, error) {
 		return ref, nil
 	}
 	return e.path(n, ref, e.dir)
-}
-
-// env reads envFile, then env over it (as VS Code does): NAME=VALUE
-// entries of Overrides.Env, or the bare NAME for "${env:NAME}", which
-// passes the daemon's value on as `run --env NAME` does.
-func (e *entry) env() error {
-	inline := len(e.o.p.Env)
-	var fromFile []envVar
-	if m := e.keys[keyEnvFile]; m != nil {
-		s, ok := str(m.Value)
-		if !ok {
-			return e.fail(m.Value, "envFile must be a string, not "+kind(m.Value), "give the path of a file of NAME=VALUE lines")
-		}
-		path, err := e.path(m.Value, s, e.dir)
-		if err != nil {
-			return err
-		}
-		shown := path
-		if rel, err := filepath.Rel(e.dir, path); err == nil && !strings.HasPrefix(rel, "..") {
-			shown = filepath.Join(filepath.Dir(e.file), rel)
-		}
-		if fromFile, err = readEnvFile(path, shown); err != nil {
-			var fe *policy.FileError
-			if errors.As(err, &fe) {
-				return err
-			}
-			return placed(e.file, m.Value, &field.Error{Problem: "envFile", Err: err, Fix: "give the path of a file of NAME=VALUE lines, relative to " + e.dir})
-		}
-	}
-	type setting struct {
-		name, kv string
-		unset    bool
-		at       ast.Node
-	}
-	var given []setting
-	if m := e.keys[keyEnv]; m != nil && !isNull(m.Value) {
-		list, ok := entries(m.Value)
-		if !ok {
-			return e.fail(m.Value, "env must be an object of variable names and values, not "+kind(m.Value), `e.g. "env": {"API_KEY": "${env:API_KEY}", "LOG_LEVEL": "debug"}`)
-		}
-		for _, kv := range list {
-			name := keyName(kv)
-			if !validEnvName(name) {
-				return e.fail(kv.Key, "env "+strconv.Quote(name)+" is no variable name", "use letters, digits and _")
-			}
-			st := setting{name: name, at: kv.Key}
-			switch v := unwrap(kv.Value).(type) {
-			case *ast.NullNode:
-				st.unset = true
-			case *ast.IntegerNode, *ast.FloatNode:
-				st.kv = name + "=" + v.GetToken().Value
-			default:
-				s, ok := str(v)
-				if !ok {
-					return e.fail(kv.Value, "env "+name+" must be a string, a number or null, not "+kind(kv.Value), "quote it")
-				}
-				if s == "${env:"+name+"}" {
-					st.kv = name
-					break
-				}
-				val, err := e.expand(kv.Value, s)
-				if err != nil {
-					return err
-				}
-				st.kv = name + "=" + val
-			}
-			given = append(given, st)
-		}
-	}
-	named := func(name string) bool {
-		return slices.ContainsFunc(given, func(s setting) bool { return s.name == name })
-	}
-	var env []string
-	for _, v := range fromFile {
-		if !named(v.name) {
-			env = append(env, v.name+"="+v.value)
-		}
-	}
-	for _, st := range given {
-		if st.unset {
-			e.s.Limits.Unset = append(e.s.Limits.Unset, Item{st.name, posOf(e.file, st.at)})
-		} else {
-			env = append(env, st.kv)
-		}
-	}
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		for _, own := range e.o.p.Env[:inline] {
-			if n, _, _ := strings.Cut(own, "="); n == name {
-				return e.fail(e.keys[keyPolicy].Value, name+" is set both by the server's env and by its policy's env", "keep one of them")
-			}
-		}
-	}
-	for _, u := range e.s.Limits.Unset {
-		for _, own := range e.o.p.Env[:inline] {
-			if n, _, _ := strings.Cut(own, "="); n == u.Value {
-				return &policy.FileError{Pos: u.Pos, Err: &field.Error{Problem: "env " + u.Value + ": null unsets the variable, but the server's policy sets it", Fix: "keep one of them"}}
-			}
-		}
-	}
-	if len(env) > 0 {
-		e.o.p.Env = append(e.o.p.Env, env...)
-		at := e.keys[keyEnv]
-		if at == nil {
-			at = e.keys[keyEnvFile]
-		}
-		e.o.set("Env", posOf(e.file, at.Key))
-	}
-	return nil
 }
 
 // overrides collects the policy settings of an entry.

@@ -150,7 +150,7 @@ func (lim Limits) narrowHosts(p *policy.Policy) {
 	}
 	p.Net = policy.NetEgress
 	if len(p.AllowHosts) == 0 {
-		p.Net, p.DenyHosts = policy.NetNone, nil
+		p.Net, p.AllowHosts, p.DenyHosts = policy.NetNone, nil, nil
 	}
 }
 

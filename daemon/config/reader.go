@@ -70,6 +70,14 @@ func (r *reader) read(data []byte) (*Config, error) {
 			return nil, r.fail(kv.Key, "unknown key "+strconv.Quote(name), suggest(name, topKeys, "the top of the file"))
 		}
 	}
+	if rootSandbox != nil && !isNull(rootSandbox) {
+		// Checked once here, so that a mistake in it shows even while no
+		// server is sandboxed.
+		check := &entry{reader: r, keys: map[string]*ast.MappingValueNode{}, o: overrides{given: map[string]bool{}, origin: policy.Origin{}}}
+		if err := check.sandboxObject(rootSandbox); err != nil {
+			return nil, err
+		}
+	}
 	if len(maps) == 0 {
 		return nil, r.fail(top, "no servers: the file has neither mcpServers nor servers", shape)
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"slices"
 	"strconv"
 
@@ -74,6 +75,9 @@ func (e *entry) sandbox(root ast.Node) error {
 		enabled = b.Value
 	}
 	own := e.keys[keySandbox]
+	if own != nil && isNull(own.Value) {
+		own = nil
+	}
 	if !enabled {
 		if own != nil {
 			return e.fail(own.Key, "sandbox is in force only with \"sandboxEnabled\": true (VS Code ignores it otherwise)",
@@ -92,7 +96,8 @@ func (e *entry) sandbox(root ast.Node) error {
 	}
 	implied := append(slices.Clone(vscodeWritable), e.workDir())
 	for _, p := range implied {
-		if path, err := e.path(at.Key, p, e.workDir()); err == nil {
+		path, err := e.path(at.Key, p, e.workDir())
+		if err == nil && !slices.ContainsFunc(lim.Writable, func(w Item) bool { return w.Value == path }) {
 			lim.Writable = append(lim.Writable, Item{path, lim.At})
 		}
 	}
@@ -212,10 +217,20 @@ func (e *entry) sandboxList(key string, kv *ast.MappingValueNode) error {
 func (e *entry) checkSandbox() error {
 	lim := &e.s.Limits
 	for _, d := range lim.DenyWrite {
-		if slices.ContainsFunc(e.o.p.ReadWrite, func(g string) bool { return pathrule.Within(d.Value, g) && d.Value != g }) && !slices.Contains(e.o.p.ReadOnly, d.Value) {
-			e.o.p.ReadOnly = append(e.o.p.ReadOnly, d.Value)
+		if ro, rw := readOnlyWithin(d.Value, e.o.p.ReadOnly, e.o.p.ReadWrite); len(rw) < len(e.o.p.ReadWrite) {
+			e.o.p.ReadOnly, e.o.p.ReadWrite = ro, rw // denyWrite wins over allowWrite
 			e.o.set("ReadOnly", d.Pos)
 		}
+		if !slices.ContainsFunc(e.o.p.ReadWrite, func(g string) bool { return pathrule.Within(d.Value, g) }) || slices.Contains(e.o.p.ReadOnly, d.Value) {
+			continue
+		}
+		if _, err := os.Lstat(d.Value); err != nil {
+			return &policy.FileError{Pos: d.Pos, Err: &field.Error{
+				Problem: "sandbox.filesystem.denyWrite " + d.Value + " does not exist: mcpsandbox keeps a path within allowWrite from writes with a read-only grant of it, which must exist",
+				Fix:     "create it (an empty file or directory will do), or drop the item"}}
+		}
+		e.o.p.ReadOnly = append(e.o.p.ReadOnly, d.Value)
+		e.o.set("ReadOnly", d.Pos)
 	}
 	if err := lim.checkGrants(e.o.p); err != nil {
 		return err
