@@ -149,6 +149,26 @@ func (s *server) take(in io.Reader, out io.Writer, p peer) (inst *instance, ref 
 			s.attached(inst, p)
 			return inst, nil, false
 		}
+		if s.starting > s.waiting {
+			// A prestart is under way that no other client waits for:
+			// it is ready sooner than a start begun now.
+			s.waiting++
+			changed := s.changed
+			d.mu.Unlock()
+			var shutdown bool
+			select {
+			case <-changed:
+			case <-d.ctx.Done():
+				shutdown = true
+			}
+			d.mu.Lock()
+			s.waiting--
+			d.mu.Unlock()
+			if shutdown {
+				return nil, unavailable(RefusedShutdown, "the mcpsandbox daemon is shutting down"), false
+			}
+			continue
+		}
 		if s.count() < s.max {
 			inst := s.newInstance()
 			s.instances = append(s.instances, inst)
@@ -170,7 +190,7 @@ func (s *server) take(in io.Reader, out io.Writer, p peer) (inst *instance, ref 
 			return inst, nil, false
 		}
 		if s.starting > 0 {
-			changed := s.changed // a prestart within the bound is under way: wait for it
+			changed := s.changed // at the bound, with prestarts under way: wait for one
 			d.mu.Unlock()
 			select {
 			case <-changed:
@@ -231,6 +251,7 @@ func (s *server) fill() {
 		}
 		inst := s.newInstance()
 		s.starting++
+		s.pending = append(s.pending, inst)
 		s.d.group.Add(1)
 		go s.prestartOne(inst, s.options(inst, nil, nil))
 	}
@@ -244,6 +265,7 @@ func (s *server) prestartOne(inst *instance, opts supervisor.Options) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s.starting--
+	s.pending = slices.DeleteFunc(s.pending, func(i *instance) bool { return i == inst })
 	s.signal()
 	if err != nil {
 		inst.cancel()

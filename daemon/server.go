@@ -32,6 +32,8 @@ type server struct {
 	instances []*instance // every one that has a session or is getting one, in start order
 	warm      []*instance // prestarted, waiting for a client: oldest first
 	starting  int         // prestarts under way
+	pending   []*instance // their instances, for status
+	waiting   int         // clients waiting for one of them
 	failures  int         // prestarts failed in a row
 	retryAt   time.Time   // no prestart before this (backoff)
 	lastFail  string      // the reason last logged
