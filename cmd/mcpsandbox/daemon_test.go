@@ -270,3 +270,97 @@ func undocumentedStatusKeys(t *testing.T, out string) {
 	}
 	walk(v)
 }
+
+// README's Daemon section works as written, with /home/you standing for a
+// HOME of the test's: its servers.json in the place its sh block names,
+// the sh block's lines in turn (prepare, the daemon, status), then each
+// host configuration's connect through a Go SDK client, answered by the
+// warm filesystem server.
+func TestReadmeDaemonRunsAsWritten(t *testing.T) {
+	frictionCase(t)
+	testenv.NPMServer(t, "server-filesystem") // the npm test tier: prepare needs the registry
+	cleanState(t, "server-filesystem")
+	home, env := daemonHome(t)
+	writeTree(t, home, map[string]string{"notes/todo.txt": "in notes"})
+	own(t, filepath.Join(home, "notes"), 1000)
+	text, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(strings.ReplaceAll(string(text), "/home/you", home), "\n## Daemon\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	configs := configBlock.FindAllStringSubmatch(section, -1)
+	sh := shBlock.FindStringSubmatch(section)
+	if !ok || len(configs) != 2 || sh == nil {
+		t.Fatalf("README's Daemon section should hold the servers file, an sh block and a host's configuration:\n%s", section)
+	}
+	var daemon *cliDaemon
+	for _, line := range strings.Split(strings.TrimSpace(sh[1]), "\n") {
+		switch {
+		case strings.HasPrefix(line, "mcpsandbox daemon "):
+			m := regexp.MustCompile(`--config ~/(\S+)`).FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("%s: no --config ~/FILE", line)
+			}
+			writeTree(t, home, map[string]string{m[1]: configs[0][1]})
+			daemon = startCLIDaemon(t, home, env, line)
+		case strings.HasPrefix(line, "mcpsandbox status"):
+			wantIn(t, line, shell(t, home, env, line), "notes: policy filesystem")
+		default:
+			shell(t, home, env, line)
+		}
+	}
+	if daemon == nil {
+		t.Fatal("README's sh block starts no daemon")
+	}
+	for name, server := range hostServers(t, configs[1][1]) {
+		if server.Command != "mcpsandbox" || len(server.Args) == 0 || server.Args[0] != "connect" {
+			t.Errorf("%s: %s %v is no connect", name, server.Command, server.Args)
+			continue
+		}
+		m, _ := mustHost(t, home, env, append([]string{"mcpsandbox"}, server.Args...)...)
+		if got, isErr := m.callResult(t, "read_text_file", map[string]any{"path": filepath.Join(home, "notes", "todo.txt")}); isErr || got != "in notes" {
+			t.Errorf("read_text_file through connect %s: %q (error %v)", name, got, isErr)
+		}
+		m.close(t)
+	}
+	// The pool's refill, as `logs -f` shows it coming.
+	follow(t, home, env, "mcpsandbox logs notes -f", `msg="mcpsandbox daemon: instance warm" server=notes instance=notes#2`)
+	wantIn(t, "status", shell(t, home, env, "mcpsandbox status"), "notes#2", "warm")
+	daemon.stop(t)
+}
+
+// follow runs line (a logs -f) until it prints a line holding want.
+func follow(t *testing.T, dir string, env []string, line, want string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", "exec "+line)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	found := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), want) {
+				found <- true
+				return
+			}
+		}
+		found <- false
+	}()
+	select {
+	case ok := <-found:
+		if !ok {
+			t.Fatalf("%s ended without %q", line, want)
+		}
+	case <-time.After(waitLimit):
+		t.Fatalf("%s did not show %q", line, want)
+	}
+}
