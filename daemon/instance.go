@@ -104,6 +104,8 @@ func (d *daemon) mayConnect(s *server, p peer, name string) *Refusal {
 	switch {
 	case d.closing:
 		return unavailable(RefusedShutdown, "the mcpsandbox daemon is shutting down: connect again once it runs")
+	case s == nil && d.disabled(name):
+		return unavailable(RefusedNoServer, fmt.Sprintf("server %q is disabled in the daemon's config %s: remove its \"disabled\": true and run `mcpsandbox reload`", name, d.cfg.File))
 	case s == nil:
 		return unavailable(RefusedNoServer, fmt.Sprintf("the daemon's config %s has no server %q (it has %s): add it there and run `mcpsandbox reload`, or connect to one it has",
 			d.cfg.File, name, listOrNone(d.order)))
@@ -112,6 +114,12 @@ func (d *daemon) mayConnect(s *server, p peer, name string) *Refusal {
 			uidName(p.UID), name, s.allow, s.entry.Pos))
 	}
 	return nil
+}
+
+// disabled: the config has an entry name that it turns off. Under d.mu.
+func (d *daemon) disabled(name string) bool {
+	e, ok := d.cfg.Server(name)
+	return ok && e.Disabled
 }
 
 func unavailable(kind, reason string) *Refusal {
@@ -155,6 +163,7 @@ func (s *server) take(in io.Reader, out io.Writer, p peer) (inst *instance, ref 
 			s.waiting++
 			changed := s.changed
 			d.mu.Unlock()
+			d.log.Debug("mcpsandbox daemon: a client waits for the prestart under way", "server", s.name, "uid", p.UID)
 			var shutdown bool
 			select {
 			case <-changed:

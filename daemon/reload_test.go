@@ -114,3 +114,15 @@ func waitClosed(t *testing.T, c *client) {
 		t.Fatalf("the session of %s is still open (a call: %v)", c.instance, err)
 	}
 }
+
+// A disabled entry runs nothing; a client of it is told so.
+func TestDisabledServerIsRefusedSayingSo(t *testing.T) {
+	d := startDaemon(t, configOf(tokenEntry(t, "off", `, "disabled": true`)))
+	_, refusal := daemon.ConnectTo([]string{d.socket}, "off")
+	if refusal == nil || refusal.Kind != daemon.RefusedNoServer || !strings.Contains(refusal.Reason, `server "off" is disabled`) {
+		t.Errorf("connect to a disabled server: %+v", refusal)
+	}
+	if st := d.status(); len(st.Servers) != 0 {
+		t.Errorf("status lists a disabled server: %+v", st.Servers)
+	}
+}
