@@ -36,7 +36,7 @@ func parse(file string, data []byte) (*document, error) {
 		}
 		return nil, &FileError{Pos: Pos{file, 1, 1}, Err: &field.Error{Problem: "YAML", Err: err}}
 	}
-	doc := &document{file: file}
+	var body ast.Node
 	for i, d := range f.Docs {
 		if d.Body == nil {
 			continue
@@ -44,15 +44,27 @@ func parse(file string, data []byte) (*document, error) {
 		if i > 0 {
 			return nil, at(d.Body, "a second YAML document", "a policy file holds one: remove what follows ---")
 		}
-		list, ok := entries(d.Body)
-		if !ok {
-			if isNull(d.Body) {
-				continue
-			}
-			return nil, at(d.Body, "a policy file is a mapping of sections", "e.g. limits: {memory: 512MiB}")
+		if !isNull(d.Body) {
+			body = d.Body
 		}
-		doc.entries = list
 	}
+	if body == nil {
+		return &document{file: file}, nil
+	}
+	return documentOf(file, body, "a policy file")
+}
+
+// documentOf checks the top-level names of body, a policy's mapping (what
+// names the whole: a policy file, or an inline policy).
+func documentOf(file string, body ast.Node, what string) (*document, error) {
+	at := func(n ast.Node, problem, fix string) error {
+		return &FileError{Pos: posOf(file, n), Err: &field.Error{Problem: problem, Fix: fix}}
+	}
+	list, ok := entries(body)
+	if !ok {
+		return nil, at(body, what+" is a mapping of sections", "e.g. limits: {memory: 512MiB}")
+	}
+	doc := &document{file: file, entries: list}
 	for _, kv := range doc.entries {
 		name, plain := keyName(kv)
 		switch {

@@ -80,16 +80,25 @@ func (l Loader) load(ref, from string, kv *ast.MappingValueNode, chain []link, p
 	}
 	*names = append(*names, name)
 	if doc.extends != nil {
-		s, ok := scalarOf(doc.extends.Value)
-		if !ok || s.kind != "string" || s.text == "" {
-			return &FileError{Pos: posOf(name, doc.extends.Value), Err: &field.Error{
-				Problem: "extends must name a built-in policy or a file", Fix: "e.g. extends: default, or extends: ./base.yaml"}}
+		ref, err := extendsRef(name, doc.extends)
+		if err != nil {
+			return err
 		}
-		if err := l.load(s.text, name, doc.extends, append(chain, link{id, name}), p, o, names); err != nil {
+		if err := l.load(ref, name, doc.extends, append(chain, link{id, name}), p, o, names); err != nil {
 			return err
 		}
 	}
 	return (&decoder{file: name, vars: l.Vars, p: p, origin: o}).apply(doc)
+}
+
+// extendsRef is the policy an extends entry of file names.
+func extendsRef(file string, kv *ast.MappingValueNode) (string, error) {
+	s, ok := scalarOf(kv.Value)
+	if !ok || s.kind != "string" || s.text == "" {
+		return "", &FileError{Pos: posOf(file, kv.Value), Err: &field.Error{
+			Problem: "extends must name a built-in policy or a file", Fix: "e.g. extends: default, or extends: ./base.yaml"}}
+	}
+	return s.text, nil
 }
 
 // link is one file of an extends chain.

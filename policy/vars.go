@@ -24,6 +24,9 @@ type Vars struct {
 	NoArgs  bool
 	State   string // ${STATE}: the server's state directory (state.dir)
 	Project string // ${PROJECT}: the project the server's script belongs to ("" = none)
+	// none, when not "", refuses every variable and says why: where the
+	// values they stand for are not known yet (DecodeInline).
+	none string
 }
 
 const (
@@ -39,6 +42,10 @@ var varNames = []string{"HOME", "PWD", "ARGS", "ARG1", argHostsVar, stateVar, "P
 // expandItem expands one list item: "${ARGS}" alone stands for every
 // argument, so it may yield any number of items.
 func (v Vars) expandItem(s string) ([]string, error) {
+	if v.none != "" {
+		out, err := v.expand(s)
+		return []string{out}, err
+	}
 	switch s {
 	case "${ARGS}":
 		return append([]string(nil), v.Args...), nil
@@ -99,6 +106,9 @@ func (v Vars) expandAll(s string) (_ string, unknownArg bool, _ error) {
 }
 
 func (v Vars) lookup(name string) (string, error) {
+	if v.none != "" {
+		return "", fmt.Errorf("${%s}: %s", name, v.none)
+	}
 	switch name {
 	case "HOME", "PWD":
 		val := v.Home
@@ -147,6 +157,10 @@ func (v Vars) lookup(name string) (string, error) {
 // arguments (URLHosts). unknown: the arguments are not known here
 // (NoArgs), and the item yields nothing.
 func (v Vars) expandHost(s string) (specs []string, unknown bool, err error) {
+	if v.none != "" {
+		out, err := v.expand(s)
+		return []string{out}, false, err
+	}
 	if s == "${"+argHostsVar+"}" {
 		if v.NoArgs {
 			return nil, true, nil

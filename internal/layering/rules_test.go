@@ -106,6 +106,12 @@ var rules = []rule{
 		why:   "the daemon's log sink is a leaf the daemon configures: it knows the journal's protocol (through go-systemd's journal, which imports only the standard library) and files, nothing of the daemon, the supervisor or MCP",
 	},
 	{
+		pkgs:  []string{"daemon/config"},
+		notOn: []string{"./...", mcpSDK},
+		but:   []string{"policy", "internal/field", "internal/pathrule"},
+		why:   "the daemon's configuration is pure data like policy, read by the daemon and by wrap --daemon: it reads the file into entries and their overrides, and leaves resolving, launching and supervising them to the daemon (policy's leaves, the error vocabulary and the path rules, it shares)",
+	},
+	{
 		pkgs:  []string{"policies"},
 		notOn: []string{"./..."},
 		why:   "the built-in policy files are data that the commands and the policy loader read: the package only embeds them",
