@@ -64,8 +64,9 @@
 //
 // Records carry server= (the supervisor's) and instance=. Besides the
 // daemon's log (Options.Log: the journal or a rotated file, as the CLI
-// chooses), the records of each server are kept in a ring (the last 1000
-// records, at most 1 MiB) for the logs request, which can follow new ones.
+// chooses), the records of each server, and its audit lines
+// (supervisor.Options.AuditTap), are kept in a ring (the last 1000, at
+// most 1 MiB) for the logs request, which can follow new ones.
 //
 // # Shutdown
 //

@@ -57,6 +57,10 @@ func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor
 		LookupEnv:     s.d.opts.LookupEnv,
 		Environ:       s.d.opts.Environ,
 		ReleaseMemory: s.d.release,
+		// Its audit lines go to the server's ring, for `logs`.
+		AuditTap: func(line []byte) {
+			s.d.rings.add(s.name, "audit instance="+inst.id+" "+strings.TrimSuffix(string(line), "\n")+"\n")
+		},
 	}
 }
 
