@@ -48,8 +48,7 @@ func (d *daemon) resolveServer(cfg *config.Config, e config.Server) (*server, er
 	if dir == "" {
 		dir = filepath.Dir(cfg.File)
 	}
-	host := d.opts.Host
-	host.WorkDir = dir
+	host := d.opts.Host.InDir(dir)
 	res, err := resolve.Resolve(resolve.Request{
 		Command:   e.Command,
 		Policy:    e.Policy,
