@@ -364,3 +364,49 @@ func follow(t *testing.T, dir string, env []string, line, want string) {
 		t.Fatalf("%s did not show %q", line, want)
 	}
 }
+
+// The daemon's commands refuse wrong command lines with status 2, naming
+// the fix.
+func TestDaemonCommandLinesExit2NamingTheFix(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"daemon"}, "give the servers to keep with --config FILE"},
+		{[]string{"daemon", "--config", "f", "extra"}, `unexpected argument "extra"`},
+		{[]string{"daemon", "--config", "f", "--log-level", "loud"}, "use debug, info, warn or error"},
+		{[]string{"connect"}, "give the server's name"},
+		{[]string{"connect", "a", "b"}, `unexpected argument "b": give one server name`},
+		{[]string{"connect", "a", "--system", "--socket-dir", "/x"}, "give --socket-dir or --system, not both"},
+		{[]string{"connect", "--sytem", "a"}, "did you mean --system?"},
+		{[]string{"logs"}, "give the server's name"},
+		{[]string{"restart"}, "give the server's name"},
+		{[]string{"status", "x"}, `unexpected argument "x"`},
+		{[]string{"reload", "x"}, `unexpected argument "x"`},
+	} {
+		_, stderr, code := runCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "mcpsandbox help "+c.args[0]) {
+			t.Errorf("mcpsandbox %s: exit %d, stderr %q; want 2 and %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+}
+
+// A config that does not load stops the daemon at once with status 2 and
+// the error at file:line:col; control commands with no daemon exit 1
+// saying how to start one.
+func TestDaemonRefusesABadConfig(t *testing.T) {
+	home, env := daemonHome(t)
+	writeTree(t, home, map[string]string{"servers.json": `{"mcpServers": {"x": {"comand": "srv"}}}`})
+	cmd := exec.Command(self(t), asCLI, "daemon", "--config", "servers.json", "--socket-dir", filepath.Join(home, "sock"), "--log-file", filepath.Join(home, "log"))
+	cmd.Dir, cmd.Env = home, env
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != exitUsage || !strings.Contains(string(out), `servers.json:1:23: unknown key "comand" in server "x": did you mean command?`) {
+		t.Errorf("daemon with a bad config: exit %d (%v), output %q", code, err, out)
+	}
+	for _, args := range [][]string{{"status"}, {"reload"}, {"restart", "x"}, {"logs", "x"}} {
+		_, stderr, code := runCLI(t, append(args, "--socket-dir", filepath.Join(home, "sock"))...)
+		if code != exitFailure || !strings.Contains(stderr, "no mcpsandbox daemon is running") || !strings.Contains(stderr, "mcpsandbox daemon --config FILE") {
+			t.Errorf("%v with no daemon: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
