@@ -145,3 +145,20 @@ func TestClientWaitsForThePrestartUnderWay(t *testing.T) {
 		t.Fatal("the client got no instance")
 	}
 }
+
+// Failing prestarts back off and are logged once while the reason stays
+// the same; status says why the pool is empty.
+func TestFailingPrestartsBackOffQuietly(t *testing.T) {
+	requireConfinement(t)
+	d := startDaemon(t, configOf(`"broken": {"command": "/bin/false", "prestart": 1, `+testPolicy+`}`))
+	d.logs.waitForCount(t, `msg="mcpsandbox daemon: prestart failed again" server=broken failures=2`, 1)
+	if n := strings.Count(d.logs.String(), `msg="mcpsandbox daemon: prestart failed; retrying with backoff`); n != 1 {
+		t.Errorf("the failure was logged %d times at warning, want once:\n%s", n, d.logs)
+	}
+	if !strings.Contains(d.logs.String(), `retry_in=2s`) {
+		t.Errorf("the second failure does not wait longer than the first:\n%s", d.logs)
+	}
+	if st := d.status().Servers[0]; st.Backoff == "" {
+		t.Errorf("status does not say why prestarts wait: %+v", st)
+	}
+}
