@@ -114,7 +114,7 @@ func (d *daemon) mayConnect(s *server, p peer, name string) *Refusal {
 		return unavailable(RefusedNoServer, fmt.Sprintf("the daemon's config %s has no server %q (it has %s): add it there and run `mcpsandbox reload`, or connect to one it has",
 			d.cfg.File, name, listOrNone(d.order)))
 	case !s.allow.has(p.UID, d.self):
-		return unavailable(RefusedPeer, fmt.Sprintf("%s may not use server %q, whose users are %s: add the uid or its user name to the server's users in %s (or to the top-level users), then run `mcpsandbox reload`",
+		return unavailable(RefusedPeer, fmt.Sprintf("%s may not use server %q, whose users are %s: add the uid or its user name to the server's users in %s (or to the file's mcpsandbox.users), then run `mcpsandbox reload`",
 			uidName(p.UID), name, s.allow, s.entry.Pos))
 	}
 	return nil
