@@ -112,6 +112,12 @@ var rules = []rule{
 		why:   "the daemon's configuration is pure data like policy, read by the daemon and by wrap --daemon: it reads the file into entries and their overrides, and leaves resolving, launching and supervising them to the daemon (policy's leaves, the error vocabulary and the path rules, it shares)",
 	},
 	{
+		pkgs:  []string{"hostconfig"},
+		notOn: append([]string{"./..."}, thirdParty...),
+		but:   []string{"github.com/tailscale/hujson"},
+		why:   "hosts' configuration files are edited in place by wrap and by wrap --daemon on the daemon's file: bytes in, bytes out through hujson's exact syntax tree, knowing nothing of policies, the daemon or supervision",
+	},
+	{
 		pkgs:  []string{"policies"},
 		notOn: []string{"./..."},
 		why:   "the built-in policy files are data that the commands and the policy loader read: the package only embeds them",
