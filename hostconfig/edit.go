@@ -3,6 +3,7 @@ package hostconfig
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/tailscale/hujson"
 )
@@ -198,4 +199,23 @@ func newArray(args []string, old *hujson.Array) *hujson.Array {
 		arr.Elements[n-1].AfterExtra = trailing
 	}
 	return arr
+}
+
+// KeepMembers is raw, an object's bytes, with only the members names
+// lists.
+func KeepMembers(raw []byte, names []string) ([]byte, error) {
+	v, err := hujson.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		return nil, fmt.Errorf("not an object")
+	}
+	for i := len(obj.Members) - 1; i >= 0; i-- {
+		if l, ok := obj.Members[i].Name.Value.(hujson.Literal); !ok || !slices.Contains(names, l.String()) {
+			removeMember(obj, i)
+		}
+	}
+	return trimmed(v), nil
 }

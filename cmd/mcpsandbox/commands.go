@@ -31,6 +31,7 @@ func init() {
 	commands = []command{
 		{Name: "run", Page: runPage, Run: runCommand},
 		{Name: "prepare", Page: preparePage, Run: prepareCommand},
+		{Name: "wrap", Page: wrapPage, Run: wrapCommand},
 		{Name: "policy", Page: policyPage, Run: policyCommand},
 		{Name: "daemon", Page: daemonPage, Run: daemonCommand},
 		{Name: "connect", Page: connectPage, Run: connectCommand},

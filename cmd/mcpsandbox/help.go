@@ -51,6 +51,7 @@ func mainPage() *cmdline.Page {
 		Synopsis: []string{
 			"mcpsandbox run [OPTIONS] -- COMMAND [ARGS...]",
 			"mcpsandbox prepare [OPTIONS] -- COMMAND [ARGS...]",
+			"mcpsandbox wrap [--dry-run] [--undo] [--daemon] [FILE...]",
 			"mcpsandbox policy list | show NAME | check FILE... | explain -- COMMAND",
 			"mcpsandbox daemon --config FILE",
 			"mcpsandbox connect NAME",

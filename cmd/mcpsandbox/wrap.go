@@ -1,0 +1,181 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
+)
+
+// wrapOptions are wrap's command line.
+type wrapOptions struct {
+	dryRun, undo, daemon, noPrepare bool
+	daemonConfig                    string // the daemon's configuration file (--daemon)
+	command                         string // what the host is to start: this binary, by absolute path
+}
+
+// wrapCommand is `mcpsandbox wrap [FILE...]`: it rewrites the stdio servers
+// of hosts' configuration files to run through mcpsandbox (wrapfile.go), or
+// gives the originals back (--undo).
+func wrapCommand(args []string, std stdio) int {
+	var o wrapOptions
+	fs := newFlagSet("wrap")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "")
+	fs.BoolVar(&o.undo, "undo", false, "")
+	fs.BoolVar(&o.daemon, "daemon", false, "")
+	fs.BoolVar(&o.noPrepare, "no-prepare", false, "")
+	fs.StringVar(&o.daemonConfig, "daemon-config", "", "")
+	fs.StringVar(&o.command, "command", "", "")
+	var files []string
+	for rest := args; ; { // FILEs and options in any order
+		if status, ok := parseFlags(fs, "wrap", rest, std); !ok {
+			return status
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files, rest = append(files, fs.Arg(0)), fs.Args()[1:]
+	}
+	home, _ := os.UserHomeDir()
+	if o.daemonConfig == "" {
+		o.daemonConfig = defaultDaemonConfig(home)
+	}
+	if o.command == "" {
+		exe, err := wrapTarget()
+		if err != nil {
+			return usageFailure("wrap", err.Error()+": name the mcpsandbox hosts are to start with --command PATH", std)
+		}
+		o.command = exe
+	}
+	var named []hostFile
+	for _, f := range files {
+		named = append(named, hostFile{Path: f})
+	}
+	if len(named) == 0 {
+		named = foundHostFiles(home)
+		if len(named) == 0 {
+			fmt.Fprintf(std.Err, "mcpsandbox wrap: no host configuration found; looked for:\n")
+			for _, f := range usualHostFiles(home) {
+				fmt.Fprintf(std.Err, "  %s (%s)\n", f.Path, f.Host)
+			}
+			fmt.Fprintf(std.Err, "name the file: mcpsandbox wrap FILE\n")
+			return exitFailure
+		}
+	}
+	status := exitOK
+	for _, f := range named {
+		if f.Host != "" {
+			fmt.Fprintf(std.Out, "%s (%s):\n", f.Path, f.Host)
+		} else {
+			fmt.Fprintf(std.Out, "%s:\n", f.Path)
+		}
+		var ok bool
+		if o.undo {
+			ok = undoFile(f.Path, o, std)
+		} else {
+			ok = wrapFile(f.Path, o, std)
+		}
+		if !ok {
+			status = exitFailure
+		}
+	}
+	return status
+}
+
+// wrapTarget is the mcpsandbox a wrapped entry starts: this binary, by an
+// absolute path, since hosts start servers with the PATH of a desktop
+// session, which often lacks the directory a user's shell finds it in.
+// Where PATH finds this same binary (/usr/bin/mcpsandbox, a symlink), that
+// name, so that an upgrade that moves what it points to keeps working.
+func wrapTarget() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot tell where this mcpsandbox is: %v", err)
+	}
+	if found, err := exec.LookPath("mcpsandbox"); err == nil {
+		if abs, err := filepath.Abs(found); err == nil && sameFile(abs, exe) {
+			return abs, nil
+		}
+	}
+	return exe, nil
+}
+
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// hostFile is a configuration file to wrap, and whose it is when wrap
+// found it.
+type hostFile struct{ Path, Host string }
+
+// usualHostFiles are where the hosts keep their servers on Linux: the
+// user's files, then the current directory's project files.
+func usualHostFiles(home string) []hostFile {
+	return []hostFile{
+		{filepath.Join(home, ".config", "Claude", "claude_desktop_config.json"), "Claude Desktop"},
+		{filepath.Join(home, ".cursor", "mcp.json"), "Cursor"},
+		{filepath.Join(home, ".config", "Code", "User", "mcp.json"), "VS Code, user"},
+		{filepath.Join(".vscode", "mcp.json"), "VS Code, this workspace"},
+		{filepath.Join(".cursor", "mcp.json"), "Cursor, this project"},
+	}
+}
+
+func foundHostFiles(home string) []hostFile {
+	var found []hostFile
+	for _, f := range usualHostFiles(home) {
+		if _, err := os.Stat(f.Path); err == nil {
+			found = append(found, f)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			found = append(found, f) // wrapFile says what is wrong with it
+		}
+	}
+	return found
+}
+
+// defaultDaemonConfig is the file of docs/daemon.md's quick start.
+func defaultDaemonConfig(home string) string {
+	if dir := os.Getenv("XDG_CONFIG_HOME"); dir != "" {
+		return filepath.Join(dir, "mcpsandbox", "servers.json")
+	}
+	return filepath.Join(home, ".config", "mcpsandbox", "servers.json")
+}
+
+func wrapPage() *cmdline.Page {
+	return &cmdline.Page{
+		Name:     "mcpsandbox wrap - make hosts' configured servers run through mcpsandbox",
+		Synopsis: []string{"mcpsandbox wrap [--dry-run] [--daemon] [FILE...]", "mcpsandbox wrap --undo [--dry-run] [FILE...]"},
+		Description: []string{
+			"Rewrites each stdio server of a Claude Desktop or Cursor configuration (mcpServers) or a VS Code mcp.json (servers) so that the host starts it through mcpsandbox: the entry's command becomes this mcpsandbox by its absolute path (hosts start servers with a desktop session's PATH, which may not find it) and its args `run --env NAME... -- COMMAND ARGS...`, with one --env for each variable of the entry's env and envFile, so the host's values reach the server. The built-in policy the launch line selects applies, as for `mcpsandbox run` (mcpsandbox policy explain -- COMMAND shows which).",
+			"Only command and args change: every other field, the order of the keys, the indentation, comments, trailing commas and line breaks of the file stay as they are. An npx or uvx server is prepared first (mcpsandbox prepare, one progress line each on standard error), so the host starts it offline; one whose prepare fails is left unwrapped, with the reason.",
+			"Left as they are, with a note: an entry already run by mcpsandbox, one VS Code runs in its own sandbox (\"sandboxEnabled\": true: wrapping it would not apply VS Code's sandbox settings; remove sandboxEnabled to have mcpsandbox confine it instead, or keep it in the daemon's configuration, which maps those settings), and http or sse servers, which no host starts. Wrapping a file twice changes nothing.",
+			"Without FILE, wraps each of these that exists, naming it: ~/.config/Claude/claude_desktop_config.json (Claude Desktop), ~/.cursor/mcp.json (Cursor), ~/.config/Code/User/mcp.json (VS Code), and ./.vscode/mcp.json and ./.cursor/mcp.json of the current directory.",
+			"Before its first change to FILE it copies it to FILE.mcpsandbox-backup (never overwritten afterwards). It keeps each original entry, byte for byte, in FILE.mcpsandbox-wrap.json beside it, not in the entry: VS Code's schema for mcp.json allows no keys but its own, and flags any other. --undo puts the originals back from there and keeps every other change made to FILE since; an entry edited since it was wrapped gets its original command and args back and keeps the rest of the edit.",
+			"With --daemon the entry becomes `connect NAME` instead, and the server (its command, args, env, envFile, cwd and VS Code sandbox keys) is added under the same name to the daemon's configuration file (see mcpsandbox help daemon), made if missing; `mcpsandbox reload` then starts keeping it. The daemon's file is checked as the daemon reads it, so a server it could not run (a ${input:...} or ${workspaceFolder} it cannot expand) stays unwrapped, with the reason. --undo takes out again the servers wrap added.",
+		},
+		Options: []cmdline.Option{
+			{Flag: "--dry-run", Text: "Print a unified diff of what would change in each file and write nothing (prepare nothing)."},
+			{Flag: "--undo", Text: "Give back the original entries that wrap rewrote in FILE, and remove the servers it added to the daemon's configuration."},
+			{Flag: "--daemon", Text: "Have the host connect to the daemon's server instead of starting mcpsandbox run."},
+			{Flag: "--daemon-config FILE", Text: "The daemon's configuration file that --daemon adds servers to. Default: $XDG_CONFIG_HOME/mcpsandbox/servers.json, else ~/.config/mcpsandbox/servers.json."},
+			{Flag: "--no-prepare", Text: "Do not prepare npx and uvx servers (they then need the network at each start, or a prepare of your own)."},
+			{Flag: "--command PATH", Text: "The mcpsandbox the host is to start. Default: this one's absolute path (the name PATH finds it by, when PATH finds this same file)."},
+			{Flag: "--help, -h", Text: "Print this page."},
+		},
+		ExitStatus: []string{
+			"0 when every stdio server is wrapped (or given back), or was already.",
+			"1 when a file could not be read or written, or a server was left unwrapped (its prepare failed, the daemon could not run it); the others are wrapped all the same.",
+			"2 on a wrong command line.",
+		},
+		Examples: []cmdline.Example{
+			{Command: "mcpsandbox wrap --dry-run ~/.config/Claude/claude_desktop_config.json", Text: "See what wrap would change in Claude Desktop's servers:"},
+			{Command: "mcpsandbox wrap ~/.config/Claude/claude_desktop_config.json", Text: "Then change it (restart Claude Desktop afterwards):"},
+			{Command: "mcpsandbox wrap --undo ~/.config/Claude/claude_desktop_config.json", Text: "Give back the entries as they were:"},
+			{Command: "mcpsandbox wrap --daemon ~/.cursor/mcp.json", Text: "Have Cursor's servers kept by the daemon (~/.config/mcpsandbox/servers.json), Cursor connecting to them:"},
+		},
+	}
+}
