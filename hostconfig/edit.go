@@ -175,7 +175,7 @@ func newArray(args []string, old *hujson.Array) *hujson.Array {
 		arr.AfterExtra = breakIndent(old.AfterExtra, "")
 		if n := len(old.Elements); n > 0 {
 			first = breakIndent(old.Elements[0].BeforeExtra, "")
-			rest = first
+			rest = breakIndent(old.Elements[0].BeforeExtra, " ")
 			if n > 1 {
 				rest = breakIndent(old.Elements[1].BeforeExtra, " ")
 			}
