@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -313,5 +314,68 @@ func TestWrapLeavesAServerWhosePrepareFailed(t *testing.T) {
 	after := entriesOf(t, readFile(t, path))
 	if after["memory"].Command != "npx" || after["local"].Command != wrapTestCommand {
 		t.Errorf("after wrap:\n%s", readFile(t, path))
+	}
+}
+
+// The examples of `mcpsandbox help wrap` work as written, in sh from a
+// home with Claude Desktop's and Cursor's files: the dry run changes
+// nothing, wrap wraps, --undo gives the file back, --daemon connects
+// Cursor to the daemon's server in ~/.config/mcpsandbox/servers.json.
+func TestWrapHelpExamplesRunAsWritten(t *testing.T) {
+	home, env := frictionHome(t)
+	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "XDG_CONFIG_HOME=") })
+	claude := `{
+  "mcpServers": {
+    "notes": {"command": "node", "args": ["/srv/notes/server.js"], "env": {"NOTES_DIR": "/srv/notes"}}
+  }
+}
+`
+	writeTree(t, home, map[string]string{
+		".config/Claude/claude_desktop_config.json": claude,
+		".cursor/mcp.json": `{"mcpServers": {"tasks": {"command": "node", "args": ["/srv/tasks/server.js"]}}}`,
+	})
+	claudeFile := filepath.Join(home, ".config", "Claude", "claude_desktop_config.json")
+	checks := map[string]func(out string){
+		"--dry-run": func(out string) {
+			wantIn(t, "dry run", out, "--- "+claudeFile, `-    "notes": {"command": "node"`, `"args": ["run", "--env", "NOTES_DIR", "--", "node", "/srv/notes/server.js"]`)
+			if string(readFile(t, claudeFile)) != claude {
+				t.Error("the dry run changed the file")
+			}
+		},
+		"wrap": func(string) {
+			if e := entriesOf(t, readFile(t, claudeFile))["notes"]; e.Command != self(t) || len(e.Args) == 0 || e.Args[0] != "run" { // this test binary is the mcpsandbox
+				t.Errorf("not wrapped: %s", e.Raw)
+			}
+		},
+		"--undo": func(string) {
+			if got := string(readFile(t, claudeFile)); got != claude {
+				t.Errorf("--undo gave back:\n%s", got)
+			}
+		},
+		"--daemon": func(string) {
+			if e := entriesOf(t, readFile(t, filepath.Join(home, ".cursor", "mcp.json")))["tasks"]; !slices.Equal(e.Args, []string{"connect", "tasks"}) {
+				t.Errorf("Cursor's tasks: %s", e.Raw)
+			}
+			cfg, err := config.Load(filepath.Join(home, ".config", "mcpsandbox", "servers.json"))
+			if err != nil || len(cfg.Servers) != 1 || cfg.Servers[0].Name != "tasks" {
+				t.Errorf("the daemon's file: %v %+v", err, cfg)
+			}
+		},
+	}
+	for _, line := range helpExamples(t, "wrap") {
+		key := strings.Fields(line)[2]
+		if strings.HasPrefix(key, "~") {
+			key = "wrap"
+		}
+		check, ok := checks[key]
+		if !ok {
+			t.Errorf("no check for the example %q", line)
+			continue
+		}
+		delete(checks, key)
+		check(shell(t, home, env, line))
+	}
+	if len(checks) > 0 {
+		t.Errorf("no example for %v", slices.Collect(maps.Keys(checks)))
 	}
 }
