@@ -332,7 +332,7 @@ func TestWrapHelpExamplesRunAsWritten(t *testing.T) {
 `
 	writeTree(t, home, map[string]string{
 		".config/Claude/claude_desktop_config.json": claude,
-		".cursor/mcp.json": `{"mcpServers": {"tasks": {"command": "node", "args": ["/srv/tasks/server.js"]}}}`,
+		".cursor/mcp.json":                          `{"mcpServers": {"tasks": {"command": "node", "args": ["/srv/tasks/server.js"]}}}`,
 	})
 	claudeFile := filepath.Join(home, ".config", "Claude", "claude_desktop_config.json")
 	checks := map[string]func(out string){
