@@ -41,7 +41,6 @@ func wrappedMemoryEntry(t *testing.T) (e hostconfig.Entry, entryEnv map[string]s
   }
 }
 `, installed)})
-	cleanState(t, "server-memory")
 	mcpsandboxBin := filepath.Join(filepath.Dir(home), "bin", "mcpsandbox") // frictionHome's: this test binary as the CLI
 	if out, errOut, code := runCLI(t, "wrap", "--command", mcpsandboxBin, file); code != exitOK {
 		t.Fatalf("wrap: exit %d\n%s%s", code, out, errOut)
@@ -101,6 +100,60 @@ func TestWrapEntryRunsUnderTheTypeScriptClient(t *testing.T) {
 // same environment.
 func TestWrapEntryRunsUnderTheGoSDKCommandTransport(t *testing.T) {
 	e, entryEnv, hostEnv := wrappedMemoryEntry(t)
+	cs, stderr := startLikeAHost(t, e, entryEnv, hostEnv)
+	ctx, cancel := context.WithTimeout(t.Context(), testenv.Wait(90*time.Second))
+	defer cancel()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v\nstderr:\n%s", err, stderr)
+	}
+	if !slices.ContainsFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == "read_graph" }) {
+		t.Errorf("tools: %d, no read_graph", len(tools.Tools))
+	}
+	entity := map[string]any{"name": "wrapped-go", "entityType": "test", "observations": []string{"made through the Go transport"}}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_entities", Arguments: map[string]any{"entities": []any{entity}}}); err != nil || res.IsError {
+		t.Fatalf("create_entities: %v %+v\nstderr:\n%s", err, res, stderr)
+	}
+	if text := readGraph(t, ctx, cs); !strings.Contains(text, "made through the Go transport") {
+		t.Errorf("read_graph: %q\nstderr:\n%s", text, stderr)
+	}
+}
+
+// An npx entry is prepared as part of wrapping, with a progress line, and
+// then starts offline (the memory built-in has no network) as the host
+// starts it.
+func TestWrapPreparesAnNpxServerToStartOffline(t *testing.T) {
+	frictionCase(t)
+	home, env := frictionHome(t)
+	writeTree(t, home, map[string]string{".cursor/mcp.json": fmt.Sprintf(`{"mcpServers": {"memory": {"command": "npx", "args": ["-y", %q]}}}`, memoryPkg)})
+	bin := filepath.Join(filepath.Dir(home), "bin", "mcpsandbox")
+	file := filepath.Join(home, ".cursor", "mcp.json")
+	cmd := exec.Command(self(t), asCLI, "wrap", "--command", bin, file)
+	cmd.Dir, cmd.Env = home, env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("wrap: %v\n%s%s", err, out, stderr.String())
+	}
+	wantIn(t, "wrap's progress", stderr.String(), "mcpsandbox wrap: preparing memory (npx -y "+memoryPkg+") ...", "mcpsandbox wrap: prepared memory")
+	e := entriesOf(t, readFile(t, file))["memory"]
+	if want := []string{"run", "--", "npx", "-y", memoryPkg}; !slices.Equal(e.Args, want) {
+		t.Fatalf("args %q, want %q", e.Args, want)
+	}
+	cs, logs := startLikeAHost(t, e, nil, env)
+	ctx, cancel := context.WithTimeout(t.Context(), testenv.Wait(90*time.Second))
+	defer cancel()
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatalf("tools/list: %v\nstderr:\n%s", err, logs)
+	}
+	readGraph(t, ctx, cs)
+}
+
+// startLikeAHost starts the entry with the Go SDK's CommandTransport and
+// only its env and the variables the TypeScript SDK passes.
+func startLikeAHost(t *testing.T, e hostconfig.Entry, entryEnv map[string]string, hostEnv []string) (*mcp.ClientSession, *testenv.LogCapture) {
+	t.Helper()
 	cmd := exec.Command(e.Command, e.Args...)
 	for _, kv := range hostEnv {
 		if name, _, _ := strings.Cut(kv, "="); slices.Contains(sdkPassedEnv, name) {
@@ -119,21 +172,15 @@ func TestWrapEntryRunsUnderTheGoSDKCommandTransport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
 	}
-	defer cs.Close()
-	tools, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatalf("tools/list: %v\nstderr:\n%s", err, stderr)
-	}
-	if !slices.ContainsFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == "read_graph" }) {
-		t.Errorf("tools: %d, no read_graph", len(tools.Tools))
-	}
-	entity := map[string]any{"name": "wrapped-go", "entityType": "test", "observations": []string{"made through the Go transport"}}
-	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_entities", Arguments: map[string]any{"entities": []any{entity}}}); err != nil || res.IsError {
-		t.Fatalf("create_entities: %v %+v\nstderr:\n%s", err, res, stderr)
-	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, stderr
+}
+
+func readGraph(t *testing.T, ctx context.Context, cs *mcp.ClientSession) string {
+	t.Helper()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_graph", Arguments: map[string]any{}})
-	if err != nil {
-		t.Fatalf("read_graph: %v", err)
+	if err != nil || res.IsError {
+		t.Fatalf("read_graph: %v %+v", err, res)
 	}
 	var text string
 	for _, c := range res.Content {
@@ -141,7 +188,5 @@ func TestWrapEntryRunsUnderTheGoSDKCommandTransport(t *testing.T) {
 			text += tc.Text
 		}
 	}
-	if !strings.Contains(text, "made through the Go transport") {
-		t.Errorf("read_graph: %q\nstderr:\n%s", text, stderr)
-	}
+	return text
 }
