@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -308,7 +309,7 @@ func TestWrapLeavesAServerWhosePrepareFailed(t *testing.T) {
 	if code != exitFailure {
 		t.Errorf("exit %d, want %d", code, exitFailure)
 	}
-	if !strings.Contains(out, "  memory: not wrapped: preparing it failed (") || !strings.Contains(errOut, "mcpsandbox wrap: preparing memory (npx -y @modelcontextprotocol/server-memory@2026.8.31) ...") {
+	if !strings.Contains(out, `  memory: not wrapped: preparing it failed (the npm registry "no-registry-here" is no URL of a host`) || !strings.Contains(errOut, "mcpsandbox wrap: preparing memory (npx -y @modelcontextprotocol/server-memory@2026.8.31) ...") {
 		t.Errorf("no reason for memory, or no progress line:\n%s\n%s", out, errOut)
 	}
 	after := entriesOf(t, readFile(t, path))
@@ -377,5 +378,39 @@ func TestWrapHelpExamplesRunAsWritten(t *testing.T) {
 	}
 	if len(checks) > 0 {
 		t.Errorf("no example for %v", slices.Collect(maps.Keys(checks)))
+	}
+}
+
+// Without FILE, wrap takes each of the hosts' usual files that exists,
+// naming it and its host; with none, it says where it looked.
+func TestWrapFindsTheUsualFiles(t *testing.T) {
+	home, env := frictionHome(t)
+	entry := `{"mcpServers": {"s": {"command": "node", "args": ["/srv/s.js"]}}}`
+	writeTree(t, home, map[string]string{
+		".config/Claude/claude_desktop_config.json": entry,
+		".config/Code/User/mcp.json":                `{"servers": {"s": {"type": "stdio", "command": "node"}}}`,
+		"project/.vscode/mcp.json":                  `{"servers": {"s": {"command": "python3", "args": ["s.py"]}}}`,
+	})
+	project := filepath.Join(home, "project")
+	out := shell(t, project, env, "mcpsandbox wrap --dry-run")
+	for _, want := range []string{
+		filepath.Join(home, ".config/Claude/claude_desktop_config.json") + " (Claude Desktop):\n",
+		filepath.Join(home, ".config/Code/User/mcp.json") + " (VS Code, user):\n",
+		".vscode/mcp.json (VS Code, this workspace):\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Cursor") || strings.Count(out, "  s: wrapped: ") != 3 {
+		t.Errorf("wrap took other files, or not each server:\n%s", out)
+	}
+
+	cmd := exec.Command("sh", "-c", "mcpsandbox wrap")
+	cmd.Dir, cmd.Env = t.TempDir(), append(slices.Clone(env), "HOME="+t.TempDir())
+	errOut, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(string(errOut), "no host configuration found; looked for:") ||
+		!strings.Contains(string(errOut), "name the file: mcpsandbox wrap FILE") {
+		t.Errorf("with no file: exit %d (%v)\n%s", code, err, errOut)
 	}
 }

@@ -272,9 +272,15 @@ func prepareEntry(name string, env, launch []string, std stdio) error {
 	return nil
 }
 
+// finalLine is prepare's reason: its last message, else its last line.
 func finalLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimPrefix(lines[len(lines)-1], "mcpsandbox prepare: ")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if reason, ok := strings.CutPrefix(lines[i], "mcpsandbox prepare: "); ok {
+			return reason
+		}
+	}
+	return lines[len(lines)-1]
 }
 
 // entryEnvNames are the variables the host gives the server: its env's,
