@@ -60,11 +60,7 @@ func entriesOf(t *testing.T, data []byte) map[string]hostconfig.Entry {
 // leave as it was.
 func but(t *testing.T, e hostconfig.Entry) string {
 	t.Helper()
-	var keys []string
-	for _, k := range []string{"type", "env", "envFile", "cwd", "sandboxEnabled", "sandbox", "url", "headers", "disabled"} {
-		keys = append(keys, k)
-	}
-	kept, err := hostconfig.KeepMembers(e.Raw, keys)
+	kept, err := hostconfig.KeepMembers(e.Raw, []string{"type", "env", "envFile", "cwd", "sandboxEnabled", "sandbox", "url", "headers", "disabled"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,19 +212,19 @@ func TestWrapUndoKeepsLaterEdits(t *testing.T) {
 		}
 		return bytes.Replace(data, []byte(from), []byte(to), 1)
 	}
-	later := func(data []byte, launch string) []byte {
+	later := func(data []byte) []byte {
 		data = edit(data, `"Ctrl+Space"`, `"Alt+Space"`)
 		data = edit(data, `"mcpServers": {`, `"mcpServers": {`+"\n"+`    "new": {"command": "node", "args": ["new.js"]},`)
 		return edit(data, `"LOG_LEVEL": "info"}`, `"LOG_LEVEL": "debug"}`)
 	}
-	if err := os.WriteFile(path, later(readFile(t, path), ""), 0o600); err != nil {
+	if err := os.WriteFile(path, later(readFile(t, path)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out, errOut, code := runCLI(t, "wrap", "--undo", path)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	if got, want := readFile(t, path), later(orig, ""); !bytes.Equal(got, want) {
+	if got, want := readFile(t, path), later(orig); !bytes.Equal(got, want) {
 		t.Errorf("after --undo:\n%s\nwant\n%s", got, want)
 	}
 	if !strings.Contains(out, "sqlite: given back its command and args; the rest of the entry, edited since, is kept") {
