@@ -121,7 +121,7 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 	}
 	if d.changed() {
 		if err := writeConfig(d.path, d.data); err != nil {
-			return fileFailure(d.path, err, std) && false
+			return fileFailure(d.path, err, std)
 		}
 		fmt.Fprintf(std.Out, "  added to the daemon's %s: run `mcpsandbox reload` (or start `mcpsandbox daemon --config %s`)\n", d.path, d.path)
 	}
