@@ -168,8 +168,10 @@ func (d *cliDaemon) stop() {
 	}
 }
 
+// processExists: a process of another uid answers EPERM, not ESRCH.
 func processExists(pid int) bool {
-	return syscall.Kill(pid, 0) == nil
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // write replaces the config file.

@@ -212,7 +212,7 @@ func TestDaemonRealServersThroughConnect(t *testing.T) {
 				if !strings.Contains(now.LastExit, "signal") && !strings.Contains(now.LastExit, "killed") {
 					t.Errorf("last exit %q does not say the process was killed", now.LastExit)
 				}
-				t.Logf("%s: protocol %s, attached in %v, restarted %d→%d in %v", inst.ID, h.protocol(), attached.Round(time.Millisecond), inst.Pid, after.Pid, restarted.Round(time.Millisecond))
+				t.Logf("%s: protocol %s, attached in %v; process %d killed (%s), %d answering %v later", inst.ID, h.protocol(), attached.Round(time.Millisecond), inst.Pid, now.LastExit, after.Pid, restarted.Round(time.Millisecond))
 			})
 		}
 	}
