@@ -378,6 +378,9 @@ func TestFrictionReadmeHostConfigsRun(t *testing.T) {
 			if filepath.Base(server.Command) != "mcpsandbox" {
 				continue
 			}
+			if len(server.Args) > 0 && server.Args[0] == "connect" {
+				continue // the daemon's: TestReadmeDaemonRunsAsWritten runs it beside its daemon
+			}
 			configs++
 			t.Run(name, func(t *testing.T) {
 				m, _ := mustHost(t, home, env, append([]string{"mcpsandbox"}, server.Args...)...)
