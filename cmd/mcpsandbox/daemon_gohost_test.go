@@ -32,7 +32,7 @@ type goDaemonHost struct {
 // connectGo starts `mcpsandbox connect name` and initializes a session on
 // it: version "" is the SDK's default (server/discover first, then
 // initialize if the server does not know it), else initialize with it.
-func (d *cliDaemon) connectGo(t *testing.T, name, version string) (*goDaemonHost, error) {
+func (d *e2eDaemon) connectGo(t *testing.T, name, version string) (*goDaemonHost, error) {
 	t.Helper()
 	argv := d.connectArgv(name)
 	h := &goDaemonHost{name: name, cmd: exec.Command(argv[0], argv[1:]...), wire: newWireTally(), errs: testenv.NewLogCapture(t)}
@@ -58,7 +58,7 @@ func (d *cliDaemon) connectGo(t *testing.T, name, version string) (*goDaemonHost
 }
 
 // mustConnectGo is connectGo that fails the test.
-func (d *cliDaemon) mustConnectGo(t *testing.T, name, version string) *goDaemonHost {
+func (d *e2eDaemon) mustConnectGo(t *testing.T, name, version string) *goDaemonHost {
 	t.Helper()
 	h, err := d.connectGo(t, name, version)
 	if err != nil {

@@ -26,8 +26,8 @@ import (
 // a second or two; fifty example servers share two cores.
 var daemonWait = testenv.Wait(2 * time.Minute)
 
-// cliDaemon is one `mcpsandbox daemon` process.
-type cliDaemon struct {
+// e2eDaemon is one `mcpsandbox daemon` process.
+type e2eDaemon struct {
 	t       *testing.T
 	config  string // the config file
 	sockets string // its --socket-dir
@@ -74,17 +74,17 @@ func claudeConfig(t *testing.T, entries ...daemonEntry) string {
 	return b.String()
 }
 
-// startCLIDaemon writes config and starts `mcpsandbox daemon` on it with
+// startE2EDaemon writes config and starts `mcpsandbox daemon` on it with
 // env (nil: the test's), once it says it listens. Cleanup stops it with
 // SIGTERM and checks that none of its servers' processes is left.
-func startCLIDaemon(t *testing.T, config string, env []string, flags ...string) *cliDaemon {
+func startE2EDaemon(t *testing.T, config string, env []string, flags ...string) *e2eDaemon {
 	t.Helper()
 	// Any user may enter it: a test's client of another uid needs to.
 	dir := testenv.SharedDir(t, "mcpsandbox-e2e-daemon-")
 	if env == nil {
 		env = os.Environ()
 	}
-	d := &cliDaemon{
+	d := &e2eDaemon{
 		t:       t,
 		config:  filepath.Join(dir, "servers.json"),
 		sockets: filepath.Join(dir, "run"),
@@ -131,7 +131,7 @@ func startCLIDaemon(t *testing.T, config string, env []string, flags ...string) 
 
 // stop ends the daemon as a service manager would (SIGTERM) and checks
 // that it exited 0 and took every server process with it.
-func (d *cliDaemon) stop() {
+func (d *e2eDaemon) stop() {
 	t := d.t
 	select {
 	case <-d.exited:
@@ -175,7 +175,7 @@ func processExists(pid int) bool {
 }
 
 // write replaces the config file.
-func (d *cliDaemon) write(config string) {
+func (d *e2eDaemon) write(config string) {
 	d.t.Helper()
 	if err := os.WriteFile(d.config, []byte(config), 0o644); err != nil {
 		d.t.Fatal(err)
@@ -183,7 +183,7 @@ func (d *cliDaemon) write(config string) {
 }
 
 // cli runs `mcpsandbox ARGS --socket-dir DIR` to its end.
-func (d *cliDaemon) cli(args ...string) (stdout, stderr string, err error) {
+func (d *e2eDaemon) cli(args ...string) (stdout, stderr string, err error) {
 	cmd := exec.Command(self(d.t), append(append([]string{asCLI}, args...), "--socket-dir", d.sockets)...)
 	cmd.Env = d.env
 	var out, errOut strings.Builder
@@ -194,11 +194,11 @@ func (d *cliDaemon) cli(args ...string) (stdout, stderr string, err error) {
 
 // connectArgv is the command line a host runs for the daemon's server
 // name: `mcpsandbox connect NAME --socket-dir DIR`.
-func (d *cliDaemon) connectArgv(name string) []string {
+func (d *e2eDaemon) connectArgv(name string) []string {
 	return []string{self(d.t), asCLI, "connect", name, "--socket-dir", d.sockets}
 }
 
-func (d *cliDaemon) tryStatus() (*daemon.Status, error) {
+func (d *e2eDaemon) tryStatus() (*daemon.Status, error) {
 	out, errOut, err := d.cli("status", "--json")
 	if err != nil {
 		return nil, fmt.Errorf("mcpsandbox status --json: %v: %s", err, errOut)
@@ -211,7 +211,7 @@ func (d *cliDaemon) tryStatus() (*daemon.Status, error) {
 }
 
 // status is `mcpsandbox status --json`.
-func (d *cliDaemon) status() *daemon.Status {
+func (d *e2eDaemon) status() *daemon.Status {
 	d.t.Helper()
 	st, err := d.tryStatus()
 	if err != nil {
@@ -221,7 +221,7 @@ func (d *cliDaemon) status() *daemon.Status {
 }
 
 // waitStatus polls status until ok holds, and returns that status.
-func (d *cliDaemon) waitStatus(what string, ok func(*daemon.Status) bool) *daemon.Status {
+func (d *e2eDaemon) waitStatus(what string, ok func(*daemon.Status) bool) *daemon.Status {
 	d.t.Helper()
 	deadline := time.Now().Add(daemonWait)
 	for {
@@ -238,13 +238,13 @@ func (d *cliDaemon) waitStatus(what string, ok func(*daemon.Status) bool) *daemo
 }
 
 // log is the daemon's log file so far.
-func (d *cliDaemon) log() string {
+func (d *e2eDaemon) log() string {
 	data, _ := os.ReadFile(d.logFile)
 	return string(data)
 }
 
 // logLines are the log's lines holding every one of words.
-func (d *cliDaemon) logLines(words ...string) []string {
+func (d *e2eDaemon) logLines(words ...string) []string {
 	var lines []string
 	for line := range strings.SplitSeq(d.log(), "\n") {
 		all := true
@@ -260,7 +260,7 @@ func (d *cliDaemon) logLines(words ...string) []string {
 
 // waitLog polls the log until a line holds every one of words, and
 // returns it.
-func (d *cliDaemon) waitLog(words ...string) string {
+func (d *e2eDaemon) waitLog(words ...string) string {
 	d.t.Helper()
 	deadline := time.Now().Add(daemonWait)
 	for {
@@ -342,7 +342,7 @@ func serverStatus(st *daemon.Status, name string) (daemon.ServerStatus, bool) {
 
 // attachedInstance waits until the client whose connect process is pid
 // has a running instance, and returns it.
-func (d *cliDaemon) attachedInstance(pid int) daemon.InstanceStatus {
+func (d *e2eDaemon) attachedInstance(pid int) daemon.InstanceStatus {
 	d.t.Helper()
 	var inst daemon.InstanceStatus
 	d.waitStatus(fmt.Sprintf("a running instance for connect pid %d", pid), func(st *daemon.Status) bool {
@@ -356,7 +356,7 @@ func (d *cliDaemon) attachedInstance(pid int) daemon.InstanceStatus {
 // killServer kills the server process of instance inst (SIGKILL, as a
 // crash) and waits until status shows it restarted: a new process,
 // running, one restart more.
-func (d *cliDaemon) killServer(inst daemon.InstanceStatus) daemon.InstanceStatus {
+func (d *e2eDaemon) killServer(inst daemon.InstanceStatus) daemon.InstanceStatus {
 	d.t.Helper()
 	if err := syscall.Kill(inst.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		d.t.Fatalf("killing %s's server process %d: %v", inst.ID, inst.Pid, err)

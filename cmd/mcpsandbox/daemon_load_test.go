@@ -80,7 +80,7 @@ func TestDaemonLoadFiftyServersTwentyClients(t *testing.T) {
 	}
 
 	begin := time.Now()
-	d := startCLIDaemon(t, loadConfig(t, servers, ""), nil, "--log-level", "info")
+	d := startE2EDaemon(t, loadConfig(t, servers, ""), nil, "--log-level", "info")
 	d.waitStatus(fmt.Sprintf("%d servers with a warm instance each", servers), func(st *daemon.Status) bool {
 		warm := 0
 		for _, s := range st.Servers {
@@ -173,7 +173,7 @@ func (c *loadClient) echo(text string) error {
 // crashOneWhileAllCall keeps every host calling, two calls in flight each,
 // kills victim's server process, and lets every host call on a while
 // after it restarted.
-func (d *cliDaemon) crashOneWhileAllCall(t *testing.T, cs []*loadClient, victim *loadClient) {
+func (d *e2eDaemon) crashOneWhileAllCall(t *testing.T, cs []*loadClient, victim *loadClient) {
 	t.Helper()
 	const loops, callsAround = 2, 3
 	var phase atomic.Int32 // 0 before the kill, 1 once the victim restarted
@@ -256,7 +256,7 @@ func (d *cliDaemon) crashOneWhileAllCall(t *testing.T, cs []*loadClient, victim 
 // refusedUID connects as uid 4242 to refused, which the config does not
 // let it use, and to allowed, whose users name it: a raw JSON-RPC host
 // whose every request is answered once.
-func refusedUID(t *testing.T, d *cliDaemon, refused, allowed string) {
+func refusedUID(t *testing.T, d *e2eDaemon, refused, allowed string) {
 	t.Helper()
 	bin := testenv.SelfForOthers(t) // go test's build directory is root's alone
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"uid-4242","version":"1"}}}`
@@ -300,9 +300,20 @@ func refusedUID(t *testing.T, d *cliDaemon, refused, allowed string) {
 
 // reloadChangingOne rewrites the config with changed's entry changed and
 // runs `mcpsandbox reload`.
-func (d *cliDaemon) reloadChangingOne(t *testing.T, cs []*loadClient, changed *loadClient, config string) {
+func (d *e2eDaemon) reloadChangingOne(t *testing.T, cs []*loadClient, changed *loadClient, config string) {
 	t.Helper()
-	before := d.status()
+	// Prestarts under way (the pools refilling behind the hosts) would
+	// change state on their own: compare once every pool is full.
+	before := d.waitStatus("no prestart under way", func(st *daemon.Status) bool {
+		for _, s := range st.Servers {
+			for _, i := range s.Instances {
+				if i.State == "starting" {
+					return false
+				}
+			}
+		}
+		return true
+	})
 	d.write(config)
 	out, errOut, err := d.cli("reload")
 	if err != nil {
@@ -359,11 +370,13 @@ func logFootprint(t *testing.T, st *daemon.Status) {
 	var mem uint64
 	for _, s := range st.Servers {
 		for _, i := range s.Instances {
-			n++
-			mem += i.Memory
+			if i.Pid != 0 { // not a prestart still under way
+				n++
+				mem += i.Memory
+			}
 		}
 	}
 	if n > 0 {
-		t.Logf("%d instances, %d MiB in their cgroups (%.1f MiB each)", n, mem>>20, float64(mem)/float64(n)/(1<<20))
+		t.Logf("%d instances with a process, %d MiB in their cgroups (%.1f MiB each)", n, mem>>20, float64(mem)/float64(n)/(1<<20))
 	}
 }

@@ -40,7 +40,7 @@ type hostKind struct {
 	// stateless: the session is 2026-07-28 against a server that has it;
 	// classic ones always initialize.
 	stateless bool
-	connect   func(t *testing.T, d *cliDaemon, server string) (daemonHost, error)
+	connect   func(t *testing.T, d *e2eDaemon, server string) (daemonHost, error)
 }
 
 var (
@@ -52,8 +52,8 @@ var (
 	tsV2Pin    = hostKind{"ts-v2-pin-2026-07-28", true, tsHostKind("v2", "2026-07-28")}
 )
 
-func goHostKind(version string) func(*testing.T, *cliDaemon, string) (daemonHost, error) {
-	return func(t *testing.T, d *cliDaemon, server string) (daemonHost, error) {
+func goHostKind(version string) func(*testing.T, *e2eDaemon, string) (daemonHost, error) {
+	return func(t *testing.T, d *e2eDaemon, server string) (daemonHost, error) {
 		h, err := d.connectGo(t, server, version)
 		if err != nil {
 			return nil, err
@@ -62,8 +62,8 @@ func goHostKind(version string) func(*testing.T, *cliDaemon, string) (daemonHost
 	}
 }
 
-func tsHostKind(sdk, mode string) func(*testing.T, *cliDaemon, string) (daemonHost, error) {
-	return func(t *testing.T, d *cliDaemon, server string) (daemonHost, error) {
+func tsHostKind(sdk, mode string) func(*testing.T, *e2eDaemon, string) (daemonHost, error) {
+	return func(t *testing.T, d *e2eDaemon, server string) (daemonHost, error) {
 		h, err := d.connectTS(t, sdk, mode, server)
 		if err != nil {
 			return nil, err
@@ -150,7 +150,7 @@ func TestDaemonRealServersThroughConnect(t *testing.T) {
 	for _, s := range servers {
 		entries = append(entries, s.entry)
 	}
-	d := startCLIDaemon(t, claudeConfig(t, entries...), base.env)
+	d := startE2EDaemon(t, claudeConfig(t, entries...), base.env)
 	st := d.status()
 	for _, s := range servers {
 		ss, ok := serverStatus(st, s.name)

@@ -57,7 +57,7 @@ func tsClientDirs(t *testing.T) (v1, v2 string) {
 // connectTS starts node with connect.mjs and has it connect with sdk
 // ("v1" or "v2") in mode ("legacy", "auto" or a pinned version; v2 only)
 // to `mcpsandbox connect name`.
-func (d *cliDaemon) connectTS(t *testing.T, sdk, mode, name string) (*tsDaemonHost, error) {
+func (d *e2eDaemon) connectTS(t *testing.T, sdk, mode, name string) (*tsDaemonHost, error) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {

@@ -29,7 +29,7 @@ func TestDaemonWarmNPXInstanceServesTheFirstClient(t *testing.T) {
 	base := newStateBase(t)
 	base.prepare(t, "npx", "-y", memoryPkg)
 	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
-	d := startCLIDaemon(t, claudeConfig(t, daemonEntry{"memory", map[string]any{
+	d := startE2EDaemon(t, claudeConfig(t, daemonEntry{"memory", map[string]any{
 		"command": "npx", "args": []string{"-y", memoryPkg},
 		"prestart": 1, "max-instances": 1,
 		"policy": map[string]any{"audit": map[string]any{"file": auditFile}},
