@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,7 +89,28 @@ func (d *e2eDaemon) connectTS(t *testing.T, sdk, mode, name string) (*tsDaemonHo
 		return nil, fmt.Errorf("TS SDK %s (%s) connecting to `mcpsandbox connect %s`: %w", sdk, mode, name, err)
 	}
 	h.connPid, h.proto = a.Pid, a.Protocol
+	checkTSHostEnv(t, h.connPid)
 	return h, nil
+}
+
+// tsHostEnv is what the TypeScript SDK's StdioClientTransport passes on to a
+// server it starts with no env of its own.
+var tsHostEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
+
+// checkTSHostEnv checks that connect (pid) runs with no more than tsHostEnv,
+// as a host built on the SDK starts it.
+func checkTSHostEnv(t *testing.T, pid int) {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if err != nil {
+		t.Errorf("reading the environment of connect (pid %d): %v", pid, err)
+		return
+	}
+	for _, kv := range strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00") {
+		if name, _, _ := strings.Cut(kv, "="); kv != "" && !slices.Contains(tsHostEnv, name) {
+			t.Errorf("connect runs with %s, which a TypeScript SDK host does not pass on", name)
+		}
+	}
 }
 
 // step sends one command and reads its answer; a failed step is an error.

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,19 +16,17 @@ import (
 // once status shows its instance warm, a host attaching through connect
 // has its initialize answered by that process, no other started (status
 // and the log show the one pid; max-instances 1 leaves the pool no room
-// to refill), and its first tools/call too: the call's audit record
-// carries the session the warm instance opened, and the process is the
-// same after it.
+// to refill), and its first tools/call too: `mcpsandbox logs` shows the
+// call's audit line under the warm instance, and the process is the same
+// after it.
 func TestDaemonWarmNPXInstanceServesTheFirstClient(t *testing.T) {
 	requireConfinement(t)
 	testenv.NPMServer(t, "server-memory") // the npm tier; skips under -short
 	base := newStateBase(t)
 	base.prepare(t, "npx", "-y", memoryPkg)
-	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
 	d := startE2EDaemon(t, claudeConfig(t, daemonEntry{"memory", map[string]any{
 		"command": "npx", "args": []string{"-y", memoryPkg},
 		"prestart": 1, "max-instances": 1,
-		"policy": map[string]any{"audit": map[string]any{"file": auditFile}},
 	}}), base.env)
 
 	warmSince := time.Now()
@@ -84,34 +78,35 @@ func TestDaemonWarmNPXInstanceServesTheFirstClient(t *testing.T) {
 		t.Fatalf("the first tools/call, create_entities: %q (error result %v), %v", text, isErr, err)
 	}
 	checkOneProcess("after the first tools/call")
-	session := auditedSession(t, auditFile, "create_entities")
-	if lines := d.logLines(`msg="audit log opened"`, "session="+session); len(lines) != 1 || logValue(lines[0], "instance") != warm.ID {
-		t.Errorf("the audit record of the call is session %s; the daemon's log says that session is %q, want %s's", session, lines, warm.ID)
+	if by, outcome := d.auditedBy(t, "memory", "create_entities"); by != warm.ID || outcome != string(audit.Answered) {
+		t.Errorf("mcpsandbox logs memory says the call was served by %s, outcome %q; want the warm %s, %q", by, outcome, warm.ID, audit.Answered)
 	}
 }
 
-// auditedSession waits for the audit record of a tools/call of tool and
-// returns its session.
-func auditedSession(t *testing.T, file, tool string) string {
+// auditedBy waits until `mcpsandbox logs server` shows the audit line of
+// a tools/call of tool, and returns the instance it names and the record.
+func (d *e2eDaemon) auditedBy(t *testing.T, server, tool string) (instance string, outcome string) {
 	t.Helper()
 	deadline := time.Now().Add(daemonWait)
 	for {
-		data, _ := os.ReadFile(file)
-		s := bufio.NewScanner(bytes.NewReader(data))
-		for s.Scan() {
-			var r struct {
-				Session, Method, Tool, Outcome string
+		out, errOut, err := d.cli("logs", server)
+		if err != nil {
+			t.Fatalf("mcpsandbox logs %s: %v: %s", server, err, errOut)
+		}
+		for line := range strings.SplitSeq(out, "\n") {
+			rest, ok := strings.CutPrefix(line, "audit instance=")
+			if !ok {
+				continue
 			}
-			if json.Unmarshal(s.Bytes(), &r) == nil && r.Method == "tools/call" && r.Tool == tool {
-				if r.Outcome != string(audit.Answered) {
-					t.Errorf("audit record of %s: outcome %q", tool, r.Outcome)
-				}
-				return r.Session
+			id, record, _ := strings.Cut(rest, " ")
+			var r struct{ Method, Tool, Outcome string }
+			if json.Unmarshal([]byte(record), &r) == nil && r.Method == "tools/call" && r.Tool == tool {
+				return id, r.Outcome
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no audit record of a tools/call of %s in %s within %v:\n%s", tool, file, daemonWait, data)
+			t.Fatalf("mcpsandbox logs %s shows no audit line of a tools/call of %s within %v:\n%s", server, tool, daemonWait, out)
 		}
-		time.Sleep(20 * time.Millisecond) // the writer's queue drains behind the call's answer
+		time.Sleep(20 * time.Millisecond) // audit lines are written behind the call's answer
 	}
 }
