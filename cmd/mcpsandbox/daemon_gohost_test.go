@@ -41,7 +41,7 @@ func (d *e2eDaemon) connectGo(t *testing.T, name, version string) (*goDaemonHost
 	if version != "" {
 		so = &mcp.ClientSessionOptions{ProtocolVersion: version}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), daemonWait)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "daemon-e2e", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &tallyTransport{inner: &mcp.CommandTransport{Command: h.cmd, TerminateDuration: 10 * time.Second}, tally: h.wire}, so)
@@ -76,7 +76,7 @@ func (h *goDaemonHost) protocol() string { return h.cs.InitializeResult().Protoc
 func (h *goDaemonHost) Close() { h.close.Do(func() { h.cs.Close() }) }
 
 func (h *goDaemonHost) tools() ([]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), daemonWait)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
 	defer cancel()
 	res, err := h.cs.ListTools(ctx, nil)
 	if err != nil {
@@ -95,7 +95,7 @@ func (h *goDaemonHost) call(tool string, args map[string]any) (string, bool, err
 	if args == nil {
 		args = map[string]any{} // the TypeScript servers want an object
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), daemonWait)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
 	defer cancel()
 	res, err := h.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {

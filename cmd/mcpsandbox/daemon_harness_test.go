@@ -22,9 +22,9 @@ import (
 // the CLI's own commands (status --json, reload, connect) on its
 // --socket-dir. Every wait polls what the daemon shows, to a deadline.
 
-// daemonWait bounds each wait on a daemon: confined node servers start in
+// e2eWait bounds each wait on a daemon: confined node servers start in
 // a second or two; fifty example servers share two cores.
-var daemonWait = testenv.Wait(2 * time.Minute)
+var e2eWait = testenv.Wait(2 * time.Minute)
 
 // e2eDaemon is one `mcpsandbox daemon` process.
 type e2eDaemon struct {
@@ -123,8 +123,8 @@ func startE2EDaemon(t *testing.T, config string, env []string, flags ...string) 
 	case <-listening:
 	case <-d.exited:
 		t.Fatalf("mcpsandbox daemon exited with %v before it listened; stderr:\n%s", d.cmd.ProcessState, d.stderr)
-	case <-time.After(daemonWait):
-		t.Fatalf("mcpsandbox daemon did not listen within %v; stderr:\n%s", daemonWait, d.stderr)
+	case <-time.After(e2eWait):
+		t.Fatalf("mcpsandbox daemon did not listen within %v; stderr:\n%s", e2eWait, d.stderr)
 	}
 	return d
 }
@@ -145,8 +145,8 @@ func (d *e2eDaemon) stop() {
 	d.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-d.exited:
-	case <-time.After(daemonWait):
-		t.Errorf("mcpsandbox daemon did not stop within %v of SIGTERM; killing it", daemonWait)
+	case <-time.After(e2eWait):
+		t.Errorf("mcpsandbox daemon did not stop within %v of SIGTERM; killing it", e2eWait)
 		d.cmd.Process.Kill()
 		<-d.exited
 	}
@@ -223,7 +223,7 @@ func (d *e2eDaemon) status() *daemon.Status {
 // waitStatus polls status until ok holds, and returns that status.
 func (d *e2eDaemon) waitStatus(what string, ok func(*daemon.Status) bool) *daemon.Status {
 	d.t.Helper()
-	deadline := time.Now().Add(daemonWait)
+	deadline := time.Now().Add(e2eWait)
 	for {
 		st := d.status()
 		if ok(st) {
@@ -231,7 +231,7 @@ func (d *e2eDaemon) waitStatus(what string, ok func(*daemon.Status) bool) *daemo
 		}
 		if time.Now().After(deadline) {
 			b, _ := json.MarshalIndent(st, "", "  ")
-			d.t.Fatalf("status never showed %s within %v; last status:\n%s", what, daemonWait, b)
+			d.t.Fatalf("status never showed %s within %v; last status:\n%s", what, e2eWait, b)
 		}
 		time.Sleep(50 * time.Millisecond) // the poll's period
 	}
@@ -262,13 +262,13 @@ func (d *e2eDaemon) logLines(words ...string) []string {
 // returns it.
 func (d *e2eDaemon) waitLog(words ...string) string {
 	d.t.Helper()
-	deadline := time.Now().Add(daemonWait)
+	deadline := time.Now().Add(e2eWait)
 	for {
 		if lines := d.logLines(words...); len(lines) > 0 {
 			return lines[0]
 		}
 		if time.Now().After(deadline) {
-			d.t.Fatalf("the daemon's log has no line with %q within %v; log:\n%s", words, daemonWait, d.log())
+			d.t.Fatalf("the daemon's log has no line with %q within %v; log:\n%s", words, e2eWait, d.log())
 		}
 		time.Sleep(20 * time.Millisecond) // the poll's period
 	}

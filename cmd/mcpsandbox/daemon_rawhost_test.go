@@ -96,8 +96,8 @@ func (h *rawHost) next() rawAnswer {
 			h.t.Fatalf("%s ended its output; stderr:\n%s", h.cmd.Path, h.stderr)
 		}
 		return h.parse(line)
-	case <-time.After(daemonWait):
-		h.t.Fatalf("%s answered nothing within %v", h.cmd.Path, daemonWait)
+	case <-time.After(e2eWait):
+		h.t.Fatalf("%s answered nothing within %v", h.cmd.Path, e2eWait)
 	}
 	return rawAnswer{}
 }
@@ -117,7 +117,7 @@ func (h *rawHost) closeAndRead() ([]rawAnswer, int) {
 	h.t.Helper()
 	h.in.Close()
 	var answers []rawAnswer
-	deadline := time.After(daemonWait)
+	deadline := time.After(e2eWait)
 	for {
 		select {
 		case line, ok := <-h.lines:
@@ -127,7 +127,7 @@ func (h *rawHost) closeAndRead() ([]rawAnswer, int) {
 			}
 			answers = append(answers, h.parse(line))
 		case <-deadline:
-			h.t.Fatalf("%s did not end within %v of its stdin closing", h.cmd.Path, daemonWait)
+			h.t.Fatalf("%s did not end within %v of its stdin closing", h.cmd.Path, e2eWait)
 		}
 	}
 }

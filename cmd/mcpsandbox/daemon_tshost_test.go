@@ -131,8 +131,8 @@ func (h *tsDaemonHost) step(cmd map[string]any) (*tsAnswer, error) {
 	var r read
 	select {
 	case r = <-got:
-	case <-time.After(daemonWait):
-		return nil, fmt.Errorf("connect.mjs did not answer %s within %v", cmd["op"], daemonWait)
+	case <-time.After(e2eWait):
+		return nil, fmt.Errorf("connect.mjs did not answer %s within %v", cmd["op"], e2eWait)
 	}
 	if r.err != nil {
 		return nil, fmt.Errorf("connect.mjs ended: %w", r.err)
@@ -180,7 +180,7 @@ func (h *tsDaemonHost) Close() {
 	h.in.Close()
 	select {
 	case <-h.exited:
-	case <-time.After(daemonWait):
+	case <-time.After(e2eWait):
 		h.cmd.Process.Kill()
 		<-h.exited
 	}

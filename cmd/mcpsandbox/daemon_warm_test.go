@@ -87,7 +87,7 @@ func TestDaemonWarmNPXInstanceServesTheFirstClient(t *testing.T) {
 // a tools/call of tool, and returns the instance it names and the record.
 func (d *e2eDaemon) auditedBy(t *testing.T, server, tool string) (instance string, outcome string) {
 	t.Helper()
-	deadline := time.Now().Add(daemonWait)
+	deadline := time.Now().Add(e2eWait)
 	for {
 		out, errOut, err := d.cli("logs", server)
 		if err != nil {
@@ -105,7 +105,7 @@ func (d *e2eDaemon) auditedBy(t *testing.T, server, tool string) (instance strin
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("mcpsandbox logs %s shows no audit line of a tools/call of %s within %v:\n%s", server, tool, daemonWait, out)
+			t.Fatalf("mcpsandbox logs %s shows no audit line of a tools/call of %s within %v:\n%s", server, tool, e2eWait, out)
 		}
 		time.Sleep(20 * time.Millisecond) // audit lines are written behind the call's answer
 	}
