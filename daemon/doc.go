@@ -58,7 +58,8 @@
 // resolved again. An error keeps the running config and is returned at
 // file:line:col. A server whose resolved policy is unchanged keeps its
 // instances and their sessions (its users, prestart and max-instances are
-// applied in place); a changed server's live instances are stopped and new
+// applied in place, and a user its users no longer allow loses its
+// sessions); a changed server's live instances are stopped and new
 // ones get the new settings; a removed server's are stopped; an added one
 // starts its pool.
 //

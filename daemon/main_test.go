@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -31,6 +32,10 @@ const (
 	// the FIFO argv[2]: until then it answers nothing, the readiness ping
 	// of a prestart included.
 	roleGatedTokenServer = "mcpsandbox-test-role=gated-token-server"
+	// roleHoldClient connects to server argv[3] at socket argv[2], says
+	// "attached" on stdout, holds the session until the daemon ends it and
+	// then says "closed".
+	roleHoldClient = "mcpsandbox-test-role=hold-client"
 )
 
 func TestMain(m *testing.M) {
@@ -48,6 +53,8 @@ func TestMain(m *testing.M) {
 			os.Exit(0)
 		case roleConnectClient:
 			os.Exit(connectClient(os.Args[2], os.Args[3:]))
+		case roleHoldClient:
+			os.Exit(holdClient(os.Args[2], os.Args[3]))
 		}
 	}
 	os.Exit(m.Run())
@@ -113,4 +120,16 @@ func waitGate(path string) error {
 	defer f.Close()
 	_, err = f.Read(make([]byte, 1))
 	return err
+}
+
+func holdClient(socket, name string) int {
+	c, refusal := daemon.ConnectTo([]string{socket}, name)
+	if refusal != nil {
+		fmt.Fprintln(os.Stderr, refusal.Reason)
+		return 1
+	}
+	fmt.Println("attached")
+	io.Copy(io.Discard, c) // until the daemon closes the session
+	fmt.Println("closed")
+	return 0
 }

@@ -1,12 +1,14 @@
 package daemon_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/daemon"
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
@@ -80,4 +82,50 @@ func TestPeerCheckRefusesOtherUIDs(t *testing.T) {
 	if n := answers[5]; n.Kind != daemon.RefusedPeer || !strings.Contains(n.Reason, "whose users are nobody") {
 		t.Errorf(`uid %d connecting to a server of users ["nobody"]: %+v`, otherUID, n)
 	}
+}
+
+// A reload that takes a user off a server's users ends the sessions that
+// user has: a revoked user keeps nothing.
+func TestReloadRevokingAUserEndsItsSessions(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("running a client as another uid needs root")
+	}
+	requireConfinement(t)
+	d := startDaemon(t, configOf(tokenEntry(t, "shared", `, "users": [4242]`)))
+	cmd := exec.Command(testenv.SelfForOthers(t), roleHoldClient, d.socket, "shared")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: otherUID, Gid: otherUID}}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string, 2)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(want string) {
+		t.Helper()
+		select {
+		case got := <-lines:
+			if got != want {
+				t.Fatalf("the client as uid %d said %q, want %q", otherUID, got, want)
+			}
+		case <-time.After(waitLimit):
+			t.Fatalf("the client as uid %d did not say %q within %s", otherUID, want, waitLimit)
+		}
+	}
+	next("attached")
+	d.write(configOf(tokenEntry(t, "shared", "")))
+	if a := d.control(daemon.Hello{Control: daemon.ControlReload}); !a.OK {
+		t.Fatalf("reload: %+v", a.Error)
+	}
+	next("closed") // the revoked user's session ended
+	d.logs.waitForCount(t, "ending a session whose user the reloaded config no longer allows", 1)
 }

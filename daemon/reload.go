@@ -154,6 +154,13 @@ func (old *server) update(ns *server) bool {
 	differs := !bytes.Equal(old.entry.Raw, ns.entry.Raw) || !reflect.DeepEqual(old.allow, ns.allow) ||
 		old.prestart != ns.prestart || old.max != ns.max
 	old.entry, old.res, old.allow, old.prestart, old.max = ns.entry, ns.res, ns.allow, ns.prestart, ns.max
+	// A user the new users no longer allow loses the sessions it has.
+	for _, inst := range old.instances {
+		if inst.attached && !old.allow.has(inst.client.UID, old.d.self) {
+			old.d.log.Warn("mcpsandbox daemon: ending a session whose user the reloaded config no longer allows", "server", old.name, "instance", inst.id, "uid", inst.client.UID, "users", old.allow.String())
+			inst.cancel()
+		}
+	}
 	// Warm instances beyond a lowered prestart go; clients keep theirs.
 	for len(old.warm) > old.prestart {
 		surplus := old.warm[len(old.warm)-1]

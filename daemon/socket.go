@@ -34,13 +34,17 @@ func SocketDir(root bool, lookupEnv func(string) (string, bool)) (string, error)
 	return "", errors.New("XDG_RUNTIME_DIR is not set, so there is no runtime directory of yours for the daemon's socket: give one with --socket-dir DIR (a directory only you may enter), or start the daemon from a login session (pam_systemd sets it)")
 }
 
-// ClientSockets are the sockets a client tries, in turn, when not told
-// which: the user daemon's (when XDG_RUNTIME_DIR is set), then the system
-// daemon's.
-func ClientSockets(lookupEnv func(string) (string, bool)) []string {
+// ClientSockets are the sockets a client of uid tries, in turn, when not
+// told which: the user daemon's, then the system daemon's. Hosts built on
+// the TypeScript SDK pass their servers no XDG_RUNTIME_DIR, so without it
+// the user's runtime directory is the one pam_systemd makes, /run/user/UID,
+// as systemd's own tools find it.
+func ClientSockets(uid int, lookupEnv func(string) (string, bool)) []string {
 	var socks []string
 	if dir, err := SocketDir(false, lookupEnv); err == nil {
 		socks = append(socks, filepath.Join(dir, SocketName))
+	} else if uid != 0 {
+		socks = append(socks, filepath.Join("/run/user", strconv.Itoa(uid), "mcpsandbox", SocketName))
 	}
 	return append(socks, filepath.Join(SystemSocketDir, SocketName))
 }

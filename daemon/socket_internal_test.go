@@ -15,7 +15,7 @@ func TestSocketDirWithoutARuntimeDirectory(t *testing.T) {
 		t.Errorf("root: %q, %v", dir, err)
 	}
 	run := func(string) (string, bool) { return "/run/user/1000", true }
-	if socks := ClientSockets(run); len(socks) != 2 || socks[0] != "/run/user/1000/mcpsandbox/daemon.sock" || socks[1] != "/run/mcpsandbox/daemon.sock" {
+	if socks := ClientSockets(1000, run); len(socks) != 2 || socks[0] != "/run/user/1000/mcpsandbox/daemon.sock" || socks[1] != "/run/mcpsandbox/daemon.sock" {
 		t.Errorf("sockets tried: %q", socks)
 	}
 }

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The guest tier: the tests that need systemd as init and pure cgroup v2
 # (the launch tests, the escape table, the relay and npm tests, the real v2
-# limits, the scope benchmark), run in a throwaway qemu guest
-# (scripts/guest/guest.sh) as root and as an ordinary user in a login
-# session: all of them on Debian 12, then on Debian 13 (kernel 6.12, systemd
-# 257, Landlock ABI 6) the ones scripts/guest/tier.sh's trixie_tests lists.
+# limits, the daemon as a user and a system service, the scope benchmark),
+# run in a throwaway qemu guest (scripts/guest/guest.sh) as root and as an
+# ordinary user in a login session: all of them on Debian 12, then on Debian
+# 13 (kernel 6.12, systemd 257, Landlock ABI 6) the ones
+# scripts/guest/tier.sh's trixie_tests lists.
 # Test binaries are built here; the guest has no Go.
 #   GUEST=0   skip the tier
 #   GUEST_RELEASES="bookworm trixie"  the guests to run, in this order
 #   GUEST_BENCH=0  skip the scope benchmark; GUEST_BENCH=full also times
 #                  whole starts with and without the scope (minutes more)
+#   GUEST_ONLY=REGEXP  only the phases whose names match (grep -Ei), e.g.
+#                  GUEST_ONLY=daemon
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${GUEST:-1}" = 0 ]; then
@@ -53,11 +56,11 @@ for release in "${releases[@]}"; do
   t1=$SECONDS rc=0
   scripts/guest/guest.sh --release "$release" build || rc=$?
   echo "test-guest: $release image ready after $((SECONDS - t1)) s"
-  # GUEST_BENCH reaches tier.sh inside the guest through env: guest.sh
-  # itself does not pass the host's environment on.
+  # GUEST_BENCH and GUEST_ONLY reach tier.sh inside the guest through env:
+  # guest.sh itself does not pass the host's environment on.
   if [ $rc = 0 ]; then
     scripts/guest/guest.sh --release "$release" run --share "$work" --timeout 1200 -- \
-      env GUEST_BENCH="${GUEST_BENCH:-1}" bash "$work/tier.sh" "$work" || rc=$?
+      env GUEST_BENCH="${GUEST_BENCH:-1}" GUEST_ONLY="${GUEST_ONLY:-}" bash "$work/tier.sh" "$work" || rc=$?
   fi
   echo "test-guest: $release done in $((SECONDS - t1)) s, status $rc"
   [ $rc = 0 ] || status=$rc

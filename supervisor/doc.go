@@ -87,7 +87,8 @@
 // unchanged under a relay id, its result is swallowed after checking that
 // the protocol version is the one negotiated first (a different one fails the
 // restart; different capabilities are logged), notifications/initialized is
-// sent, the log level and active subscriptions are replayed, the held
+// sent, the log level and active subscriptions are replayed (and their
+// answers awaited: servers handle requests concurrently), the held
 // messages are flushed, and the host gets notifications/<list>/list_changed
 // for each list the server declared listChanged. A host never sees a second
 // initialize reach a process: a repeated one is answered from the cache.

@@ -178,20 +178,76 @@ func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
 	if hostInitialized {
 		g.write(jsonrpc.NewNotification("notifications/initialized", nil))
 	}
+	var state []replayed
 	if level != nil {
-		g.write(jsonrpc.NewRequest(quoteID(r.relayID("replay")), "logging/setLevel", level))
+		state = append(state, replayed{"logging/setLevel", level})
 	}
 	for _, p := range subs {
-		g.write(jsonrpc.NewRequest(quoteID(r.relayID("replay")), "resources/subscribe", p))
+		state = append(state, replayed{"resources/subscribe", p})
+	}
+	if err := r.replayState(ctx, g, state, t.C); err != nil {
+		return nil, err
 	}
 	return now, nil
 }
 
-func (r *relay) relayID(kind string) string {
+// replayed is one request of the session's state sent to a new process.
+type replayed struct {
+	method string
+	params []byte
+}
+
+// replayState sends the log level and subscriptions and waits for their
+// answers before the host's traffic flows again: servers (the Go SDK's)
+// handle requests concurrently, so a host request flushed right behind
+// them could otherwise run before the level is set. A refusal is logged;
+// the session goes on without that piece.
+func (r *relay) replayState(ctx context.Context, g *generation, reqs []replayed, deadline <-chan time.Time) error {
+	if len(reqs) == 0 {
+		return nil
+	}
+	answers := make([]chan []byte, len(reqs))
+	ids := make([]string, len(reqs))
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.seq++
-	return relayPrefix + kind + ":" + strconv.FormatUint(r.seq, 10)
+	for i := range reqs {
+		r.seq++
+		ids[i] = relayPrefix + "replay:" + strconv.FormatUint(r.seq, 10)
+		answers[i] = make(chan []byte, 1)
+		r.waiters[ids[i]] = answers[i]
+	}
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		for _, id := range ids {
+			delete(r.waiters, id)
+		}
+		r.mu.Unlock()
+	}()
+	for i, q := range reqs {
+		if err := g.write(jsonrpc.NewRequest(quoteID(ids[i]), q.method, q.params)); err != nil {
+			return errDead
+		}
+	}
+	for i, q := range reqs {
+		select {
+		case msg := <-answers[i]:
+			var resp struct {
+				Error json.RawMessage `json:"error"`
+			}
+			if json.Unmarshal(msg, &resp) == nil && resp.Error != nil {
+				g.log.Warn("server refused a request mcpsandbox replayed", "method", q.method, "error", logValue(resp.Error))
+			}
+		case <-g.proc.Done():
+			return errDead
+		case <-deadline:
+			return fmt.Errorf("the restarted server did not answer the replayed %s within %s", q.method, r.replayWait())
+		case <-r.hostGone:
+			return errHostGone
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // flush hands the messages held during the restart to g in order and lets

@@ -50,7 +50,7 @@ func socketFlags(fs *flag.FlagSet) func() ([]string, error) {
 		case *system:
 			return []string{filepath.Join(daemon.SystemSocketDir, daemon.SocketName)}, nil
 		}
-		return daemon.ClientSockets(os.LookupEnv), nil
+		return daemon.ClientSockets(os.Geteuid(), os.LookupEnv), nil
 	}
 }
 
@@ -75,7 +75,7 @@ func oneName(cmd string, fs *flag.FlagSet, args []string, std stdio) (string, in
 
 var socketOptions = []cmdline.Option{
 	{Flag: "--socket-dir DIR", Text: "Talk to the daemon listening in DIR (its --socket-dir)."},
-	{Flag: "--system", Text: "Talk to the system daemon (root's, /run/mcpsandbox) only. Default: the user daemon's socket in $XDG_RUNTIME_DIR/mcpsandbox, then the system daemon's."},
+	{Flag: "--system", Text: "Talk to the system daemon (root's, /run/mcpsandbox) only. Default: the user daemon's socket in $XDG_RUNTIME_DIR/mcpsandbox (/run/user/UID/mcpsandbox when it is unset, as hosts leave it), then the system daemon's."},
 	helpOption,
 }
 

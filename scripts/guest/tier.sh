@@ -6,6 +6,7 @@
 # On Debian 12 the whole tier runs; on Debian 13 the tests trixie_tests names.
 #   tier.sh WORK            as root: the root phases, then the user's
 #   tier.sh --user WORK     the user's phases (called by the first)
+#   GUEST_ONLY=REGEXP       only the phases whose names match (grep -Ei)
 set -u
 user_phase=false
 if [ "$1" = --user ]; then user_phase=true; shift; fi
@@ -25,6 +26,7 @@ failed=()
 phase() {
   local name=$1 dir=$2 t0=$SECONDS rc=0 log
   shift 2
+  if [ -n "${GUEST_ONLY:-}" ] && ! grep -qEi -- "$GUEST_ONLY" <<<"$name"; then return 0; fi
   log=$(mktemp)
   echo "=== guest tier: $name"
   (cd "$repo/$dir" && "$@") >"$log" 2>&1 || rc=$?
@@ -49,6 +51,7 @@ trixie_tests=(
   'sandbox ^(TestEscape|TestConfined|TestLandlock) delegated'
   'supervisor ^TestEgress delegated'
   'cmd/mcpsandbox ^TestExplainSaysWhatLandlockDoes$ here'
+  'cmd/mcpsandbox ^TestDaemonSystemd here'
 )
 
 # landlock_abi: the kernel's Landlock ABI, or "none (why)"; through perl,
@@ -87,6 +90,9 @@ full_tier() {
 
   phase "launch ways and doctor ($(id -un))" cmd/mcpsandbox \
     "$work/mcpsandbox.test" -test.run 'TestSystemd|TestNoSystemd' -test.v -test.count=1 -test.timeout 10m
+  # root's: a system service; the user's: a user service in the login session
+  phase "daemon as a systemd service ($(id -un))" cmd/mcpsandbox \
+    "$work/mcpsandbox.test" -test.run '^TestDaemonSystemd' -test.v -test.count=1 -test.timeout 10m
   phase "sandbox/cgroups: v2 backend, home, kernel-enforced limits ($(id -un))" sandbox/cgroups \
     "${delegated[@]}" "$work/cgroups.test" -test.v -test.count=1 -test.timeout 10m
   phase "sandbox: the init stage on its own ($(id -un))" sandbox/internal/initstage \
@@ -121,6 +127,7 @@ if $user_phase; then
 else
   delegated=(systemd-run --scope -q -p Delegate=yes --)
   echo "=== guest tier: Debian $(cat /etc/debian_version) ($release), kernel $(uname -r), $(systemctl --version | head -n1), Landlock ABI $(landlock_abi)"
+  [ -n "${GUEST_ONLY:-}" ] && echo "=== guest tier: only the phases matching \"$GUEST_ONLY\" (GUEST_ONLY)"
   # The escape table's unprivileged half runs as this user (scripts/test-setup.sh makes it on a host).
   id mcpsandbox-test >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin mcpsandbox-test
 fi
@@ -129,7 +136,7 @@ if [ "$release" = trixie ]; then trixie_tier; else full_tier; fi
 
 if ! $user_phase; then
   echo "=== guest tier: switching to the user \"user\" in a login session"
-  runuser -l user -c "cd '$repo' && GUEST_BENCH=0 bash '$work/tier.sh' --user '$work'" || failed+=("user phases")
+  runuser -l user -c "cd '$repo' && GUEST_BENCH=0 GUEST_ONLY=$(printf %q "${GUEST_ONLY:-}") bash '$work/tier.sh' --user '$work'" || failed+=("user phases")
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then
