@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,22 +40,27 @@ type attachServer struct {
 // daemon's client API in this process (daemon.Dial, the hello, then
 // initialize), and the `mcpsandbox connect NAME` binary, which a host
 // starts for every session; the binary's own start (`mcpsandbox version`)
-// is reported beside them as its floor. The baseline is the server itself:
-// its process started directly (unconfined, no daemon: the static server,
-// and node on the same package installed in testdata/npm), answering a
-// ping as a warm instance has, then timed from initialize sent to its
-// answer, a server's own first initialize (Node's takes milliseconds);
-// warm − that is what the daemon adds. After each sample the benchmark
-// waits for the instance to end and, for a warm server, the pool to be
-// refilled (the daemon logs both), so every sample starts alike. Goal: warm
-// ≤ 10 ms for any server, npx included; reported are the medians and
-// warm ÷ cold.
+// is reported beside them as its floor. Two baselines time a server's own
+// first initialize: its process answers a ping, as a warm instance has,
+// then the time from initialize sent to its answer is taken (Node's first
+// initialize takes milliseconds of CPU). "direct": the process started
+// unconfined, no daemon (the static server; node on the same package,
+// installed in testdata/npm). "run": the same launch line as the daemon's
+// entry under `mcpsandbox run` (confined alike, at the servers' lower CPU
+// weight, behind one relay), so warm − run is what the daemon's socket
+// adds. After each sample the benchmark waits for the instance to end and,
+// for a warm server, the pool to be refilled (the daemon logs both), so
+// every sample starts alike. Goal: warm ≤ 10 ms for any server, npx
+// included; reported are the medians and warm ÷ cold.
 func BenchmarkDaemonAttach(b *testing.B) {
 	prepareNpx(b)
 	npx := []string{"npx", "-y", memoryPackage}
-	direct := map[string][]string{
-		"static": {bins.staticserver},
-		"npx":    {"node", testenv.NPMServer(b, "server-memory")},
+	run := []string{bins.mcpsandbox, "run", "--log-level", "warn", "--"}
+	baselines := map[string][]string{
+		"static-direct": {bins.staticserver},
+		"npx-direct":    {"node", testenv.NPMServer(b, "server-memory")},
+		"static-run":    append(slices.Clone(run), bins.staticserver),
+		"npx-run":       append(slices.Clone(run), npx...),
 	}
 	servers := []attachServer{{"static-warm", true}, {"static-cold", false}, {"npx-warm", true}, {"npx-cold", false}}
 	entries := map[string]string{
@@ -93,8 +99,8 @@ func BenchmarkDaemonAttach(b *testing.B) {
 			}
 		}
 		got["connect-floor"] = append(got["connect-floor"], spawnToLine(b, version, "", "mcpsandbox"))
-		for kind, argv := range direct {
-			got[kind+"-direct"] = append(got[kind+"-direct"], firstInitialize(b, argv))
+		for name, argv := range baselines {
+			got[name] = append(got[name], firstInitialize(b, argv))
 		}
 	}
 	for name := range got {
@@ -105,9 +111,12 @@ func BenchmarkDaemonAttach(b *testing.B) {
 			warm, cold := got.median(kind+"-warm-"+way), got.median(kind+"-cold-"+way)
 			b.ReportMetric(float64(warm)/float64(cold), fmt.Sprintf("x-%s-warm-vs-cold-%s", kind, way))
 		}
-		warm, base := got.median(kind+"-warm-api"), got.median(kind+"-direct")
-		b.ReportMetric(float64(warm)/float64(base), "x-"+kind+"-warm-api-vs-direct")
-		b.ReportMetric(float64(warm-base)/1e6, kind+"-warm-api-added-ms")
+		warm := got.median(kind + "-warm-api")
+		for _, base := range []string{"direct", "run"} {
+			m := got.median(kind + "-" + base)
+			b.ReportMetric(float64(warm)/float64(m), "x-"+kind+"-warm-api-vs-"+base)
+			b.ReportMetric(float64(warm-m)/1e6, kind+"-warm-api-added-vs-"+base+"-ms")
+		}
 	}
 }
 
@@ -141,10 +150,12 @@ func attachAPI(b *testing.B, d *daemonProc, s attachServer) time.Duration {
 	return took
 }
 
-// firstInitialize starts argv directly, waits for its answer to a ping,
-// then returns the time from initialize sent to its answer.
+// firstInitialize starts argv, waits for its answer to a ping, then
+// returns the time from initialize sent to its answer.
 func firstInitialize(b *testing.B, argv []string) time.Duration {
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "MCPSANDBOX_STATE_DIR="+benchStateDir()) // run's npx finds the prepared cache
+	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
