@@ -26,8 +26,9 @@ const attachLimit = 2 * time.Minute
 
 // attachServer is a server of BenchmarkDaemonAttach's daemon.
 type attachServer struct {
-	name string
-	warm bool
+	name  string
+	warm  bool
+	alone bool // max-instances 1: no refill starts beside the attaching session
 }
 
 // BenchmarkDaemonAttach: attach → first response, the time from dialing
@@ -62,26 +63,33 @@ func BenchmarkDaemonAttach(b *testing.B) {
 		"static-run":    append(slices.Clone(run), bins.staticserver),
 		"npx-run":       append(slices.Clone(run), npx...),
 	}
-	servers := []attachServer{{"static-warm", true}, {"static-cold", false}, {"npx-warm", true}, {"npx-cold", false}}
+	servers := []attachServer{{"static-warm", true, false}, {"static-cold", false, false}, {"npx-warm", true, false}, {"npx-cold", false, false},
+		{"static-warm-alone", true, true}, {"npx-warm-alone", true, true}}
 	entries := map[string]string{
-		"static-warm": entryJSON([]string{bins.staticserver}, `"prestart": 1`),
-		"static-cold": entryJSON([]string{bins.staticserver}, `"prestart": 0`),
-		"npx-warm":    entryJSON(npx, `"prestart": 1`),
-		"npx-cold":    entryJSON(npx, `"prestart": 0`),
+		"static-warm":       entryJSON([]string{bins.staticserver}, `"prestart": 1`),
+		"static-cold":       entryJSON([]string{bins.staticserver}, `"prestart": 0`),
+		"npx-warm":          entryJSON(npx, `"prestart": 1`),
+		"npx-cold":          entryJSON(npx, `"prestart": 0`),
+		"static-warm-alone": entryJSON([]string{bins.staticserver}, `"prestart": 1, "max-instances": 1`),
+		"npx-warm-alone":    entryJSON(npx, `"prestart": 1, "max-instances": 1`),
 	}
 	var cfg []string
 	for _, s := range servers {
 		cfg = append(cfg, fmt.Sprintf("%q: %s", s.name, entries[s.name]))
 	}
 	d := startDaemonProc(b, "{\"mcpServers\": {\n"+strings.Join(cfg, ",\n")+"\n}}\n")
-	d.waitWarm(b, map[string]int{"static-warm": 1, "npx-warm": 1}, attachLimit)
+	d.waitWarm(b, map[string]int{"static-warm": 1, "npx-warm": 1, "static-warm-alone": 1, "npx-warm-alone": 1}, attachLimit)
 
 	used := map[string]int{} // sessions each server has served
 	got := samples{}
 	version := []string{bins.mcpsandbox, "version"}
 	for b.Loop() {
 		for _, s := range servers {
-			for _, way := range []string{"api", "connect"} {
+			ways := []string{"api", "connect"}
+			if s.alone {
+				ways = ways[:1]
+			}
+			for _, way := range ways {
 				var took time.Duration
 				if way == "api" {
 					took = attachAPI(b, d, s)
@@ -112,6 +120,7 @@ func BenchmarkDaemonAttach(b *testing.B) {
 			b.ReportMetric(float64(warm)/float64(cold), fmt.Sprintf("x-%s-warm-vs-cold-%s", kind, way))
 		}
 		warm := got.median(kind + "-warm-api")
+		b.ReportMetric(float64(warm)/float64(got.median(kind+"-warm-alone-api")), "x-"+kind+"-warm-api-vs-alone")
 		for _, base := range []string{"direct", "run"} {
 			m := got.median(kind + "-" + base)
 			b.ReportMetric(float64(warm)/float64(m), "x-"+kind+"-warm-api-vs-"+base)
@@ -155,7 +164,8 @@ func attachAPI(b *testing.B, d *daemonProc, s attachServer) time.Duration {
 func firstInitialize(b *testing.B, argv []string) time.Duration {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "MCPSANDBOX_STATE_DIR="+benchStateDir()) // run's npx finds the prepared cache
-	cmd.Stderr = os.Stderr
+	var stderr strings.Builder                                              // shown on failure only (node's server announces itself there)
+	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -167,8 +177,6 @@ func firstInitialize(b *testing.B, argv []string) time.Duration {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer cmd.Wait()
-	defer in.Close()
 	lines := bufio.NewReader(out)
 	roundTrip := func(msg, want string) time.Duration {
 		start := time.Now()
@@ -176,12 +184,17 @@ func firstInitialize(b *testing.B, argv []string) time.Duration {
 		line, err := lines.ReadString('\n')
 		took := time.Since(start)
 		if err != nil || !strings.Contains(line, want) {
-			b.Fatalf("%v: no answer with %s (%v): %q", argv, want, err, line)
+			in.Close()
+			cmd.Wait()
+			b.Fatalf("%v: no answer with %s (%v): %q; stderr:\n%s", argv, want, err, line, &stderr)
 		}
 		return took
 	}
 	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"ping"}`+"\n", `"result"`)
-	return roundTrip(initializeLine, `"protocolVersion"`)
+	took := roundTrip(initializeLine, `"protocolVersion"`)
+	in.Close()
+	cmd.Wait()
+	return took
 }
 
 // prepareNpx fetches the memory server's package into its state directory
