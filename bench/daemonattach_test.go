@@ -163,8 +163,9 @@ func attachAPI(b *testing.B, d *daemonProc, s attachServer) time.Duration {
 // returns the time from initialize sent to its answer.
 func firstInitialize(b *testing.B, argv []string) time.Duration {
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "MCPSANDBOX_STATE_DIR="+benchStateDir()) // run's npx finds the prepared cache
-	var stderr strings.Builder                                              // shown on failure only (node's server announces itself there)
+	// run's npx finds the prepared cache there.
+	cmd.Env = append(os.Environ(), "MCPSANDBOX_STATE_DIR="+benchStateDir())
+	var stderr strings.Builder // shown on failure only: node's server announces itself there
 	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
