@@ -141,6 +141,18 @@ func TestLogsShowAServersRecords(t *testing.T) {
 	if !strings.Contains(seen, "instance=a#1") {
 		t.Errorf("records without their instance:\n%s", seen)
 	}
+	// The call's audit line, though the policy names no audit log.
+	ca.call(t, "echo", map[string]any{"text": "audited"})
+	for !strings.Contains(seen, `"tool":"echo"`) {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("following ended before the audit line: %v\n%s", err, seen)
+		}
+		if strings.Contains(line, `"tool":"echo"`) && !strings.HasPrefix(line, "audit instance=a#1 {") {
+			t.Errorf("audit line %q", line)
+		}
+		seen += line
+	}
 	// Following: a restart's records arrive.
 	d.control(daemon.Hello{Control: daemon.ControlRestart, Server: "a"})
 	for !strings.Contains(seen, `msg="server restarted; the host's session continues"`) {

@@ -32,8 +32,8 @@ type Options struct {
 	// Environ is what an unconfined server inherits (os.Environ()).
 	Environ []string
 	// Host is the machine servers are resolved for (launch.FromProcess());
-	// its WorkDir is replaced by each entry's cwd, or the config's
-	// directory. Nil LookupEnv: Options.LookupEnv.
+	// each entry is resolved in its cwd, or the config's directory
+	// (Host.InDir). Nil LookupEnv: Options.LookupEnv.
 	Host launch.Host
 	// Reload, when set, reloads the config on each receive (SIGHUP).
 	Reload <-chan struct{}

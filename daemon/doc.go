@@ -26,7 +26,9 @@
 // its own (ids NAME#N, N counting up per server for the daemon's life),
 // which ends when its client leaves. With prestart N, N instances are kept
 // warm (supervisor.Prestart: started and ready, with no host yet); a client
-// is given a warm one first and the pool is refilled behind it. Failing
+// is given a warm one first and the pool is refilled behind it; one that
+// comes while a prestart no other client waits for is under way waits for
+// it, as it is ready sooner than a fresh start. Failing
 // prestarts back off (1 s doubling to 5 min) and are logged once per
 // reason. max-instances bounds the instances of a server, warm ones
 // included; a client over it is refused (supervisor.CodeServerUnavailable,
@@ -64,8 +66,9 @@
 //
 // Records carry server= (the supervisor's) and instance=. Besides the
 // daemon's log (Options.Log: the journal or a rotated file, as the CLI
-// chooses), the records of each server are kept in a ring (the last 1000
-// records, at most 1 MiB) for the logs request, which can follow new ones.
+// chooses), the records of each server, and its audit lines
+// (supervisor.Options.AuditTap), are kept in a ring (the last 1000, at
+// most 1 MiB) for the logs request, which can follow new ones.
 //
 // # Shutdown
 //

@@ -57,6 +57,10 @@ func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor
 		LookupEnv:     s.d.opts.LookupEnv,
 		Environ:       s.d.opts.Environ,
 		ReleaseMemory: s.d.release,
+		// Its audit lines go to the server's ring, for `logs`.
+		AuditTap: func(line []byte) {
+			s.d.rings.add(s.name, "audit instance="+inst.id+" "+strings.TrimSuffix(string(line), "\n")+"\n")
+		},
 	}
 }
 
@@ -104,14 +108,22 @@ func (d *daemon) mayConnect(s *server, p peer, name string) *Refusal {
 	switch {
 	case d.closing:
 		return unavailable(RefusedShutdown, "the mcpsandbox daemon is shutting down: connect again once it runs")
+	case s == nil && d.disabled(name):
+		return unavailable(RefusedNoServer, fmt.Sprintf("server %q is disabled in the daemon's config %s: remove its \"disabled\": true and run `mcpsandbox reload`", name, d.cfg.File))
 	case s == nil:
 		return unavailable(RefusedNoServer, fmt.Sprintf("the daemon's config %s has no server %q (it has %s): add it there and run `mcpsandbox reload`, or connect to one it has",
 			d.cfg.File, name, listOrNone(d.order)))
 	case !s.allow.has(p.UID, d.self):
-		return unavailable(RefusedPeer, fmt.Sprintf("%s may not use server %q, whose users are %s: add the uid or its user name to the server's users in %s (or to the top-level users), then run `mcpsandbox reload`",
+		return unavailable(RefusedPeer, fmt.Sprintf("%s may not use server %q, whose users are %s: add the uid or its user name to the server's users in %s (or to the file's mcpsandbox.users), then run `mcpsandbox reload`",
 			uidName(p.UID), name, s.allow, s.entry.Pos))
 	}
 	return nil
+}
+
+// disabled: the config has an entry name that it turns off. Under d.mu.
+func (d *daemon) disabled(name string) bool {
+	e, ok := d.cfg.Server(name)
+	return ok && e.Disabled
 }
 
 func unavailable(kind, reason string) *Refusal {
@@ -149,6 +161,27 @@ func (s *server) take(in io.Reader, out io.Writer, p peer) (inst *instance, ref 
 			s.attached(inst, p)
 			return inst, nil, false
 		}
+		if s.starting > s.waiting {
+			// A prestart is under way that no other client waits for:
+			// it is ready sooner than a start begun now.
+			s.waiting++
+			changed := s.changed
+			d.mu.Unlock()
+			d.log.Debug("mcpsandbox daemon: a client waits for the prestart under way", "server", s.name, "uid", p.UID)
+			var shutdown bool
+			select {
+			case <-changed:
+			case <-d.ctx.Done():
+				shutdown = true
+			}
+			d.mu.Lock()
+			s.waiting--
+			d.mu.Unlock()
+			if shutdown {
+				return nil, unavailable(RefusedShutdown, "the mcpsandbox daemon is shutting down"), false
+			}
+			continue
+		}
 		if s.count() < s.max {
 			inst := s.newInstance()
 			s.instances = append(s.instances, inst)
@@ -170,7 +203,7 @@ func (s *server) take(in io.Reader, out io.Writer, p peer) (inst *instance, ref 
 			return inst, nil, false
 		}
 		if s.starting > 0 {
-			changed := s.changed // a prestart within the bound is under way: wait for it
+			changed := s.changed // at the bound, with prestarts under way: wait for one
 			d.mu.Unlock()
 			select {
 			case <-changed:
@@ -231,6 +264,7 @@ func (s *server) fill() {
 		}
 		inst := s.newInstance()
 		s.starting++
+		s.pending = append(s.pending, inst)
 		s.d.group.Add(1)
 		go s.prestartOne(inst, s.options(inst, nil, nil))
 	}
@@ -244,6 +278,7 @@ func (s *server) prestartOne(inst *instance, opts supervisor.Options) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s.starting--
+	s.pending = slices.DeleteFunc(s.pending, func(i *instance) bool { return i == inst })
 	s.signal()
 	if err != nil {
 		inst.cancel()

@@ -1,8 +1,11 @@
 package daemon_test
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -103,5 +106,59 @@ func TestMaxInstancesRefusesTheClientOver(t *testing.T) {
 	d.logs.waitForCount(t, `msg="mcpsandbox daemon: instance warm"`, 2) // room again: the pool refills
 	if c2 := d.connect("one", ""); c2.instance != "one#2" {
 		t.Errorf("after the first client left, the next got %s", c2.instance)
+	}
+}
+
+// A client that comes while a prestart is under way waits for it rather
+// than starting another instance: the prestarted process answers it.
+func TestClientWaitsForThePrestartUnderWay(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Unconfined: the gate is the pool's test, not the sandbox's.
+	d := startDaemon(t, configOf(fmt.Sprintf(`"slow": {"command": %q, "args": [%q, %q], "prestart": 1, "policy": {"unconfined": true, "health": {"ping-interval": "0s"}, "restart": {"grace": "300ms"}}}`,
+		exe, roleGatedTokenServer, gate)))
+	d.logs.waitForCount(t, `msg="server started" instance=slow#1`, 1)
+	got := make(chan *client, 1)
+	go func() { got <- d.connect("slow", "") }()
+	d.logs.waitForCount(t, `msg="mcpsandbox daemon: a client waits for the prestart under way" server=slow`, 1)
+	f, err := os.OpenFile(gate, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte{1})
+	f.Close()
+	select {
+	case c := <-got:
+		if c.instance != "slow#1" {
+			t.Errorf("the client got %s, not the prestart under way, slow#1", c.instance)
+		}
+		if tok := c.call(t, "token", nil); tok != d.tokenOf("slow#1") {
+			t.Errorf("answered by %s, not slow#1's process", tok)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("the client got no instance")
+	}
+}
+
+// Failing prestarts back off and are logged once while the reason stays
+// the same; status says why the pool is empty.
+func TestFailingPrestartsBackOffQuietly(t *testing.T) {
+	requireConfinement(t)
+	d := startDaemon(t, configOf(`"broken": {"command": "/bin/false", "prestart": 1, `+testPolicy+`}`))
+	d.logs.waitForCount(t, `msg="mcpsandbox daemon: prestart failed again" server=broken failures=2`, 1)
+	if n := strings.Count(d.logs.String(), `msg="mcpsandbox daemon: prestart failed; retrying with backoff`); n != 1 {
+		t.Errorf("the failure was logged %d times at warning, want once:\n%s", n, d.logs)
+	}
+	if !strings.Contains(d.logs.String(), `retry_in=2s`) {
+		t.Errorf("the second failure does not wait longer than the first:\n%s", d.logs)
+	}
+	if st := d.status().Servers[0]; st.Backoff == "" {
+		t.Errorf("status does not say why prestarts wait: %+v", st)
 	}
 }

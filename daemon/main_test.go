@@ -27,12 +27,23 @@ const (
 	// and prints each answer as a JSON line (the Refusal, or {"ok":true});
 	// run as another uid for the peer check.
 	roleConnectClient = "mcpsandbox-test-role=connect-client"
+	// roleGatedTokenServer is the token server once a byte came through
+	// the FIFO argv[2]: until then it answers nothing, the readiness ping
+	// of a prestart included.
+	roleGatedTokenServer = "mcpsandbox-test-role=gated-token-server"
 )
 
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case roleTokenServer:
+			serveToken()
+			os.Exit(0)
+		case roleGatedTokenServer:
+			if err := waitGate(os.Args[2]); err != nil {
+				fmt.Fprintln(os.Stderr, "gate:", err)
+				os.Exit(1)
+			}
 			serveToken()
 			os.Exit(0)
 		case roleConnectClient:
@@ -90,4 +101,16 @@ func connectClient(socket string, names []string) int {
 		enc.Encode(map[string]bool{"ok": true})
 	}
 	return 0
+}
+
+// waitGate reads one byte from the FIFO at path, opened read-write so
+// that the open does not wait for a writer.
+func waitGate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.Read(make([]byte, 1))
+	return err
 }

@@ -27,10 +27,12 @@ func TestPeerCheckRefusesOtherUIDs(t *testing.T) {
 	d := startDaemon(t, configOf(
 		tokenEntry(t, "mine", ""),
 		tokenEntry(t, "shared", `, "users": [4242]`),
+		tokenEntry(t, "anyone", `, "users": ["*"]`),
+		tokenEntry(t, "named", `, "users": ["nobody"]`),
 	))
 	// The test binary as the client, as uid 4242 (go test's build
 	// directory is private to root).
-	cmd := exec.Command(testenv.SelfForOthers(t), roleConnectClient, d.socket, "mine", "shared", "nosuch", "control:status")
+	cmd := exec.Command(testenv.SelfForOthers(t), roleConnectClient, d.socket, "mine", "shared", "nosuch", "control:status", "anyone", "named")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: otherUID, Gid: otherUID}}
 	out, err := cmd.Output()
 	if err != nil {
@@ -51,7 +53,7 @@ func TestPeerCheckRefusesOtherUIDs(t *testing.T) {
 		}
 		answers = append(answers, r.Refusal)
 	}
-	if len(answers) != 4 {
+	if len(answers) != 6 {
 		t.Fatalf("answers %+v", answers)
 	}
 	mine := answers[0]
@@ -71,5 +73,11 @@ func TestPeerCheckRefusesOtherUIDs(t *testing.T) {
 	}
 	if c := answers[3]; c.Kind != daemon.RefusedPeer || !strings.Contains(c.Reason, "uid 4242 may not control this daemon") {
 		t.Errorf("status as uid %d: %+v", otherUID, c)
+	}
+	if answers[4].Kind != "ok" {
+		t.Errorf(`uid %d connecting to a server of users ["*"]: %+v`, otherUID, answers[4])
+	}
+	if n := answers[5]; n.Kind != daemon.RefusedPeer || !strings.Contains(n.Reason, "whose users are nobody") {
+		t.Errorf(`uid %d connecting to a server of users ["nobody"]: %+v`, otherUID, n)
 	}
 }

@@ -136,6 +136,9 @@ func (d *daemon) reload() (*ReloadReport, error) {
 	for i, s := range stop {
 		s.stop(stopWhy[i])
 	}
+	for _, name := range rep.Removed {
+		d.rings.forget(name)
+	}
 	d.log.Info("mcpsandbox daemon: config reloaded", "config", cfg.File, "summary", rep.Summary())
 	return rep, nil
 }

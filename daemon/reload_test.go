@@ -19,13 +19,14 @@ import (
 // an added one's pool and says so.
 func TestReloadKeepsUnchangedSessions(t *testing.T) {
 	requireConfinement(t)
-	d := startDaemon(t, configOf(tokenEntry(t, "same", ""), tokenEntry(t, "changes", ""), tokenEntry(t, "goes", "")))
-	same, changes := d.connect("same", ""), d.connect("changes", "2025-11-25")
-	token := same.call(t, "token", nil)
+	d := startDaemon(t, configOf(tokenEntry(t, "same", ""), tokenEntry(t, "tuned", ""), tokenEntry(t, "changes", ""), tokenEntry(t, "goes", "")))
+	same, tuned, changes := d.connect("same", ""), d.connect("tuned", ""), d.connect("changes", "2025-11-25")
+	token, tunedToken := same.call(t, "token", nil), tuned.call(t, "token", nil)
 	changes.call(t, "token", nil)
 
 	d.write(configOf(
 		tokenEntry(t, "same", ""),
+		tokenEntry(t, "tuned", `, "max-instances": 4`),
 		tokenEntry(t, "changes", `, "env": {"NEW": "1"}`),
 		tokenEntry(t, "new", `, "prestart": 1`),
 	))
@@ -34,12 +35,18 @@ func TestReloadKeepsUnchangedSessions(t *testing.T) {
 		t.Fatalf("reload: %+v", a.Error)
 	}
 	r := a.Reload
-	if !slices.Equal(r.Unchanged, []string{"same"}) || !slices.Equal(r.Changed, []string{"changes"}) ||
+	if !slices.Equal(r.Unchanged, []string{"same"}) || !slices.Equal(r.Updated, []string{"tuned"}) || !slices.Equal(r.Changed, []string{"changes"}) ||
 		!slices.Equal(r.Added, []string{"new"}) || !slices.Equal(r.Removed, []string{"goes"}) || r.Stopped != 1 {
 		t.Errorf("reload report: %+v", r)
 	}
 	if got := same.call(t, "token", nil); got != token {
 		t.Errorf("the unchanged server's session is answered by %s, was %s", got, token)
+	}
+	if got := tuned.call(t, "token", nil); got != tunedToken {
+		t.Errorf("the session of the server updated in place is answered by %s, was %s", got, tunedToken)
+	}
+	if st := d.status(); st.Servers[1].Name != "tuned" || st.Servers[1].MaxInstances != 4 {
+		t.Errorf("max-instances not applied in place: %+v", st.Servers[1])
 	}
 	if i := d.instance("same#1"); i.Restarts != 0 || i.Generation != 1 {
 		t.Errorf("the unchanged server's instance: %+v", i)
@@ -112,5 +119,17 @@ func waitClosed(t *testing.T, c *client) {
 		defer cancel()
 		_, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "token"})
 		t.Fatalf("the session of %s is still open (a call: %v)", c.instance, err)
+	}
+}
+
+// A disabled entry runs nothing; a client of it is told so.
+func TestDisabledServerIsRefusedSayingSo(t *testing.T) {
+	d := startDaemon(t, configOf(tokenEntry(t, "off", `, "disabled": true`)))
+	_, refusal := daemon.ConnectTo([]string{d.socket}, "off")
+	if refusal == nil || refusal.Kind != daemon.RefusedNoServer || !strings.Contains(refusal.Reason, `server "off" is disabled`) {
+		t.Errorf("connect to a disabled server: %+v", refusal)
+	}
+	if st := d.status(); len(st.Servers) != 0 {
+		t.Errorf("status lists a disabled server: %+v", st.Servers)
 	}
 }

@@ -32,6 +32,8 @@ type server struct {
 	instances []*instance // every one that has a session or is getting one, in start order
 	warm      []*instance // prestarted, waiting for a client: oldest first
 	starting  int         // prestarts under way
+	pending   []*instance // their instances, for status
+	waiting   int         // clients waiting for one of them
 	failures  int         // prestarts failed in a row
 	retryAt   time.Time   // no prestart before this (backoff)
 	lastFail  string      // the reason last logged
@@ -46,8 +48,7 @@ func (d *daemon) resolveServer(cfg *config.Config, e config.Server) (*server, er
 	if dir == "" {
 		dir = filepath.Dir(cfg.File)
 	}
-	host := d.opts.Host
-	host.WorkDir = dir
+	host := d.opts.Host.InDir(dir)
 	res, err := resolve.Resolve(resolve.Request{
 		Command:   e.Command,
 		Policy:    e.Policy,

@@ -72,6 +72,9 @@ func (d *daemon) status() *Status {
 			}
 			ss.Instances = append(ss.Instances, is)
 		}
+		for _, inst := range s.pending {
+			ss.Instances = append(ss.Instances, InstanceStatus{ID: inst.id, State: "starting"})
+		}
 		st.Servers = append(st.Servers, ss)
 	}
 	d.mu.Unlock()

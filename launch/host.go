@@ -31,6 +31,16 @@ func FromProcess() Host {
 	return Host{Home: home, WorkDir: wd, Root: os.Geteuid() == 0, LookupEnv: os.LookupEnv, Which: runWhich(wd)}
 }
 
+// InDir is h for a server started in dir (the daemon's entries each
+// name theirs): its WorkDir, and a version manager asked there.
+func (h Host) InDir(dir string) Host {
+	h.WorkDir = dir
+	if h.Which != nil {
+		h.Which = runWhich(dir)
+	}
+	return h
+}
+
 // whichTimeout bounds a version manager's answer: a shim resolution is a
 // file lookup, and a start must not hang on a broken manager.
 const whichTimeout = 5 * time.Second

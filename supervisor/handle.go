@@ -61,7 +61,7 @@ func begin(ctx context.Context, opts Options, w *warmup) (*Session, Outcome, err
 	}
 	r := newRelay(opts)
 	p := opts.Policy
-	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Server: opts.Name, Log: r.log})
+	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Server: opts.Name, Log: r.log, Tap: opts.AuditTap})
 	if err != nil {
 		return nil, Outcome{Reason: field.Message(err, opts.Setting)}, err
 	}

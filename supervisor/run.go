@@ -41,6 +41,11 @@ type Options struct {
 	// the OS; it is the process's, shared by all its relays
 	// (MemoryReleaser). Nil: the Go runtime's scavenger does it, in time.
 	ReleaseMemory func()
+	// AuditTap, when set, is given each audit line of the session (a
+	// tools/call, prompts/get, resources/read, connection), with or
+	// without the policy's --audit-log: the daemon shows them in
+	// `mcpsandbox logs`. Quick, and not keeping the slice.
+	AuditTap func(line []byte)
 	// Environ is mcpsandbox's own environment (os.Environ() in the CLI):
 	// what an --unconfined server inherits. Nil: nothing but its policy's
 	// Env. Confined servers never see it.

@@ -76,7 +76,10 @@ func oneName(cmd string, fs *flag.FlagSet, args []string, std stdio) (string, in
 var socketOptions = []cmdline.Option{
 	{Flag: "--socket-dir DIR", Text: "Talk to the daemon listening in DIR (its --socket-dir)."},
 	{Flag: "--system", Text: "Talk to the system daemon (root's, /run/mcpsandbox) only. Default: the user daemon's socket in $XDG_RUNTIME_DIR/mcpsandbox, then the system daemon's."},
+	helpOption,
 }
+
+var helpOption = cmdline.Option{Flag: "--help, -h", Text: "Print this page."}
 
 func connectPage() *cmdline.Page {
 	return &cmdline.Page{

@@ -174,7 +174,7 @@ func logsPage() *cmdline.Page {
 		Name:     "mcpsandbox logs - show a server's last log records",
 		Synopsis: []string{"mcpsandbox logs NAME [-f] [--socket-dir DIR | --system]"},
 		Description: []string{
-			"Prints the daemon's last records about server NAME (its stderr, its starts, crashes and restarts, the clients attached; each with instance=NAME#N), up to the last 1000 records or 1 MiB, wherever the daemon's log itself goes.",
+			"Prints the daemon's last records about server NAME (its stderr, its starts, crashes and restarts, the clients attached; each with instance=NAME#N) and its audit lines (each tools/call, prompts/get and resources/read, masked as the audit log masks them, as `audit instance=NAME#N {...}`), up to the last 1000 records or 1 MiB, wherever the daemon's log itself goes.",
 		},
 		Options:    append([]cmdline.Option{{Flag: "-f, --follow", Text: "Then print new records as they come, until interrupted."}}, socketOptions...),
 		ExitStatus: controlExit,

@@ -95,7 +95,7 @@ func catchDaemonSignals(shutdown context.CancelFunc, reload chan<- struct{}) {
 func daemonPage() *cmdline.Page {
 	return &cmdline.Page{
 		Name:     "mcpsandbox daemon - keep the servers of a config up for many hosts",
-		Synopsis: []string{"mcpsandbox daemon --config FILE [--socket-dir DIR] [--log-file FILE] [--log-level LEVEL]"},
+		Synopsis: []string{"mcpsandbox daemon --config FILE [--socket-dir DIR] [--log-file FILE]"},
 		Description: []string{
 			"Runs until stopped, keeping the servers FILE names available to MCP hosts, which reach them with `mcpsandbox connect NAME` in place of the server's command. FILE is a Claude Desktop or Cursor file (`mcpServers`) or a VS Code one (`servers`), with mcpsandbox's keys beside each entry (policy, prestart, max-instances, users; docs/daemon.md). Each server is resolved exactly as `mcpsandbox run -- COMMAND` resolves the same launch line, and every host session gets an instance of its own, confined and supervised as run supervises one: heartbeat, restart, MCP rules, audit and egress. An instance ends when its host leaves. A config whose entries do not resolve is refused at start, at file:line:col.",
 			"prestart N keeps N instances warm (started, answering, no host yet), so a host attaching does not wait for the server's start; max-instances bounds a server's instances, warm ones included, and a host over it gets the error \"server unavailable\" saying so.",
@@ -105,9 +105,10 @@ func daemonPage() *cmdline.Page {
 		},
 		Options: []cmdline.Option{
 			{Flag: "--config FILE", Text: "The servers to keep (required)."},
-			{Flag: "--socket-dir DIR", Text: "Listen in DIR instead (created 0700 if missing; an existing one must be yours and writable by nobody else). Clients then need the same --socket-dir."},
+			{Flag: "--socket-dir DIR", Text: "Listen in DIR instead: made if missing, 0700 (root's 0755, with a socket every user may reach, as /run/mcpsandbox); an existing one must be yours and writable by nobody else. Clients then need the same --socket-dir."},
 			{Flag: "--log-file FILE", Text: "Log to FILE, rotated, even under systemd."},
 			{Flag: "--log-level LEVEL", Text: "debug, info, warn or error. Default: info."},
+			helpOption,
 		},
 		ExitStatus: []string{
 			"0 after a shutdown by signal.",

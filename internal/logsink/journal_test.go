@@ -209,8 +209,10 @@ func testJournalNeverBlocks(t *testing.T) {
 	if !spilled || inJournal < queueLen {
 		t.Errorf("%d records: %d reached the journal; want the queue's %d at least and the rest on stderr", n, inJournal, queueLen)
 	}
-	if k := strings.Count(stderr.String(), "the journal is not keeping up"); k != 1 {
-		t.Errorf("stderr says the journal is not keeping up %d times, want once", k)
+	// Each run of overflows is explained once; a new run needs a record
+	// to have left the full queue since the last one.
+	if k := strings.Count(stderr.String(), "the journal is not keeping up"); k < 1 || k > inJournal-queueLen+1 {
+		t.Errorf("stderr says the journal is not keeping up %d times, want once per run of overflows (1 to %d)", k, inJournal-queueLen+1)
 	}
 	t.Logf("%d records to a journal reading nothing: %d queued or in its socket, %d on stderr", n, inJournal, n-inJournal)
 }

@@ -13,6 +13,9 @@
 // line is written into a file already rotated away, and a full file is
 // rotated once, by whichever process first finds it full.
 //
+// A tap (Config.Tap) is given each line as it is made, with or without a
+// file: the daemon keeps a server's lines for `mcpsandbox logs`.
+//
 // The package is told plain values (the method, the raw params, an outcome,
 // a code, byte counts) and knows nothing of the relay's types.
 //

@@ -27,6 +27,10 @@ type Config struct {
 	Mask    []string // globs of secret keys, beside the built-in ones (AuditMask)
 	Server  string   // the server's name, in every line
 	Log     *slog.Logger
+	// Tap, when set, is given every line as it is made (also with no
+	// Path): the daemon shows them in `mcpsandbox logs`. It must be quick
+	// and must not keep the slice past the call.
+	Tap func(line []byte)
 }
 
 // Log is one relay's (one host session's) audit log: its lines carry the
@@ -38,7 +42,8 @@ type Log struct {
 	session string // random, made once per Log: tells sessions apart in one file
 	mask    *masker
 	log     *slog.Logger
-	w       *writer
+	w       *writer           // nil: no file, only the tap
+	tap     func(line []byte) // nil: none
 
 	dropped atomic.Int64 // lines lost to a full queue, not yet reported
 	lost    atomic.Int64 // lines lost to a full queue, in all
@@ -50,7 +55,7 @@ type Log struct {
 // Open opens the audit log c names, or returns nil when c.Path is "". An
 // error names AuditLog.
 func Open(c Config) (*Log, error) {
-	if c.Path == "" {
+	if c.Path == "" && c.Tap == nil {
 		return nil, nil
 	}
 	if c.Keep <= 0 {
@@ -62,14 +67,18 @@ func Open(c Config) (*Log, error) {
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
+	var id [8]byte
+	rand.Read(id[:])
+	l := &Log{server: c.Server, session: hex.EncodeToString(id[:]), mask: newMasker(c.Mask), log: c.Log, tap: c.Tap}
+	if c.Path == "" {
+		return l, nil // lines only for the tap
+	}
 	w, narrowed, err := acquire(c.Path, c.MaxSize, c.Keep, c.Queue)
 	if err != nil {
 		return nil, &field.Error{Field: "AuditLog", Value: c.Path, Problem: "cannot be opened", Err: err,
 			Fix: "choose a file in a directory mcpsandbox can write, or leave {AuditLog} out"}
 	}
-	var id [8]byte
-	rand.Read(id[:])
-	l := &Log{server: c.Server, session: hex.EncodeToString(id[:]), mask: newMasker(c.Mask), log: c.Log, w: w}
+	l.w = w
 	if narrowed {
 		c.Log.Warn("the audit log was readable by others; its mode is now 0600 (what it held before may have been read)", "file", c.Path)
 	}
@@ -98,6 +107,9 @@ func (l *Log) Close() {
 	}
 	l.closed = true
 	l.mu.Unlock()
+	if l.w == nil {
+		return
+	}
 	defer l.w.release()
 	t := time.NewTimer(closeTimeout)
 	defer t.Stop()
@@ -120,6 +132,12 @@ func (l *Log) send(line []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
+		return
+	}
+	if l.tap != nil {
+		l.tap(line)
+	}
+	if l.w == nil {
 		return
 	}
 	select {

@@ -235,3 +235,32 @@ func TestOpenErrorNamesTheSetting(t *testing.T) {
 		t.Errorf("no path: %v %v, want no log", l, err)
 	}
 }
+
+// A tap gets every line as the file does; with no file, only the tap does.
+func TestTapGetsEveryLineWithOrWithoutAFile(t *testing.T) {
+	for _, withFile := range []bool{true, false} {
+		var tapped [][]byte
+		path := ""
+		if withFile {
+			path = filepath.Join(t.TempDir(), "audit.log")
+		}
+		l := openLog(t, Config{Path: path, Tap: func(line []byte) { tapped = append(tapped, bytes.Clone(line)) }})
+		p, _ := json.Marshal(map[string]any{"name": "search", "arguments": map[string]any{"token": "SECRET-1"}})
+		l.Begin("tools/call", p, 10).EndAnswer(Answer{Bytes: 5})
+		l.Begin("tools/call", p, 10).EndCode(Denied, -31107, 0)
+		l.Close()
+		if len(tapped) != 2 {
+			t.Fatalf("file %v: the tap got %d lines, want 2", withFile, len(tapped))
+		}
+		for _, line := range tapped {
+			if bytes.Contains(line, []byte("SECRET-1")) || !bytes.Contains(line, []byte(`"tool":"search"`)) {
+				t.Errorf("file %v: tapped line %s: want the tool named and the secret masked", withFile, line)
+			}
+		}
+		if withFile {
+			if got := readLines(t, path); len(got) != 2 {
+				t.Errorf("the file has %d lines beside the tap's 2", len(got))
+			}
+		}
+	}
+}
