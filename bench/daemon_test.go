@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -32,6 +33,7 @@ type daemonProc struct {
 	log    *daemonLog
 	exited chan struct{}
 	err    error // Wait's, once exited is closed
+	once   sync.Once
 }
 
 // benchStateDir is the state directories' base (MCPSANDBOX_STATE_DIR) of
@@ -87,14 +89,12 @@ func startDaemonProc(b testing.TB, config string) *daemonProc {
 // stop shuts the daemon down as SIGTERM does (every instance's shutdown)
 // and waits for it to exit.
 func (d *daemonProc) stop() {
-	select {
-	case <-d.exited:
-	default:
+	d.once.Do(func() {
 		d.cmd.Process.Signal(syscall.SIGTERM)
 		<-d.exited
-	}
-	d.log.stop()
-	os.RemoveAll(d.dir)
+		d.log.stop()
+		os.RemoveAll(d.dir)
+	})
 }
 
 // status is the daemon's answer to `mcpsandbox status`.

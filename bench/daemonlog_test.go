@@ -91,14 +91,8 @@ func (l *daemonLog) add(line string) {
 	l.changed = make(chan struct{})
 }
 
-// count is how many records so far have the message msg and, when server
-// is not "", are about that server.
-func (l *daemonLog) count(msg, server string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.countLocked(msg, server)
-}
-
+// countLocked is how many records so far have the message msg and, when
+// server is not "", are about that server.
 func (l *daemonLog) countLocked(msg, server string) int {
 	n := 0
 	for _, line := range l.lines {
