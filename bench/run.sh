@@ -22,8 +22,8 @@ if [ -n "$ref" ]; then
 fi
 # Enough samples for a stable median without running for long.
 declare -A times=([Echo1KiB]=3000x [Result16MiB]=30x [CrashRecovery]=20x [SpawnInitialize]=300x [HostUnderBusyServer]=25x
-  [EgressConnect]=40x [EgressBulk256MiB]=3x [EgressMemory100Conns]=5x)
-for b in Echo1KiB Result16MiB CrashRecovery SpawnInitialize HostUnderBusyServer EgressConnect EgressBulk256MiB EgressMemory100Conns; do
+  [EgressConnect]=40x [EgressBulk256MiB]=3x [EgressMemory100Conns]=5x [DaemonIdle]=3x [DaemonAttach]=10x)
+for b in Echo1KiB Result16MiB CrashRecovery SpawnInitialize HostUnderBusyServer EgressConnect EgressBulk256MiB EgressMemory100Conns DaemonIdle DaemonAttach; do
   [[ $b =~ ${BENCH:-.} ]] || continue
   go test ./bench -run '^$' -bench "^Benchmark$b\$" -benchtime "${times[$b]}" -timeout 30m 2>&1 |
     grep -v '^time=' | tee -a "$out"

@@ -26,7 +26,8 @@
 // its own (ids NAME#N, N counting up per server for the daemon's life),
 // which ends when its client leaves. With prestart N, N instances are kept
 // warm (supervisor.Prestart: started and ready, with no host yet); a client
-// is given a warm one first and the pool is refilled behind it; one that
+// is given a warm one first and the pool is refilled behind it, once the
+// client has had its first answer (at most refillWait later); one that
 // comes while a prestart no other client waits for is under way waits for
 // it, as it is ready sooner than a fresh start. Failing
 // prestarts back off (1 s doubling to 5 min) and are logged once per

@@ -151,7 +151,7 @@ func (s *server) take(in io.Reader, out io.Writer, p peer) (inst *instance, ref 
 			inst := s.warm[0]
 			s.warm = s.warm[1:]
 			s.signal()
-			s.fill()
+			s.refillAfterFirstWrite(out)
 			sess := inst.sess
 			d.mu.Unlock()
 			if err := sess.Attach(in, out); err != nil {
@@ -342,17 +342,63 @@ func (s *server) watch(inst *instance) {
 	d.log.Info("mcpsandbox daemon: instance ended", attrs...)
 }
 
+// refillWait bounds how long a pool waits for the client that took its
+// warm instance to get its first answer before it is refilled anyway.
+const refillWait = time.Second
+
+// refillAfterFirstWrite refills the pool once the client that took a warm
+// instance got the first bytes of its session on out (or after refillWait;
+// or when the session ends first, as watch fills then), so that the next
+// instance's start, seconds of CPU for npx, does not compete with that
+// answer: started at once, it made a warm attach 3-4x slower on a busy
+// machine (bench: BenchmarkDaemonAttach). Under d.mu.
+func (s *server) refillAfterFirstWrite(out io.Writer) {
+	var once sync.Once
+	refill := func() {
+		once.Do(func() {
+			s.d.mu.Lock()
+			defer s.d.mu.Unlock()
+			s.fill()
+		})
+	}
+	t := time.AfterFunc(refillWait, refill)
+	if g, ok := out.(*gate); ok {
+		g.afterFirst(func() {
+			t.Stop()
+			go refill() // not on the session's write path
+		})
+	}
+}
+
 // gate holds a session's writes to its client until the daemon's answer
 // is written, so the answer comes first.
 type gate struct {
 	w    io.Writer
 	open chan struct{}
 	once sync.Once
+
+	firstMu sync.Mutex
+	first   func() // called once, after the first write to the client
 }
 
 func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
 
+// afterFirst has f called once the first write to the client returned.
+func (g *gate) afterFirst(f func()) {
+	g.firstMu.Lock()
+	defer g.firstMu.Unlock()
+	g.first = f
+}
+
 func (g *gate) Write(p []byte) (int, error) {
 	<-g.open
-	return g.w.Write(p)
+	n, err := g.w.Write(p)
+	g.firstMu.Lock()
+	f := g.first
+	g.first = nil
+	g.firstMu.Unlock()
+	if f != nil {
+		f()
+	}
+	return n, err
 }
