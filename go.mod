@@ -7,6 +7,7 @@ require (
 	github.com/coreos/go-systemd/v22 v22.6.0
 	github.com/goccy/go-yaml v1.19.2
 	github.com/godbus/dbus/v5 v5.1.0
+	github.com/kardianos/service v1.3.0
 	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/miekg/dns v1.1.73
 	github.com/modelcontextprotocol/go-sdk v1.8.0

@@ -58,6 +58,7 @@ func mainPage() *cmdline.Page {
 			"mcpsandbox restart NAME",
 			"mcpsandbox logs NAME [-f]",
 			"mcpsandbox reload",
+			"mcpsandbox service install|uninstall|start|stop|status|unit [--user]",
 			"mcpsandbox doctor",
 			"mcpsandbox version",
 			"mcpsandbox help [COMMAND]",
