@@ -83,3 +83,12 @@ func CheckArgument(s string) error {
 	}
 	return nil
 }
+
+// AppArmorProfilePath is where the packages install AppArmorProfile.
+const AppArmorProfilePath = "/etc/apparmor.d/usr.bin.mcpsandbox"
+
+// AppArmorProfile lets BinaryPath create user namespaces where AppArmor
+// restricts them (Ubuntu 23.10 and later).
+//
+//go:embed apparmor/usr.bin.mcpsandbox
+var AppArmorProfile string

@@ -245,8 +245,12 @@ func checkUserNamespaces(root bool) Check {
 		fixes = append(fixes, "sysctl -w kernel.unprivileged_userns_clone=1")
 	}
 	if v, err := readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); err == nil && v == "1" {
-		problems = append(problems, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, as on Ubuntu 23.10+)")
-		fixes = append(fixes, appArmorFix())
+		// Only a program under a profile may create them: under one, the
+		// attempt below tells whether the profile allows it.
+		if label := appArmorLabel(); root || label == "" || label == "unconfined" {
+			problems = append(problems, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, as on Ubuntu 23.10+) and this binary runs under no AppArmor profile")
+			fixes = append(fixes, appArmorFix())
+		}
 	}
 	if !root && len(problems) == 0 {
 		if err := trueIn(unix.CLONE_NEWNS, false); err != nil {
@@ -263,17 +267,42 @@ func checkUserNamespaces(root bool) Check {
 		if root {
 			c.Detail += " (not needed as root)"
 		}
-		c.Fix = strings.Join(append(fixes, "or run mcpsandbox as root (e.g. as a service)"), "; ")
+		c.Fix = strings.Join(append(fixes, "or run the servers in the system service (`sudo mcpsandbox service install`), which runs as root and needs no user namespaces"), "; ")
 	}
 	return c
 }
 
+// The packages' AppArmor profile, for the binary they install.
+const (
+	packagedBinary  = "/usr/bin/mcpsandbox"
+	packagedProfile = "/etc/apparmor.d/usr.bin.mcpsandbox"
+)
+
+// appArmorLabel is the AppArmor profile this process runs under
+// ("unconfined" when none; "" when AppArmor does not say).
+func appArmorLabel() string {
+	for _, p := range []string{"/proc/self/attr/apparmor/current", "/proc/self/attr/current"} {
+		if b, err := os.ReadFile(p); err == nil {
+			label, _, _ := strings.Cut(strings.TrimSpace(string(b)), " (")
+			return label
+		}
+	}
+	return ""
+}
+
 // appArmorFix is the profile that lets this binary create user namespaces
-// under Ubuntu's restriction, as VS Code's and other packages ship one.
+// under Ubuntu's restriction, as VS Code's and other packages ship one:
+// the packages' own for the binary they install.
 func appArmorFix() string {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "/usr/local/bin/mcpsandbox"
+	}
+	if exe == packagedBinary {
+		if _, err := os.Stat(packagedProfile); err == nil {
+			return "load the package's AppArmor profile, which allows them: `sudo apparmor_parser -r " + packagedProfile + "`"
+		}
+		return "install the package's AppArmor profile, which allows them (packaging/apparmor/usr.bin.mcpsandbox; the .deb, the .rpm and packaging/install.sh put it in " + packagedProfile + "), and load it: `sudo apparmor_parser -r " + packagedProfile + "`"
 	}
 	return fmt.Sprintf("give the binary an AppArmor profile that allows user namespaces: "+
 		"`printf 'abi <abi/4.0>,\\ninclude <tunables/global>\\nprofile mcpsandbox %s flags=(unconfined) {\\n  userns,\\n}\\n' "+
