@@ -10,7 +10,7 @@ version=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo 0.
 commit=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
 # Package versions start with a digit: a bare commit becomes 0.0.0+g<commit>.
 pkgversion=${version#v}
-[[ $pkgversion =~ ^[0-9] ]] || pkgversion=0.0.0+g$pkgversion
+[[ $pkgversion =~ ^[0-9]+\. ]] || pkgversion=0.0.0+g$pkgversion
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -36,4 +36,4 @@ gzip -9n "$work/doc/changelog.Debian"
 
 # shellcheck disable=SC2086 # FORMATS is a list
 GLIBC=$glibc DOCDIR=$work/doc go run ./packaging/nfpm -version "$pkgversion" -arch "$(go env GOARCH)" \
-  -binary "$work/mcpsandbox" -man "$work/man" -out dist ${FORMATS:-deb rpm}
+  -binary "$work/mcpsandbox" -man "$work/man" -out "${OUT:-dist}" ${FORMATS:-deb rpm}

@@ -112,6 +112,16 @@ var rules = []rule{
 		why:   "the daemon's configuration is pure data like policy, read by the daemon and by wrap --daemon: it reads the file into entries and their overrides, and leaves resolving, launching and supervising them to the daemon (policy's leaves, the error vocabulary and the path rules, it shares)",
 	},
 	{
+		pkgs:  []string{"packaging"},
+		notOn: append([]string{"./..."}, thirdParty...),
+		why:   "packaging only embeds the files the packages ship (units, AppArmor profile) and fills in the unit's command line, for `mcpsandbox service` and the package builder to share",
+	},
+	{
+		pkgs:  []string{"cmd/mcpsandbox"},
+		notOn: []string{"packaging/nfpm", "github.com/goreleaser/..."},
+		why:   "nfpm (and the git, crypto and signing code it brings) builds the packages; it has no place in the binary hosts start for every server",
+	},
+	{
 		pkgs:  []string{"policies"},
 		notOn: []string{"./..."},
 		why:   "the built-in policy files are data that the commands and the policy loader read: the package only embeds them",

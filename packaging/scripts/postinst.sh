@@ -3,6 +3,8 @@
 # and make systemd see the units. The service is not enabled: its config
 # names no servers until the administrator adds them.
 set -e
+# Installed into another root (dpkg --root): nothing of this system's to load.
+[ -z "${DPKG_ROOT:-}" ] || exit 0
 profile=/etc/apparmor.d/usr.bin.mcpsandbox
 if command -v apparmor_parser >/dev/null && [ -d /sys/kernel/security/apparmor ] && [ -f "$profile" ]; then
 	apparmor_parser -r -T -W "$profile" || echo "mcpsandbox: loading $profile failed; unprivileged runs may be refused user namespaces" >&2
