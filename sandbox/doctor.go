@@ -247,7 +247,7 @@ func checkUserNamespaces(root bool) Check {
 	if v, err := readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); err == nil && v == "1" {
 		// Only a program under a profile may create them: under one, the
 		// attempt below tells whether the profile allows it.
-		if label := appArmorLabel(); root || label == "" || label == "unconfined" {
+		if appArmorRefuses(appArmorLabel(), root) {
 			problems = append(problems, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, as on Ubuntu 23.10+) and this binary runs under no AppArmor profile")
 			fixes = append(fixes, appArmorFix())
 		}
@@ -272,11 +272,14 @@ func checkUserNamespaces(root bool) Check {
 	return c
 }
 
-// The packages' AppArmor profile, for the binary they install.
-const (
-	packagedBinary  = "/usr/bin/mcpsandbox"
-	packagedProfile = "/etc/apparmor.d/usr.bin.mcpsandbox"
-)
+// packagedBinary is where the packages install the binary.
+const packagedBinary = "/usr/bin/mcpsandbox"
+
+// appArmorProfileFor is where the packages and packaging/install.sh put
+// the profile for exe: named after its path, as Debian names profiles.
+func appArmorProfileFor(exe string) string {
+	return "/etc/apparmor.d/" + strings.ReplaceAll(strings.TrimPrefix(exe, "/"), "/", ".")
+}
 
 // appArmorLabel is the AppArmor profile this process runs under
 // ("unconfined" when none; "" when AppArmor does not say).
@@ -290,6 +293,12 @@ func appArmorLabel() string {
 	return ""
 }
 
+// appArmorRefuses: under the restriction, a process under no profile (or
+// root's, for the unprivileged users it reports on) gets no user namespace.
+func appArmorRefuses(label string, root bool) bool {
+	return root || label == "" || label == "unconfined"
+}
+
 // appArmorFix is the profile that lets this binary create user namespaces
 // under Ubuntu's restriction, as VS Code's and other packages ship one:
 // the packages' own for the binary they install.
@@ -298,15 +307,21 @@ func appArmorFix() string {
 	if err != nil {
 		exe = "/usr/local/bin/mcpsandbox"
 	}
-	if exe == packagedBinary {
-		if _, err := os.Stat(packagedProfile); err == nil {
-			return "load the package's AppArmor profile, which allows them: `sudo apparmor_parser -r " + packagedProfile + "`"
-		}
-		return "install the package's AppArmor profile, which allows them (packaging/apparmor/usr.bin.mcpsandbox; the .deb, the .rpm and packaging/install.sh put it in " + packagedProfile + "), and load it: `sudo apparmor_parser -r " + packagedProfile + "`"
+	_, err = os.Stat(appArmorProfileFor(exe))
+	return appArmorFixFor(exe, err == nil)
+}
+
+func appArmorFixFor(exe string, profileInstalled bool) string {
+	profile := appArmorProfileFor(exe)
+	switch {
+	case profileInstalled:
+		return "load the AppArmor profile installed for it, which allows them: `sudo apparmor_parser -r " + profile + "`"
+	case exe == packagedBinary:
+		return "install the package's AppArmor profile, which allows them (packaging/apparmor/usr.bin.mcpsandbox; the .deb, the .rpm and packaging/install.sh put it in " + profile + "), and load it: `sudo apparmor_parser -r " + profile + "`"
 	}
 	return fmt.Sprintf("give the binary an AppArmor profile that allows user namespaces: "+
 		"`printf 'abi <abi/4.0>,\\ninclude <tunables/global>\\nprofile mcpsandbox %s flags=(unconfined) {\\n  userns,\\n}\\n' "+
-		"| sudo tee /etc/apparmor.d/mcpsandbox && sudo apparmor_parser -r /etc/apparmor.d/mcpsandbox`", exe)
+		"| sudo tee %s && sudo apparmor_parser -r %s`", exe, profile, profile)
 }
 
 func readSysctl(path string) (string, error) {
