@@ -9,6 +9,7 @@ import (
 
 	"github.com/kardianos/service"
 
+	daemonconfig "github.com/mcpsandbox/mcpsandbox/daemon/config"
 	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/packaging"
 )
@@ -105,6 +106,10 @@ func serviceInstall(user bool, config string, std stdio, fail func(string, ...an
 	}
 	if _, err := os.Stat(expandHome(config)); err != nil {
 		return fail("no config %s: write the servers to keep there (`mcpsandbox help daemon`), or give --config FILE", config)
+	}
+	// The daemon would refuse it at every start: say so now.
+	if _, err := daemonconfig.Load(expandHome(config)); err != nil {
+		return fail("%v (the daemon would refuse it: fix it, then install)", err)
 	}
 	path := installedUnitPath(user)
 	if old, err := os.ReadFile(path); err == nil {

@@ -203,3 +203,22 @@ func verifyUnit(t *testing.T, user bool, unit string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// A config the daemon would refuse is refused at install, where it is
+// named, rather than at every start of the service.
+func TestServiceInstallRefusesABadConfig(t *testing.T) {
+	home := t.TempDir()
+	bad := filepath.Join(home, "daemon.json")
+	if err := os.WriteFile(bad, []byte("{\"mcpServers\": {\"x\": {\"comand\": \"x\"}}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self(t), asCLI, "service", "install", "--user", "--config", bad)
+	cmd.Env = append(os.Environ(), forceSystemdEnv+"=1", "HOME="+home, "PATH=/nonexistent")
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(string(out), bad+":1:") || !strings.Contains(string(out), "the daemon would refuse it") {
+		t.Errorf("exit %d (%v):\n%s", code, err, out)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".config/systemd/user", packaging.UnitName)); err == nil {
+		t.Error("the unit was written anyway")
+	}
+}
