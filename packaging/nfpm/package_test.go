@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// The .deb as `make package` builds it: its files, conffiles and scripts,
+// The .deb and .rpm as `make package` builds them: their files, conffiles and scripts,
 // an install into a scratch root and a purge out of it, and lintian.
-func TestDebInstallsIntoAScratchRootAndPurgesClean(t *testing.T) {
+func TestPackagesInstallIntoScratchRootsAndPurgeClean(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the package (a full build of mcpsandbox)")
 	}
@@ -28,9 +28,7 @@ func TestDebInstallsIntoAScratchRootAndPurgesClean(t *testing.T) {
 		t.Fatalf("scripts/package.sh: %v\n%s", err, b)
 	}
 	deb := filepath.Join(out, "mcpsandbox_1.2.3-1_amd64.deb")
-	if _, err := os.Stat(filepath.Join(out, "mcpsandbox-1.2.3-1.x86_64.rpm")); err != nil {
-		t.Errorf("no rpm: %v", err)
-	}
+	t.Run("rpm", func(t *testing.T) { checkRPM(t, filepath.Join(out, "mcpsandbox-1.2.3-1.x86_64.rpm")) })
 
 	contents := run(t, "dpkg-deb", "-c", deb)
 	for _, want := range []string{
@@ -124,6 +122,48 @@ func TestDebInstallsIntoAScratchRootAndPurgesClean(t *testing.T) {
 		if strings.HasPrefix(line, "E: ") || strings.HasPrefix(line, "W: ") {
 			t.Errorf("lintian: %s", line)
 		}
+	}
+}
+
+// checkRPM: the .rpm's files, config files, requirements and scripts, and
+// an install into a scratch root (without its scripts, which would run
+// chrooted there; they are the .deb's, run above).
+func checkRPM(t *testing.T, rpm string) {
+	if _, err := os.Stat(rpm); err != nil {
+		t.Fatalf("no rpm: %v", err)
+	}
+	if _, err := exec.LookPath("rpm"); err != nil {
+		t.Skip("no rpm (Debian's rpm package; scripts/test-setup.sh)")
+	}
+	files := run(t, "rpm", "-qlp", rpm)
+	for _, want := range []string{"/usr/bin/mcpsandbox\n", "/usr/lib/systemd/system/mcpsandbox.service\n", "/usr/lib/systemd/user/mcpsandbox.service\n", "/usr/share/man/man1/mcpsandbox-service.1.gz\n"} {
+		if !strings.Contains(files, want) {
+			t.Errorf("the .rpm has no %q:\n%s", want, files)
+		}
+	}
+	if got := strings.Fields(run(t, "rpm", "-qcp", rpm)); !slices.Equal(got, []string{"/etc/apparmor.d/usr.bin.mcpsandbox", "/etc/mcpsandbox/daemon.json"}) {
+		t.Errorf("config files: %q", got)
+	}
+	if got := run(t, "rpm", "-qp", "--requires", rpm); !strings.Contains(got, "glibc >= 2.") || !strings.Contains(got, "libseccomp >= 2.5") {
+		t.Errorf("requires: %s", got)
+	}
+	scripts := run(t, "rpm", "-qp", "--scripts", rpm)
+	for _, want := range []string{"postinstall scriptlet", "preuninstall scriptlet", "postuninstall scriptlet", "apparmor_parser -r"} {
+		if !strings.Contains(scripts, want) {
+			t.Errorf("the .rpm's scripts lack %q", want)
+		}
+	}
+	root := t.TempDir()
+	run(t, "rpm", "--root", root, "--initdb")
+	run(t, "rpm", "--root", root, "-i", "--nodeps", "--noscripts", rpm)
+	for _, f := range []string{"usr/bin/mcpsandbox", "etc/apparmor.d/usr.bin.mcpsandbox", "etc/mcpsandbox/daemon.json"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			t.Errorf("rpm --root: %v", err)
+		}
+	}
+	run(t, "rpm", "--root", root, "-e", "--noscripts", "mcpsandbox")
+	if _, err := os.Stat(filepath.Join(root, "usr/bin/mcpsandbox")); err == nil {
+		t.Error("rpm -e left /usr/bin/mcpsandbox")
 	}
 }
 
