@@ -74,6 +74,9 @@ func serviceCommand(args []string, std stdio) int {
 	case "uninstall":
 		path := installedUnitPath(*user)
 		if _, err := os.Stat(path); err != nil {
+			if st := serviceStateOf(*user); st.Unit != "" {
+				return fail("%s is installed as %s, not by `service install`: remove the package that installed it, or `systemctl%s disable --now %s`", scope, st.Unit, userFlag(*user), packaging.UnitName)
+			}
 			return fail("%s is not installed: there is no %s", scope, path)
 		}
 		if serviceStateOf(*user).Active == "active" {
