@@ -38,7 +38,7 @@ func TestUnitsKeepWhatASupervisorOfSandboxesNeeds(t *testing.T) {
 	// Directives that would break confinement appear only in the comments
 	// saying why they are left out.
 	for _, line := range strings.Split(Unit(false), "\n") {
-		for _, bad := range []string{"PrivateUsers=", "RestrictNamespaces=", "SystemCallFilter=", "ProtectControlGroups=", "ProtectHome=", "MemoryDenyWriteExecute=", "ProtectHostname="} {
+		for _, bad := range []string{"PrivateUsers=", "RestrictNamespaces=", "SystemCallFilter=", "ProtectControlGroups=", "ProtectHome=", "MemoryDenyWriteExecute=", "ProtectHostname=", "RestrictSUIDSGID="} {
 			if strings.HasPrefix(line, bad) {
 				t.Errorf("the system unit sets %s", line)
 			}
