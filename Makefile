@@ -1,7 +1,7 @@
 # Each target is a thin wrapper over scripts/, which also work without make.
 FUZZTIME ?= 30s
 
-.PHONY: build test demo bench fuzz setup clean
+.PHONY: build test demo bench fuzz setup package clean
 
 build:
 	./scripts/build.sh
@@ -21,5 +21,8 @@ fuzz:
 setup:
 	./scripts/test-setup.sh
 
+package:
+	./scripts/package.sh
+
 clean:
-	rm -f mcpsandbox mcpsandbox-demo
+	rm -rf mcpsandbox mcpsandbox-demo dist

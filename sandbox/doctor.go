@@ -245,8 +245,12 @@ func checkUserNamespaces(root bool) Check {
 		fixes = append(fixes, "sysctl -w kernel.unprivileged_userns_clone=1")
 	}
 	if v, err := readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); err == nil && v == "1" {
-		problems = append(problems, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, as on Ubuntu 23.10+)")
-		fixes = append(fixes, appArmorFix())
+		// Only a program under a profile may create them: under one, the
+		// attempt below tells whether the profile allows it.
+		if appArmorRefuses(appArmorLabel(), root) {
+			problems = append(problems, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, as on Ubuntu 23.10+) and this binary runs under no AppArmor profile")
+			fixes = append(fixes, appArmorFix())
+		}
 	}
 	if !root && len(problems) == 0 {
 		if err := trueIn(unix.CLONE_NEWNS, false); err != nil {
@@ -263,21 +267,61 @@ func checkUserNamespaces(root bool) Check {
 		if root {
 			c.Detail += " (not needed as root)"
 		}
-		c.Fix = strings.Join(append(fixes, "or run mcpsandbox as root (e.g. as a service)"), "; ")
+		c.Fix = strings.Join(append(fixes, "or run the servers in the system service (`sudo mcpsandbox service install`), which runs as root and needs no user namespaces"), "; ")
 	}
 	return c
 }
 
+// packagedBinary is where the packages install the binary.
+const packagedBinary = "/usr/bin/mcpsandbox"
+
+// appArmorProfileFor is where the packages and packaging/install.sh put
+// the profile for exe: named after its path, as Debian names profiles.
+func appArmorProfileFor(exe string) string {
+	return "/etc/apparmor.d/" + strings.ReplaceAll(strings.TrimPrefix(exe, "/"), "/", ".")
+}
+
+// appArmorLabel is the AppArmor profile this process runs under
+// ("unconfined" when none; "" when AppArmor does not say).
+func appArmorLabel() string {
+	for _, p := range []string{"/proc/self/attr/apparmor/current", "/proc/self/attr/current"} {
+		if b, err := os.ReadFile(p); err == nil {
+			label, _, _ := strings.Cut(strings.TrimSpace(string(b)), " (")
+			return label
+		}
+	}
+	return ""
+}
+
+// appArmorRefuses: under the restriction, a process under no profile (or
+// root's, for the unprivileged users it reports on) gets no user namespace.
+func appArmorRefuses(label string, root bool) bool {
+	return root || label == "" || label == "unconfined"
+}
+
 // appArmorFix is the profile that lets this binary create user namespaces
-// under Ubuntu's restriction, as VS Code's and other packages ship one.
+// under Ubuntu's restriction, as VS Code's and other packages ship one:
+// the packages' own for the binary they install.
 func appArmorFix() string {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "/usr/local/bin/mcpsandbox"
 	}
+	_, err = os.Stat(appArmorProfileFor(exe))
+	return appArmorFixFor(exe, err == nil)
+}
+
+func appArmorFixFor(exe string, profileInstalled bool) string {
+	profile := appArmorProfileFor(exe)
+	switch {
+	case profileInstalled:
+		return "load the AppArmor profile installed for it, which allows them: `sudo apparmor_parser -r " + profile + "`"
+	case exe == packagedBinary:
+		return "install the package's AppArmor profile, which allows them (packaging/apparmor/usr.bin.mcpsandbox; the .deb, the .rpm and packaging/install.sh put it in " + profile + "), and load it: `sudo apparmor_parser -r " + profile + "`"
+	}
 	return fmt.Sprintf("give the binary an AppArmor profile that allows user namespaces: "+
 		"`printf 'abi <abi/4.0>,\\ninclude <tunables/global>\\nprofile mcpsandbox %s flags=(unconfined) {\\n  userns,\\n}\\n' "+
-		"| sudo tee /etc/apparmor.d/mcpsandbox && sudo apparmor_parser -r /etc/apparmor.d/mcpsandbox`", exe)
+		"| sudo tee %s && sudo apparmor_parser -r %s`", exe, profile, profile)
 }
 
 func readSysctl(path string) (string, error) {

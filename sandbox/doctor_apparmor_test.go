@@ -29,3 +29,36 @@ func TestAppArmorFixWritesTheProfile(t *testing.T) {
 		t.Errorf("the profile written is\n%s\nwant\n%s", out, want)
 	}
 }
+
+// Under the restriction, doctor fails the user namespace line for a binary
+// under no profile, and names the profile the packages or install.sh put
+// beside the binary.
+func TestAppArmorRestrictionAndItsFix(t *testing.T) {
+	for _, c := range []struct {
+		label string
+		root  bool
+		want  bool
+	}{{"unconfined", false, true}, {"", false, true}, {"mcpsandbox", false, false}, {"mcpsandbox", true, true}} {
+		if got := appArmorRefuses(c.label, c.root); got != c.want {
+			t.Errorf("label %q root %v: refuses %v, want %v", c.label, c.root, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		exe       string
+		installed bool
+		want      string
+	}{
+		{"/usr/bin/mcpsandbox", true, "sudo apparmor_parser -r /etc/apparmor.d/usr.bin.mcpsandbox"},
+		{"/usr/bin/mcpsandbox", false, "install the package's AppArmor profile"},
+		{"/usr/local/bin/mcpsandbox", true, "sudo apparmor_parser -r /etc/apparmor.d/usr.local.bin.mcpsandbox"},
+		{"/opt/x/mcpsandbox", false, "sudo tee /etc/apparmor.d/opt.x.mcpsandbox && sudo apparmor_parser -r /etc/apparmor.d/opt.x.mcpsandbox"},
+	} {
+		if got := appArmorFixFor(c.exe, c.installed); !strings.Contains(got, c.want) {
+			t.Errorf("%s (installed %v): %q lacks %q", c.exe, c.installed, got, c.want)
+		}
+	}
+	c := checkUserNamespaces(false)
+	if !c.OK && !strings.Contains(c.Fix, "sudo mcpsandbox service install") {
+		t.Errorf("the fix does not name the system service: %q", c.Fix)
+	}
+}

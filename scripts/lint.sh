@@ -20,7 +20,7 @@ status=0
 echo "lint: staticcheck"
 go run "$staticcheck" ./... || status=1
 echo "lint: shellcheck"
-shellcheck scripts/*.sh scripts/guest/*.sh bench/run.sh || status=1
+shellcheck scripts/*.sh scripts/guest/*.sh bench/run.sh packaging/*.sh packaging/scripts/*.sh || status=1
 if [ $status != 0 ]; then
   echo "lint: findings above" >&2
 fi

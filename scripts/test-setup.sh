@@ -45,6 +45,12 @@ if ! $build_only; then
   compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)
   # scripts/lint.sh checks the shell scripts with it.
   command -v shellcheck >/dev/null || missing+=(shellcheck)
+  # packaging/: systemd-analyze verify for the units, apparmor_parser for
+  # the profile, lintian for the .deb, rpm to read the .rpm.
+  command -v systemd-analyze >/dev/null || missing+=(systemd)
+  command -v apparmor_parser >/dev/null || missing+=(apparmor)
+  command -v lintian >/dev/null || missing+=(lintian)
+  command -v rpm >/dev/null || missing+=(rpm)
   # The guest tier (scripts/test-guest.sh): qemu, and mmdebstrap to build its image.
   if [ "${GUEST:-1}" != 0 ]; then
     command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)

@@ -39,6 +39,7 @@ func init() {
 		{Name: "restart", Page: restartPage, Run: restartCommand},
 		{Name: "logs", Page: logsPage, Run: logsCommand},
 		{Name: "reload", Page: reloadPage, Run: reloadCommand},
+		{Name: "service", Page: servicePage, Run: serviceCommand},
 		{Name: "doctor", Page: doctorPage, Run: doctorCommand},
 		{Name: "version", Page: versionPage, Run: versionCommand},
 		{Name: "help", Page: helpPage, Run: helpCommand},

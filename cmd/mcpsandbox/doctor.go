@@ -13,6 +13,12 @@ func doctorReport(w io.Writer) bool {
 	r := sandbox.Doctor()
 	io.WriteString(w, "mcpsandbox doctor: ")
 	r.Write(w, flagOf)
+	// The service is a way to run servers, not a part of confinement: it
+	// is reported, never a failure.
+	io.WriteString(w, "\n"+serviceStateOf(false).String()+"\n")
+	if !r.Root {
+		io.WriteString(w, serviceStateOf(true).String()+"\n")
+	}
 	return r.OK()
 }
 

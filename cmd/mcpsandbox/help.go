@@ -1,15 +1,27 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 )
 
 func helpCommand(args []string, std stdio) int {
 	fs := newFlagSet("help")
+	manDir := fs.String("man", "", "")
 	if status, ok := parseFlags(fs, "help", args, std); !ok {
 		return status
+	}
+	if *manDir != "" {
+		if fs.NArg() > 0 {
+			return usageFailure("help", "--man writes every command's page: give no command", std)
+		}
+		return writeManPages(*manDir, std)
 	}
 	switch fs.NArg() {
 	case 0:
@@ -29,11 +41,15 @@ func helpCommand(args []string, std stdio) int {
 func helpPage() *cmdline.Page {
 	return &cmdline.Page{
 		Name:     "mcpsandbox help - show the manual of mcpsandbox or of one command",
-		Synopsis: []string{"mcpsandbox help [COMMAND]", "mcpsandbox COMMAND --help"},
+		Synopsis: []string{"mcpsandbox help [COMMAND]", "mcpsandbox COMMAND --help", "mcpsandbox help --man DIR"},
 		Description: []string{
 			"Without COMMAND, prints the overview of mcpsandbox. With COMMAND, prints that command's manual: what it does, every option with its default, exit statuses and examples.",
 		},
-		ExitStatus: []string{"0 on success; 2 for an unknown command."},
+		Options: []cmdline.Option{
+			{Flag: "--man DIR", Text: "Write every page as a man page to DIR instead: mcpsandbox.1 and mcpsandbox-COMMAND.1 (the packages ship them). The date is SOURCE_DATE_EPOCH's when set, else today's."},
+			helpOption,
+		},
+		ExitStatus: []string{"0 on success; 1 when --man cannot write; 2 for an unknown command."},
 		Examples:   []cmdline.Example{{Command: "mcpsandbox help run", Text: "The options of run, the command MCP hosts are configured with:"}},
 	}
 }
@@ -59,6 +75,7 @@ func mainPage() *cmdline.Page {
 			"mcpsandbox restart NAME",
 			"mcpsandbox logs NAME [-f]",
 			"mcpsandbox reload",
+			"mcpsandbox service install|uninstall|start|stop|status|unit [--user]",
 			"mcpsandbox doctor",
 			"mcpsandbox version",
 			"mcpsandbox help [COMMAND]",
@@ -82,4 +99,30 @@ func mainPage() *cmdline.Page {
 			{Command: "mcpsandbox doctor", Text: "Check that this machine can enforce the default confinement:"},
 		},
 	}
+}
+
+// writeManPages writes mcpsandbox.1 and mcpsandbox-NAME.1 for every command.
+func writeManPages(dir string, std stdio) int {
+	date := time.Now().UTC()
+	if epoch, err := strconv.ParseInt(os.Getenv("SOURCE_DATE_EPOCH"), 10, 64); err == nil {
+		date = time.Unix(epoch, 0).UTC() // reproducible builds
+	}
+	source := "mcpsandbox " + currentBuild().Version
+	pages := map[string]*cmdline.Page{"mcpsandbox": mainPage()}
+	for _, c := range commands {
+		pages["mcpsandbox-"+c.Name] = c.Page()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(std.Err, "mcpsandbox help --man: %v\n", err)
+		return exitFailure
+	}
+	for name, page := range pages {
+		var b bytes.Buffer
+		page.WriteMan(&b, name, date.Format("2006-01-02"), source)
+		if err := os.WriteFile(filepath.Join(dir, name+".1"), b.Bytes(), 0o644); err != nil {
+			fmt.Fprintf(std.Err, "mcpsandbox help --man: %v\n", err)
+			return exitFailure
+		}
+	}
+	return exitOK
 }

@@ -118,6 +118,16 @@ var rules = []rule{
 		why:   "hosts' configuration files are edited in place by wrap and by wrap --daemon on the daemon's file: bytes in, bytes out through hujson's exact syntax tree, knowing nothing of policies, the daemon or supervision",
 	},
 	{
+		pkgs:  []string{"packaging"},
+		notOn: append([]string{"./..."}, thirdParty...),
+		why:   "packaging only embeds the files the packages ship (units, AppArmor profile) and fills in the unit's command line, for `mcpsandbox service` and the package builder to share",
+	},
+	{
+		pkgs:  []string{"cmd/mcpsandbox"},
+		notOn: []string{"packaging/nfpm", "github.com/goreleaser/..."},
+		why:   "nfpm (and the git, crypto and signing code it brings) builds the packages; it has no place in the binary hosts start for every server",
+	},
+	{
 		pkgs:  []string{"policies"},
 		notOn: []string{"./..."},
 		why:   "the built-in policy files are data that the commands and the policy loader read: the package only embeds them",
