@@ -163,7 +163,10 @@
 // server gets what was queued for it, then EOF on stdin; after --grace it
 // gets SIGTERM, after another --grace SIGKILL, and then its whole tree is
 // killed. On ctx cancellation, requests still in flight are answered with
-// CodeServerStopped. The last log line ("mcpsandbox: session ended") and
+// CodeServerStopped. A host that closed only its input (`printf ... |
+// mcpsandbox run`, or connect passing a host's EOF on) still reads: the
+// server first has up to --grace, its stdin still open, to answer what is
+// in flight, and what it leaves gets CodeServerStopped. The last log line ("mcpsandbox: session ended") and
 // Outcome give the reason, and Outcome.Failed whether the server could not
 // be kept up (the CLI then exits 1).
 //

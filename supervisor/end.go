@@ -150,6 +150,21 @@ func (r *relay) endLocked(key string, req *hostRequest, end ending) {
 	if end.answer != nil && !end.relayed && !end.outcome.unanswered() {
 		r.toHost = append(r.toHost, end.answer)
 	}
+	if r.drained != nil && r.awaitingLocked() == 0 {
+		close(r.drained)
+		r.drained = nil
+	}
+}
+
+// awaitingLocked counts the host requests still owed an answer. r.mu is held.
+func (r *relay) awaitingLocked() int {
+	n := 0
+	for _, req := range r.inflight {
+		if !req.ended {
+			n++
+		}
+	}
+	return n
 }
 
 // unlock releases r.mu, then writes to the host, in order, what was left

@@ -313,3 +313,39 @@ func (r *relay) stopProcess(g *generation) {
 type rawJSON string
 
 func (r rawJSON) MarshalJSON() ([]byte, error) { return []byte(r), nil }
+
+// awaitAnswers, after the host closed its input, gives the server up to
+// --grace to answer what the host asked before its stdin is closed (SDK
+// servers end their handlers on EOF), unless the host cannot be written
+// to anyway. It reports whether the host can still be written to, so that
+// what is left gets mcpsandbox's answer.
+func (r *relay) awaitAnswers(g *generation) (writable bool) {
+	r.host.mu.Lock()
+	writable = !r.host.failed
+	r.host.mu.Unlock()
+	if !writable {
+		return false
+	}
+	r.mu.Lock()
+	n := r.awaitingLocked()
+	if n == 0 {
+		r.mu.Unlock()
+		return true
+	}
+	drained := make(chan struct{})
+	r.drained = drained
+	r.mu.Unlock()
+	g.log.Info("the host closed its input with requests in flight; waiting for their answers", "requests", n, "grace", r.pol.Grace)
+	t := time.NewTimer(r.pol.Grace)
+	defer t.Stop()
+	select {
+	case <-drained:
+	case <-t.C:
+	case <-g.proc.Done():
+	case <-g.hang:
+	}
+	r.mu.Lock()
+	r.drained = nil
+	r.mu.Unlock()
+	return true
+}

@@ -136,6 +136,7 @@ type relay struct {
 	restartReq chan string // Session.Restart's requests, at most one pending
 	requested  bool        // the exit being handled was a requested restart (r.mu)
 	lastExit   string      // why the last process ended (r.mu)
+	drained    chan struct{} // closed once no request awaits an answer (r.mu; set by awaitAnswers)
 }
 
 // hostRequest is a host request from its arrival to its end (endLocked).
@@ -270,7 +271,10 @@ func (r *relay) serve(ctx context.Context, w *warmup) (Outcome, error) {
 			<-g.proc.Done()
 			out, done = r.afterExit(ctx, g, reason, true)
 		case <-r.hostGone:
-			return r.shutdown(g, "host closed the connection", false), nil
+			// A host that only closed its input (printf ... | mcpsandbox
+			// run) still reads: what it asked is answered first.
+			writable := r.awaitAnswers(g)
+			return r.shutdown(g, "host closed the connection", writable), nil
 		case <-ctx.Done():
 			return r.shutdown(g, "shutdown requested", true), nil
 		}
