@@ -131,11 +131,11 @@ type relay struct {
 
 	slowestStart atomic.Int64 // the slowest start → first answer so far (noteStartTook)
 
-	hosted     atomic.Bool // a host is attached (from the start, unless prestarted)
-	warm       atomic.Bool // prestarted, ready, and waiting for a host
-	restartReq chan string // Session.Restart's requests, at most one pending
-	requested  bool        // the exit being handled was a requested restart (r.mu)
-	lastExit   string      // why the last process ended (r.mu)
+	hosted     atomic.Bool   // a host is attached (from the start, unless prestarted)
+	warm       atomic.Bool   // prestarted, ready, and waiting for a host
+	restartReq chan string   // Session.Restart's requests, at most one pending
+	requested  bool          // the exit being handled was a requested restart (r.mu)
+	lastExit   string        // why the last process ended (r.mu)
 	drained    chan struct{} // closed once no request awaits an answer (r.mu; set by awaitAnswers)
 }
 
