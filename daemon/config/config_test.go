@@ -48,6 +48,15 @@ func only(t *testing.T, c *Config) Server {
 	return c.Servers[0]
 }
 
+// Comments anywhere (before the first brace too) and trailing commas, as
+// VS Code writes mcp.json.
+func TestJSONWithComments(t *testing.T) {
+	c, _ := parseOne(t, "// servers for the daemon\n{\n  /* one */ \"mcpServers\": {\"a\": {\"command\": \"npx\", \"args\": [\"-y\", \"x\",],},},\n}\n// the end\n")
+	if s := only(t, c); s.Name != "a" || !slices.Equal(s.Command, []string{"npx", "-y", "x"}) {
+		t.Fatalf("server %+v", s)
+	}
+}
+
 // A Claude Desktop (and Cursor) entry: command, args, env.
 func TestClaudeDesktopEntry(t *testing.T) {
 	c, dir := parseOne(t, `{
@@ -254,6 +263,7 @@ func TestErrors(t *testing.T) {
 		{"not an object", map[string]string{"cfg.json": `["x"]`}, "cfg.json:1:1", []string{"a JSON object, not a list"}},
 		{"syntax", map[string]string{"cfg.json": "{\"mcpServers\": {\"a\": {\"command\": \"x\"}}"}, "cfg.json:1:1", []string{"JSON:"}},
 		{"neither map", map[string]string{"cfg.json": `{"inputs": []}`}, "cfg.json:1:2", []string{"neither mcpServers nor servers"}},
+		{"unknown key after comments", map[string]string{"cfg.json": "// my servers\n/* all of them */ {\"servers\": {\"a\": {\"command\": \"x\",},},\n  \"mcpServer\": {}}"}, "cfg.json:3:3", []string{`unknown key "mcpServer"`}},
 		{"unknown top key", map[string]string{"cfg.json": `{"mcpServer": {}}`}, "cfg.json:1:2", []string{`unknown key "mcpServer"`, "did you mean mcpServers?"}},
 		{"unknown top key, no near one", map[string]string{"cfg.json": `{"zzzzzzzz": {}}`}, "cfg.json:1:2", []string{"the keys of the top of the file are mcpServers, servers, inputs, sandbox, mcpsandbox"}},
 		{"map not an object", map[string]string{"cfg.json": `{"servers": ["a"]}`}, "cfg.json:1:13", []string{"servers must be an object of named servers, not a list"}},

@@ -1,12 +1,14 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/tailscale/hujson"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/policy"
@@ -41,55 +43,17 @@ func parseFile(file string, data []byte) (ast.Node, error) {
 	return body, checkDuplicates(file, body)
 }
 
-// stripComments blanks the // and /* */ comments of a JSON text outside
-// its strings, keeping every other byte where it is so that lines and
-// columns stay true. A text that does not start with { is left alone
-// (YAML, whose # comments the parser knows).
+// stripComments blanks the // and /* */ comments and trailing commas of
+// a JSON text (VS Code's JSONC; hujson keeps every other byte where it is,
+// so lines and columns stay true). A text that is not JSON with comments is
+// left alone: YAML, whose # comments the parser knows, or an error the
+// parser then places.
 func stripComments(data []byte) []byte {
-	i := 0
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	if i == len(data) || data[i] != '{' {
+	std, err := hujson.Standardize(bytes.Clone(data))
+	if err != nil {
 		return data
 	}
-	out := append([]byte(nil), data...)
-	blank := func(from, to int) {
-		for k := from; k < to; k++ {
-			if out[k] != '\n' {
-				out[k] = ' '
-			}
-		}
-	}
-	for i < len(out) {
-		switch {
-		case out[i] == '"':
-			for i++; i < len(out) && out[i] != '"'; i++ {
-				if out[i] == '\\' {
-					i++
-				}
-			}
-			i++
-		case out[i] == '/' && i+1 < len(out) && out[i+1] == '/':
-			end := i
-			for end < len(out) && out[end] != '\n' {
-				end++
-			}
-			blank(i, end)
-			i = end
-		case out[i] == '/' && i+1 < len(out) && out[i+1] == '*':
-			end := i + 2
-			for end+1 < len(out) && !(out[end] == '*' && out[end+1] == '/') {
-				end++
-			}
-			end = min(end+2, len(out))
-			blank(i, end)
-			i = end
-		default:
-			i++
-		}
-	}
-	return out
+	return std
 }
 
 // checkDuplicates refuses a key given twice in one object: JSON leaves it
