@@ -162,58 +162,63 @@ func TestDaemonRealServersThroughConnect(t *testing.T) {
 		}
 	}
 
+	// The servers in parallel, each one's sessions in turn (two memory
+	// instances at once would race on their one graph file).
 	for _, s := range servers {
 		kinds := []hostKind{goClassic, goDefault, tsV1, tsV2Legacy, tsV2Auto}
 		if s.stateless {
 			kinds = []hostKind{goDefault, tsV2Pin, tsV2Auto}
 		}
-		for _, k := range kinds {
-			t.Run(s.name+"/"+k.name, func(t *testing.T) {
-				begin := time.Now()
-				h, err := k.connect(t, d, s.name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer h.Close()
-				attached := time.Since(begin)
-				wantStateless := k.stateless && s.stateless
-				if got := h.protocol(); (got == "2026-07-28") != wantStateless || got == "" {
-					t.Errorf("negotiated protocol %q; want %s", got, map[bool]string{true: "2026-07-28 (stateless)", false: "a classic one (initialize)"}[wantStateless])
-				}
-				tools, err := h.tools()
-				if err != nil {
-					t.Fatalf("tools/list: %v", err)
-				}
-				for _, want := range s.tools {
-					if !slices.Contains(tools, want) {
-						t.Errorf("tools/list lacks %s: %v", want, tools)
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			for _, k := range kinds {
+				t.Run(k.name, func(t *testing.T) {
+					begin := time.Now()
+					h, err := k.connect(t, d, s.name)
+					if err != nil {
+						t.Fatal(err)
 					}
-				}
-				labels := []string{"e2e-" + s.name + "-" + k.name}
-				if err := s.try(h, labels); err != nil {
-					t.Fatal(err)
-				}
+					defer h.Close()
+					attached := time.Since(begin)
+					wantStateless := k.stateless && s.stateless
+					if got := h.protocol(); (got == "2026-07-28") != wantStateless || got == "" {
+						t.Errorf("negotiated protocol %q; want %s", got, map[bool]string{true: "2026-07-28 (stateless)", false: "a classic one (initialize)"}[wantStateless])
+					}
+					tools, err := h.tools()
+					if err != nil {
+						t.Fatalf("tools/list: %v", err)
+					}
+					for _, want := range s.tools {
+						if !slices.Contains(tools, want) {
+							t.Errorf("tools/list lacks %s: %v", want, tools)
+						}
+					}
+					labels := []string{"e2e-" + s.name + "-" + k.name}
+					if err := s.try(h, labels); err != nil {
+						t.Fatal(err)
+					}
 
-				inst := d.attachedInstance(h.pid())
-				if !strings.HasPrefix(inst.ID, s.name+"#") || inst.Restarts != 0 || inst.Generation != 1 {
-					t.Fatalf("the session's instance before the crash: %+v", inst)
-				}
-				crashed := time.Now()
-				after := d.killServer(inst)
-				restarted := time.Since(crashed)
-				labels = append(labels, labels[0]+"-after-crash")
-				if err := s.try(h, labels); err != nil {
-					t.Fatalf("after the crash of %s's process %d: %v", inst.ID, inst.Pid, err)
-				}
-				now, ok := instanceOfClient(d.status(), h.pid())
-				if !ok || now.ID != inst.ID || now.Restarts != 1 || now.Generation != 2 || now.Pid != after.Pid {
-					t.Errorf("status after the crash and the next call: %+v; want %s with one restart, generation 2, pid %d", now, inst.ID, after.Pid)
-				}
-				if !strings.Contains(now.LastExit, "signal") && !strings.Contains(now.LastExit, "killed") {
-					t.Errorf("last exit %q does not say the process was killed", now.LastExit)
-				}
-				t.Logf("%s: protocol %s, attached in %v; process %d killed (%s), %d answering %v later", inst.ID, h.protocol(), attached.Round(time.Millisecond), inst.Pid, now.LastExit, after.Pid, restarted.Round(time.Millisecond))
-			})
-		}
+					inst := d.attachedInstance(h.pid())
+					if !strings.HasPrefix(inst.ID, s.name+"#") || inst.Restarts != 0 || inst.Generation != 1 {
+						t.Fatalf("the session's instance before the crash: %+v", inst)
+					}
+					crashed := time.Now()
+					after := d.killServer(inst)
+					restarted := time.Since(crashed)
+					labels = append(labels, labels[0]+"-after-crash")
+					if err := s.try(h, labels); err != nil {
+						t.Fatalf("after the crash of %s's process %d: %v", inst.ID, inst.Pid, err)
+					}
+					now, ok := instanceOfClient(d.status(), h.pid())
+					if !ok || now.ID != inst.ID || now.Restarts != 1 || now.Generation != 2 || now.Pid != after.Pid {
+						t.Errorf("status after the crash and the next call: %+v; want %s with one restart, generation 2, pid %d", now, inst.ID, after.Pid)
+					}
+					if !strings.Contains(now.LastExit, "signal") && !strings.Contains(now.LastExit, "killed") {
+						t.Errorf("last exit %q does not say the process was killed", now.LastExit)
+					}
+					t.Logf("%s: protocol %s, attached in %v; process %d killed (%s), %d answering %v later", inst.ID, h.protocol(), attached.Round(time.Millisecond), inst.Pid, now.LastExit, after.Pid, restarted.Round(time.Millisecond))
+				})
+			}
+		})
 	}
 }
