@@ -183,8 +183,9 @@
 // Start runs one in the background and returns its Session (Run is Start
 // then Wait): Status reports its state, process, restarts, heartbeat round
 // trip and cgroup figures; Restart replaces its process under the host's
-// session as a crash would, without counting towards --max-restarts, and
-// brings back a server that was down for good. Prestart starts a server
+// session, unseen (requests in flight are answered first, within --grace;
+// what the host sends meanwhile is held), without counting towards
+// --max-restarts, and brings back a server that was down for good. Prestart starts a server
 // before any host is there and returns once its process answered a ping
 // (a stand-in handshake every SDK answers before initialize); Attach then
 // gives it its host, whose own initialize is the first the process sees,

@@ -150,17 +150,18 @@ func (r *relay) endLocked(key string, req *hostRequest, end ending) {
 	if end.answer != nil && !end.relayed && !end.outcome.unanswered() {
 		r.toHost = append(r.toHost, end.answer)
 	}
-	if r.drained != nil && r.awaitingLocked() == 0 {
+	if r.drained != nil && r.awaitingLocked(r.drainGen) == 0 {
 		close(r.drained)
 		r.drained = nil
 	}
 }
 
-// awaitingLocked counts the host requests still owed an answer. r.mu is held.
-func (r *relay) awaitingLocked() int {
+// awaitingLocked counts the host requests written to process gen and still
+// owed an answer. r.mu is held.
+func (r *relay) awaitingLocked(gen int) int {
 	n := 0
 	for _, req := range r.inflight {
-		if !req.ended {
+		if !req.ended && req.gen == gen {
 			n++
 		}
 	}

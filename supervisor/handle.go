@@ -114,9 +114,12 @@ func (s *Session) Attach(hostIn io.Reader, hostOut io.Writer) error {
 	}
 }
 
-// Restart kills the current server process and starts a new one, bringing
-// it into the host's session as after a crash (requests in flight are
-// answered as crashed; the session is replayed). It does not count towards
+// Restart replaces the current server process with a new one, brought
+// into the host's session as after a crash (the session is replayed), but
+// unseen by the host: what it sends meanwhile is held for the new process,
+// and what is in flight gets up to --grace to be answered before the old
+// process is killed (only what is left then gets CodeServerCrashed). It
+// does not count towards
 // --max-restarts, happens under --restart never too, and brings back a
 // server that was down for good. A prestarted session without a host
 // ends instead (its pool makes a fresh one). A restart already under way

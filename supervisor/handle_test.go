@@ -228,3 +228,55 @@ func TestStatusReportsHeartbeatAndResources(t *testing.T) {
 		t.Fatalf("status %+v: want the server cgroup's memory and pids and its start time", st)
 	}
 }
+
+// A requested restart waits for the answers to what is in flight (within
+// --grace) before it stops the process: the host sees no error, and what
+// it sends meanwhile is held for the new process.
+func TestRestartAnswersWhatIsInFlightFirst(t *testing.T) {
+	requireConfinement(t)
+	pol := testPolicy(exampleCommand(t))
+	pol.Grace = 5 * time.Second
+	hostInR, hostInW := io.Pipe()
+	hostOutR, hostOutW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &syncBuffer{}
+	events := make(chan supervisor.Event, 64)
+	s, err := supervisor.Start(ctx, supervisor.Options{
+		Name: "test", Policy: pol, HostIn: hostInR, HostOut: hostOutW, LookupEnv: os.LookupEnv,
+		Log:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Events: func(e supervisor.Event) { events <- e },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &relay{t: t, toRelay: hostInW, fromRly: hostOutR, events: events, outcome: make(chan supervisor.Outcome, 1), logs: logs, cancel: cancel}
+	t.Cleanup(func() {
+		cancel()
+		hostInW.Close()
+		hostOutR.Close()
+		s.Wait()
+		if t.Failed() {
+			t.Logf("supervisor log:\n%s", logs)
+		}
+	})
+	h := r.rawHost()
+	h.initialize("2025-11-25")
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":300}}}`)
+	h.call(`3`, "tools/call", `{"name":"echo","arguments":{"text":"x"}}`) // answered: so 2 is at the server
+	if err := s.Restart("asked by the test"); err != nil {
+		t.Fatal(err)
+	}
+	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"instance","arguments":{}}}`)
+	if res := h.response(`2`); res["result"] == nil {
+		t.Errorf("the call in flight at the restart: %s, want the server's result", res)
+	}
+	if res := h.response(`4`); res["result"] == nil {
+		t.Errorf("the call sent during the restart: %s, want the new process's result", res)
+	}
+	r.waitEvent(supervisor.EventReady)
+	hostInW.Close()
+	s.Wait()
+	hostOutW.Close()
+	h.checkOneAnswerEach()
+}

@@ -323,19 +323,25 @@ func (r *relay) awaitAnswers(g *generation) (writable bool) {
 	r.host.mu.Lock()
 	writable = !r.host.failed
 	r.host.mu.Unlock()
-	if !writable {
-		return false
+	if writable {
+		r.drain(g, "the host closed its input with requests in flight; waiting for their answers")
 	}
+	return writable
+}
+
+// drain waits up to --grace for g to answer the host requests it has in
+// flight (or to die or hang); why is logged when there are any.
+func (r *relay) drain(g *generation, why string) {
 	r.mu.Lock()
-	n := r.awaitingLocked()
+	n := r.awaitingLocked(g.n)
 	if n == 0 {
 		r.mu.Unlock()
-		return true
+		return
 	}
 	drained := make(chan struct{})
-	r.drained = drained
+	r.drained, r.drainGen = drained, g.n
 	r.mu.Unlock()
-	g.log.Info("the host closed its input with requests in flight; waiting for their answers", "requests", n, "grace", r.pol.Grace)
+	g.log.Info(why, "requests", n, "grace", r.pol.Grace)
 	t := time.NewTimer(r.pol.Grace)
 	defer t.Stop()
 	select {
@@ -347,5 +353,4 @@ func (r *relay) awaitAnswers(g *generation) (writable bool) {
 	r.mu.Lock()
 	r.drained = nil
 	r.mu.Unlock()
-	return true
 }

@@ -136,7 +136,8 @@ type relay struct {
 	restartReq chan string   // Session.Restart's requests, at most one pending
 	requested  bool          // the exit being handled was a requested restart (r.mu)
 	lastExit   string        // why the last process ended (r.mu)
-	drained    chan struct{} // closed once no request awaits an answer (r.mu; set by awaitAnswers)
+	drained    chan struct{} // closed once no request of process drainGen awaits an answer (r.mu; set by drain)
+	drainGen   int
 }
 
 // hostRequest is a host request from its arrival to its end (endLocked).
@@ -266,6 +267,12 @@ func (r *relay) serve(ctx context.Context, w *warmup) (Outcome, error) {
 		case reason := <-r.restartReq:
 			g.log.Info("restarting the server on request", "reason", reason)
 			r.markRequested()
+			// Invisible to the host: what it sends now is held for the
+			// next process, and what is in flight is answered first.
+			r.mu.Lock()
+			r.state = stateRestarting
+			r.mu.Unlock()
+			r.drain(g, "the restart was requested with requests in flight; waiting for their answers")
 			g.stopWriting()
 			g.proc.Kill()
 			<-g.proc.Done()
