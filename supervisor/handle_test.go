@@ -154,36 +154,49 @@ func TestAttachIsForPrestartedSessionsOnly(t *testing.T) {
 	}
 }
 
-// Restart replaces the process under the host's session, invisibly: the
-// session goes on with a new process, even under --restart never, and it
-// brings back a server that was down for good.
-func TestRestartReplacesTheProcessUnderTheSession(t *testing.T) {
+// startSession is supervisor.Start wired to the test as its host, as
+// startRelay wires Run.
+func startSession(t *testing.T, pol policy.Policy) (*supervisor.Session, *relay) {
+	t.Helper()
 	requireConfinement(t)
-	pol := testPolicy(exampleCommand(t))
-	pol.Restart = policy.RestartNever
 	hostInR, hostInW := io.Pipe()
 	hostOutR, hostOutW := io.Pipe()
-	events := make(chan supervisor.Event, 256)
-	logs := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
+	r := &relay{t: t, toRelay: hostInW, fromRly: hostOutR, events: make(chan supervisor.Event, 256), outcome: make(chan supervisor.Outcome, 1), logs: &syncBuffer{}, cancel: cancel}
 	s, err := supervisor.Start(ctx, supervisor.Options{
 		Name: "test", Policy: pol, HostIn: hostInR, HostOut: hostOutW, LookupEnv: os.LookupEnv,
-		Log:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Events: func(e supervisor.Event) { events <- e },
+		Log:    slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Events: func(e supervisor.Event) { r.events <- e },
 	})
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	r := &relay{t: t, toRelay: hostInW, fromRly: hostOutR, events: events, outcome: make(chan supervisor.Outcome, 1), logs: logs, cancel: cancel}
+	go func() {
+		out, _ := s.Wait()
+		hostOutW.Close()
+		hostInR.Close()
+		r.outcome <- out
+	}()
 	t.Cleanup(func() {
 		cancel()
 		hostInW.Close()
 		hostOutR.Close()
 		s.Wait()
 		if t.Failed() {
-			t.Logf("supervisor log:\n%s", logs)
+			t.Logf("supervisor log:\n%s", r.logs)
 		}
 	})
+	return s, r
+}
+
+// Restart replaces the process under the host's session, invisibly: the
+// session goes on with a new process, even under --restart never, and it
+// brings back a server that was down for good.
+func TestRestartReplacesTheProcessUnderTheSession(t *testing.T) {
+	pol := testPolicy(exampleCommand(t))
+	pol.Restart = policy.RestartNever
+	s, r := startSession(t, pol)
 	cs := r.sdkClient("2025-11-25", nil)
 	defer cs.Close()
 	first := mustCallTool(t, cs, "instance", nil)
@@ -233,32 +246,9 @@ func TestStatusReportsHeartbeatAndResources(t *testing.T) {
 // --grace) before it stops the process: the host sees no error, and what
 // it sends meanwhile is held for the new process.
 func TestRestartAnswersWhatIsInFlightFirst(t *testing.T) {
-	requireConfinement(t)
 	pol := testPolicy(exampleCommand(t))
 	pol.Grace = 5 * time.Second
-	hostInR, hostInW := io.Pipe()
-	hostOutR, hostOutW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	logs := &syncBuffer{}
-	events := make(chan supervisor.Event, 64)
-	s, err := supervisor.Start(ctx, supervisor.Options{
-		Name: "test", Policy: pol, HostIn: hostInR, HostOut: hostOutW, LookupEnv: os.LookupEnv,
-		Log:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Events: func(e supervisor.Event) { events <- e },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &relay{t: t, toRelay: hostInW, fromRly: hostOutR, events: events, outcome: make(chan supervisor.Outcome, 1), logs: logs, cancel: cancel}
-	t.Cleanup(func() {
-		cancel()
-		hostInW.Close()
-		hostOutR.Close()
-		s.Wait()
-		if t.Failed() {
-			t.Logf("supervisor log:\n%s", logs)
-		}
-	})
+	s, r := startSession(t, pol)
 	h := r.rawHost()
 	h.initialize("2025-11-25")
 	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -275,8 +265,6 @@ func TestRestartAnswersWhatIsInFlightFirst(t *testing.T) {
 		t.Errorf("the call sent during the restart: %s, want the new process's result", res)
 	}
 	r.waitEvent(supervisor.EventReady)
-	hostInW.Close()
-	s.Wait()
-	hostOutW.Close()
+	r.end()
 	h.checkOneAnswerEach()
 }

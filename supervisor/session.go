@@ -117,15 +117,8 @@ func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
 	}
 
 	id := relayPrefix + "init:" + strconv.Itoa(g.n)
-	answer := make(chan []byte, 1)
-	r.mu.Lock()
-	r.waiters[id] = answer
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		delete(r.waiters, id)
-		r.mu.Unlock()
-	}()
+	answer, forget := r.await(id)
+	defer forget()
 	err := g.write(jsonrpc.NewRequest(quoteID(id), "initialize", init.params))
 	if err != nil {
 		return nil, fmt.Errorf("could not send the replayed initialize: %w", err)
@@ -191,6 +184,20 @@ func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
 	return now, nil
 }
 
+// await registers a waiter for the answer to mcpsandbox's own request id;
+// forget takes it off again.
+func (r *relay) await(id string) (answer <-chan []byte, forget func()) {
+	ch := make(chan []byte, 1)
+	r.mu.Lock()
+	r.waiters[id] = ch
+	r.mu.Unlock()
+	return ch, func() {
+		r.mu.Lock()
+		delete(r.waiters, id)
+		r.mu.Unlock()
+	}
+}
+
 // replayed is one request of the session's state sent to a new process.
 type replayed struct {
 	method string
@@ -206,23 +213,17 @@ func (r *relay) replayState(ctx context.Context, g *generation, reqs []replayed,
 	if len(reqs) == 0 {
 		return nil
 	}
-	answers := make([]chan []byte, len(reqs))
+	answers := make([]<-chan []byte, len(reqs))
 	ids := make([]string, len(reqs))
-	r.mu.Lock()
 	for i := range reqs {
+		r.mu.Lock()
 		r.seq++
 		ids[i] = relayPrefix + "replay:" + strconv.FormatUint(r.seq, 10)
-		answers[i] = make(chan []byte, 1)
-		r.waiters[ids[i]] = answers[i]
-	}
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		for _, id := range ids {
-			delete(r.waiters, id)
-		}
 		r.mu.Unlock()
-	}()
+		var forget func()
+		answers[i], forget = r.await(ids[i])
+		defer forget()
+	}
 	for i, q := range reqs {
 		if err := g.write(jsonrpc.NewRequest(quoteID(ids[i]), q.method, q.params)); err != nil {
 			return errDead

@@ -97,15 +97,8 @@ func (r *relay) warmUp(ctx context.Context, g *generation, w *warmup) (out Outco
 // standIn sends the stand-in handshake and waits for any answer to it.
 func (r *relay) standIn(ctx context.Context, g *generation) error {
 	id := relayPrefix + "ready:" + strconv.Itoa(g.n)
-	answer := make(chan []byte, 1)
-	r.mu.Lock()
-	r.waiters[id] = answer
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		delete(r.waiters, id)
-		r.mu.Unlock()
-	}()
+	answer, forget := r.await(id)
+	defer forget()
 	if err := g.write(jsonrpc.NewRequest(quoteID(id), "ping", nil)); err != nil {
 		return fmt.Errorf("could not write to it: %w", err)
 	}
