@@ -2,6 +2,15 @@ package policy
 
 import (
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/yamlnode"
+)
+
+// Shared with daemon/config, which reads its file the same way.
+var (
+	unwrap  = yamlnode.Unwrap
+	entries = yamlnode.Entries
+	isNull  = yamlnode.IsNull
 )
 
 // The YAML nodes of a policy file as the decoder needs them. goccy/go-yaml
@@ -13,21 +22,6 @@ import (
 type scalar struct {
 	text string
 	kind string // "string", "int", "float", "bool", "null"
-}
-
-// unwrap looks through anchors (&name) and tags (!!str), which change
-// nothing a policy means.
-func unwrap(n ast.Node) ast.Node {
-	for {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.TagNode:
-			n = v.Value
-		default:
-			return n
-		}
-	}
 }
 
 // scalarOf returns n's value if n is a scalar.
@@ -53,17 +47,6 @@ func scalarOf(n ast.Node) (scalar, bool) {
 	return scalar{}, false
 }
 
-// entries returns the key-value pairs of a mapping node.
-func entries(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch v := unwrap(n).(type) {
-	case *ast.MappingNode:
-		return v.Values, true
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{v}, true
-	}
-	return nil, false
-}
-
 // keyName is a mapping key's text; ok is false for keys that are no plain
 // string (a number, a merge key <<, a complex key).
 func keyName(kv *ast.MappingValueNode) (string, bool) {
@@ -71,9 +54,4 @@ func keyName(kv *ast.MappingValueNode) (string, bool) {
 		return s.Value, true
 	}
 	return kv.Key.String(), false
-}
-
-func isNull(n ast.Node) bool {
-	_, ok := unwrap(n).(*ast.NullNode)
-	return ok
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/internal/yamlnode"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
@@ -42,6 +43,13 @@ func parseFile(file string, data []byte) (ast.Node, error) {
 	}
 	return body, checkDuplicates(file, body)
 }
+
+// The questions policy asks of the tree too.
+var (
+	unwrap  = yamlnode.Unwrap
+	entries = yamlnode.Entries
+	isNull  = yamlnode.IsNull
+)
 
 // stripComments blanks the // and /* */ comments and trailing commas of
 // a JSON text (VS Code's JSONC; hujson keeps every other byte where it is,
@@ -99,40 +107,11 @@ func posOf(file string, n ast.Node) policy.Pos {
 	return policy.Pos{File: file, Line: p.Line, Col: p.Column}
 }
 
-func unwrap(n ast.Node) ast.Node {
-	for {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.TagNode:
-			n = v.Value
-		default:
-			return n
-		}
-	}
-}
-
-// entries returns the members of an object.
-func entries(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch v := unwrap(n).(type) {
-	case *ast.MappingNode:
-		return v.Values, true
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{v}, true
-	}
-	return nil, false
-}
-
 func keyName(kv *ast.MappingValueNode) string {
 	if s, ok := unwrap(kv.Key).(*ast.StringNode); ok {
 		return s.Value
 	}
 	return kv.Key.String()
-}
-
-func isNull(n ast.Node) bool {
-	_, ok := unwrap(n).(*ast.NullNode)
-	return ok
 }
 
 // str is n's text if n is a string.

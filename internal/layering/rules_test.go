@@ -61,7 +61,7 @@ var rules = []rule{
 	{
 		pkgs:  []string{"supervisor/mcprules"},
 		notOn: []string{"./...", mcpSDK},
-		but:   []string{"jsonrpc", "policy", "internal/field", "internal/pathrule"},
+		but:   []string{"jsonrpc", "policy", "internal/field", "internal/pathrule", "internal/yamlnode"},
 		why:   "the MCP rules read messages through the wire code and decide from the policy's settings: they know nothing of the relay's requests, processes or restarts, which call them through one narrow interface",
 	},
 	{
@@ -79,8 +79,8 @@ var rules = []rule{
 	{
 		pkgs:  []string{"policy"},
 		notOn: []string{"./..."},
-		but:   []string{"internal/field", "internal/pathrule"},
-		why:   "policy is a leaf that every layer reads (internal/field, the error vocabulary it shares with sandbox, and internal/pathrule, the path rules every layer applies, are leaves too)",
+		but:   []string{"internal/field", "internal/pathrule", "internal/yamlnode"},
+		why:   "policy is a leaf that every layer reads (internal/field, the error vocabulary it shares with sandbox, internal/pathrule, the path rules every layer applies, and internal/yamlnode, the syntax-tree questions it shares with daemon/config, are leaves too)",
 	},
 	{
 		pkgs:  []string{"egress"},
@@ -91,7 +91,7 @@ var rules = []rule{
 	{
 		pkgs:  []string{"launch"},
 		notOn: []string{"./...", mcpSDK},
-		but:   []string{"policy", "internal/field", "internal/pathrule"},
+		but:   []string{"policy", "internal/field", "internal/pathrule", "internal/yamlnode"},
 		why:   "launch reads a launch line and the host for the command, which hands what it finds to the policy: it knows nothing of confinement, supervision or MCP",
 	},
 	{
@@ -108,7 +108,7 @@ var rules = []rule{
 	{
 		pkgs:  []string{"daemon/config"},
 		notOn: []string{"./...", mcpSDK},
-		but:   []string{"policy", "internal/field", "internal/pathrule"},
+		but:   []string{"policy", "internal/field", "internal/pathrule", "internal/yamlnode"},
 		why:   "the daemon's configuration is pure data like policy, read by the daemon and by wrap --daemon: it reads the file into entries and their overrides, and leaves resolving, launching and supervising them to the daemon (policy's leaves, the error vocabulary and the path rules, it shares)",
 	},
 	{
@@ -136,6 +136,11 @@ var rules = []rule{
 		pkgs:  []string{"internal/field"},
 		notOn: []string{"./..."},
 		why:   "the error vocabulary is shared by policy and sandbox, which may not import each other: it must import neither",
+	},
+	{
+		pkgs:  []string{"internal/yamlnode"},
+		notOn: []string{"./..."},
+		why:   "the syntax-tree questions policy and daemon/config both ask are a leaf, so that neither imports the other's internals",
 	},
 	{
 		pkgs:  []string{"internal/pathrule"},
