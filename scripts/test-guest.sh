@@ -39,6 +39,8 @@ for pkg in sandbox sandbox/seccomp sandbox/cgroups sandbox/internal/initstage su
   go test -c -o "$work/$(basename "$pkg").test" "./$pkg"
 done
 CGO_ENABLED=0 go build -o "$work/hostile" ./internal/hostile
+# The .deb the package phases install (dpkg -i) in the guest.
+FORMATS=deb OUT="$work" scripts/package.sh
 mkdir "$work/benchbin"
 go build -o "$work/benchbin/mcpsandbox" ./cmd/mcpsandbox
 CGO_ENABLED=0 go build -o "$work/benchbin/minrelay" ./bench/minrelay
