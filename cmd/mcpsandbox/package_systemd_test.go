@@ -286,4 +286,3 @@ func stopAndUninstall(t *testing.T, d *daemonService, h *hostClient) {
 		t.Errorf("mcpsandbox service status after uninstall: %v: %q; want the package's unit %s, not active, exit 1", err, out, packaged)
 	}
 }
-
