@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The guest tier: the tests that need systemd as init and pure cgroup v2
 # (the launch tests, the escape table, the relay and npm tests, the real v2
-# limits, the daemon as a user and a system service, the scope benchmark),
+# limits, the daemon as a user and a system service, the scope benchmark,
+# and on both images the built .deb: dpkg -i, service install, dpkg --purge),
 # run in a throwaway qemu guest (scripts/guest/guest.sh) as root and as an
 # ordinary user in a login session: all of them on Debian 12, then on Debian
 # 13 (kernel 6.12, systemd 257, Landlock ABI 6) the ones

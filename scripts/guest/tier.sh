@@ -47,6 +47,7 @@ phase() {
 # "here" (where tier.sh runs, as hosts start mcpsandbox). To add a test, add
 # its name to its package's PATTERN, or add an entry; a package no entry had
 # yet also needs its test binary built, in scripts/test-guest.sh's list.
+# The package's tests run on both images, in package_tier, not from here.
 trixie_tests=(
   'sandbox ^(TestEscape|TestConfined|TestLandlock) delegated'
   'supervisor ^TestEgress delegated'
