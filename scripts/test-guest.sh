@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The guest tier: the tests that need systemd as init and pure cgroup v2
 # (the launch tests, the escape table, the relay and npm tests, the real v2
-# limits, the daemon as a user and a system service, the scope benchmark),
+# limits, the daemon as a user and a system service, the scope benchmark,
+# and on both images the built .deb: dpkg -i, service install, dpkg --purge),
 # run in a throwaway qemu guest (scripts/guest/guest.sh) as root and as an
 # ordinary user in a login session: all of them on Debian 12, then on Debian
 # 13 (kernel 6.12, systemd 257, Landlock ABI 6) the ones
@@ -39,6 +40,8 @@ for pkg in sandbox sandbox/seccomp sandbox/cgroups sandbox/internal/initstage su
   go test -c -o "$work/$(basename "$pkg").test" "./$pkg"
 done
 CGO_ENABLED=0 go build -o "$work/hostile" ./internal/hostile
+# The .deb the package phases install (dpkg -i) in the guest.
+FORMATS=deb OUT="$work" scripts/package.sh
 mkdir "$work/benchbin"
 go build -o "$work/benchbin/mcpsandbox" ./cmd/mcpsandbox
 CGO_ENABLED=0 go build -o "$work/benchbin/minrelay" ./bench/minrelay

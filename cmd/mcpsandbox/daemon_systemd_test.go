@@ -196,7 +196,17 @@ type hostClient struct {
 // choice).
 func dialDaemon(t *testing.T, cred *syscall.Credential, env []string, version string) (*hostClient, error) {
 	t.Helper()
-	h := &hostClient{cmd: exec.Command(self(t), asCLI, "connect", exampleName), stderr: testenv.NewLogCapture(t)}
+	return dialDaemonWith(t, testCLI(t), cred, env, version)
+}
+
+// testCLI is this test binary as mcpsandbox; the package's tests pass the
+// installed binary instead.
+func testCLI(t *testing.T) []string { return []string{self(t), asCLI} }
+
+// dialDaemonWith is dialDaemon with cli as mcpsandbox.
+func dialDaemonWith(t *testing.T, cli []string, cred *syscall.Credential, env []string, version string) (*hostClient, error) {
+	t.Helper()
+	h := &hostClient{cmd: exec.Command(cli[0], append(cli[1:], "connect", exampleName)...), stderr: testenv.NewLogCapture(t)}
 	h.cmd.Env, h.cmd.Stderr, h.cmd.Dir = env, h.stderr, "/"
 	if cred != nil {
 		h.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
@@ -258,7 +268,12 @@ func userHostEnv(u *user.User) []string {
 // it from a shell.
 func daemonStatus(t *testing.T, env []string) *daemon.Status {
 	t.Helper()
-	cmd := exec.Command(self(t), asCLI, "status", "--json")
+	return daemonStatusWith(t, testCLI(t), env)
+}
+
+func daemonStatusWith(t *testing.T, cli []string, env []string) *daemon.Status {
+	t.Helper()
+	cmd := exec.Command(cli[0], append(cli[1:], "status", "--json")...)
 	cmd.Env = env
 	out, err := cmd.Output()
 	if err != nil {
@@ -329,6 +344,11 @@ func checkStatusTable(t *testing.T, env []string, i daemon.InstanceStatus) {
 // session, and status counts the restart.
 func crashAndRestart(t *testing.T, h *hostClient, inst daemon.InstanceStatus) {
 	t.Helper()
+	crashAndRestartWith(t, testCLI(t), h, inst)
+}
+
+func crashAndRestartWith(t *testing.T, cli []string, h *hostClient, inst daemon.InstanceStatus) {
+	t.Helper()
 	before := h.call(t, "instance", nil)
 	if err := syscall.Kill(inst.Pid, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill %d (%s's server): %v", inst.Pid, inst.ID, err)
@@ -338,7 +358,7 @@ func crashAndRestart(t *testing.T, h *hostClient, inst daemon.InstanceStatus) {
 	// until status shows the restart under way, as an idle host would.
 	deadline := time.Now().Add(daemonWait)
 	for {
-		now := instanceOf(t, daemonStatus(t, os.Environ()), h)
+		now := instanceOf(t, daemonStatusWith(t, cli, os.Environ()), h)
 		if now.Restarts > 0 || now.State == "restarting" {
 			break
 		}
@@ -352,7 +372,7 @@ func crashAndRestart(t *testing.T, h *hostClient, inst daemon.InstanceStatus) {
 		t.Errorf("after the kill of pid %d the same server process (%s) answered", inst.Pid, after)
 	}
 	h.echo(t, "after the restart")
-	st := daemonStatus(t, os.Environ())
+	st := daemonStatusWith(t, cli, os.Environ())
 	now := instanceOf(t, st, h)
 	if now.ID != inst.ID || now.State != "running" || now.Restarts != 1 || now.Generation != 2 || now.Pid == inst.Pid || now.Pid <= 0 {
 		t.Errorf("status after the crash: %s state %q, restarts %d, generation %d, pid %d; want %s running, 1, 2 and a new pid (not %d)",
@@ -367,7 +387,12 @@ func crashAndRestart(t *testing.T, h *hostClient, inst daemon.InstanceStatus) {
 // "server unavailable" saying which uid, which server and which key.
 func refusedPeer(t *testing.T, uid int) {
 	t.Helper()
-	h, err := dialDaemon(t, &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)},
+	refusedPeerWith(t, testCLI(t), uid)
+}
+
+func refusedPeerWith(t *testing.T, cli []string, uid int) {
+	t.Helper()
+	h, err := dialDaemonWith(t, cli, &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)},
 		[]string{"HOME=/nonexistent", "PATH=" + os.Getenv("PATH"), "USER=nobody", "LOGNAME=nobody"}, "2025-11-25")
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != supervisor.CodeServerUnavailable {

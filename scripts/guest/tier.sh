@@ -47,6 +47,7 @@ phase() {
 # "here" (where tier.sh runs, as hosts start mcpsandbox). To add a test, add
 # its name to its package's PATTERN, or add an entry; a package no entry had
 # yet also needs its test binary built, in scripts/test-guest.sh's list.
+# The package's tests run on both images, in package_tier, not from here.
 trixie_tests=(
   'sandbox ^(TestEscape|TestConfined|TestLandlock) delegated'
   'supervisor ^TestEgress delegated'
@@ -132,11 +133,34 @@ else
   id mcpsandbox-test >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin mcpsandbox-test
 fi
 
-if [ "$release" = trixie ]; then trixie_tier; else full_tier; fi
+# The package, on both images, after the other phases (whose doctor and
+# service tests expect no unit installed): root installs the .deb
+# (scripts/test-guest.sh builds it into WORK) and tests the system service,
+# the user the user service in a login session, and root purges it.
+package_phase() { # what: the -test.run pattern
+  phase "package: $1 ($(id -un))" cmd/mcpsandbox \
+    "$work/mcpsandbox.test" -test.run "^TestPackageSystemd$1\$" -test.v -test.count=1 -test.timeout 10m
+}
+package_tier() {
+  if $user_phase; then package_phase UserService; return; fi
+  phase "package: dpkg -i" . dpkg -i "$work"/mcpsandbox_*.deb
+  package_phase SystemService
+  if [ -z "${GUEST_ONLY:-}" ] || grep -qEi -- "$GUEST_ONLY" <<<"package: UserService (user)"; then
+    runuser -l user -c "cd '$repo' && GUEST_PACKAGE_ONLY=1 bash '$work/tier.sh' --user '$work'" || failed+=("the user's package phase")
+  fi
+  package_phase Purge
+}
 
-if ! $user_phase; then
-  echo "=== guest tier: switching to the user \"user\" in a login session"
-  runuser -l user -c "cd '$repo' && GUEST_BENCH=0 GUEST_ONLY=$(printf %q "${GUEST_ONLY:-}") bash '$work/tier.sh' --user '$work'" || failed+=("user phases")
+if [ "${GUEST_PACKAGE_ONLY:-}" = 1 ]; then
+  package_tier
+else
+  if [ "$release" = trixie ]; then trixie_tier; else full_tier; fi
+
+  if ! $user_phase; then
+    echo "=== guest tier: switching to the user \"user\" in a login session"
+    runuser -l user -c "cd '$repo' && GUEST_BENCH=0 GUEST_ONLY=$(printf %q "${GUEST_ONLY:-}") bash '$work/tier.sh' --user '$work'" || failed+=("user phases")
+    package_tier
+  fi
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then
