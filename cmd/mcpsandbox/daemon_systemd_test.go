@@ -555,18 +555,7 @@ func stopService(t *testing.T, d *daemonService, h *hostClient) {
 	if _, err := os.Stat(d.socket); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the socket %s is still there after stop (stat: %v)", d.socket, err)
 	}
-	deadline := time.Now().Add(daemonWait)
-	for {
-		_, err := os.Stat(d.cgroup)
-		left := alive(pids)
-		if errors.Is(err, os.ErrNotExist) && len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after systemctl stop: cgroup %s (stat %v), processes still running %v", d.cgroup, err, left)
-		}
-		time.Sleep(50 * time.Millisecond) // polling systemd's and the kernel's clean-up
-	}
+	waitCleanedUp(t, "systemctl stop", d.cgroup, pids)
 	var stopped bool
 	for _, r := range d.journalRecords(t) {
 		if r["MESSAGE"] == "mcpsandbox daemon: stopped" && r["_PID"] == strconv.Itoa(d.pid) {
@@ -621,5 +610,23 @@ func checkMode(t *testing.T, path string, want os.FileMode) {
 	}
 	if fi.Mode().Perm() != want {
 		t.Errorf("%s has mode %04o, want %04o", path, fi.Mode().Perm(), want)
+	}
+}
+
+// waitCleanedUp waits until the unit's cgroup and every process in pids
+// are gone after what stopped it.
+func waitCleanedUp(t *testing.T, what, cgroup string, pids []int) {
+	t.Helper()
+	deadline := time.Now().Add(daemonWait)
+	for {
+		_, err := os.Stat(cgroup)
+		left := alive(pids)
+		if errors.Is(err, os.ErrNotExist) && len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: cgroup %s (stat %v), processes still running %v", what, cgroup, err, left)
+		}
+		time.Sleep(50 * time.Millisecond) // polling systemd's and the kernel's clean-up
 	}
 }

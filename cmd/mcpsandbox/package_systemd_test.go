@@ -251,18 +251,7 @@ func stopAndUninstall(t *testing.T, d *daemonService, h *hostClient) {
 	if _, err := os.Stat(d.socket); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the socket %s is still there after stop (stat: %v)", d.socket, err)
 	}
-	deadline := time.Now().Add(daemonWait)
-	for {
-		_, err := os.Stat(d.cgroup)
-		left := alive(pids)
-		if errors.Is(err, os.ErrNotExist) && len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after service stop: cgroup %s (stat %v), processes still running %v", d.cgroup, err, left)
-		}
-		time.Sleep(50 * time.Millisecond) // polling systemd's and the kernel's clean-up
-	}
+	waitCleanedUp(t, "service stop", d.cgroup, pids)
 	path := installedUnitPath(d.user)
 	if out, err := serviceCLI(d.user, "uninstall"); err != nil {
 		t.Fatalf("mcpsandbox service uninstall: %v\n%s", err, out)
