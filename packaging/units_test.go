@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 )
 
 // The shipped units are what `service install` writes for the packaged
@@ -76,21 +78,5 @@ func TestUnitsPassSystemdAnalyzeVerify(t *testing.T) {
 // verify runs systemd-analyze verify on unit and returns what it reported.
 func verify(t *testing.T, user bool, unit string) string {
 	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, UnitName)
-	if err := os.WriteFile(path, []byte(unit), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"verify", "--man=no", path}
-	if user {
-		args = append([]string{"--user"}, args...)
-	}
-	cmd := exec.Command("systemd-analyze", args...)
-	// A user manager's RuntimeDirectory= lives in XDG_RUNTIME_DIR.
-	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir, "SYSTEMD_LOG_COLOR=0")
-	out, err := cmd.CombinedOutput()
-	if err != nil && len(out) == 0 {
-		t.Fatalf("systemd-analyze %s: %v", strings.Join(args, " "), err)
-	}
-	return strings.TrimSpace(string(out))
+	return testenv.VerifyUnit(t, UnitName, user, unit)
 }

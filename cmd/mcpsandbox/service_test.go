@@ -9,6 +9,7 @@ import (
 
 	"github.com/kardianos/service"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/packaging"
 )
 
@@ -186,22 +187,7 @@ func verifyUnit(t *testing.T, user bool, unit string) string {
 		t.Log("no systemd-analyze (Debian's systemd package): the unit is not verified")
 		return ""
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, packaging.UnitName)
-	if err := os.WriteFile(path, []byte(unit), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"verify", "--man=no", path}
-	if user {
-		args = append([]string{"--user"}, args...)
-	}
-	cmd := exec.Command("systemd-analyze", args...)
-	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir, "SYSTEMD_LOG_COLOR=0")
-	out, err := cmd.CombinedOutput()
-	if err != nil && len(out) == 0 {
-		t.Fatalf("systemd-analyze: %v", err)
-	}
-	return strings.TrimSpace(string(out))
+	return testenv.VerifyUnit(t, packaging.UnitName, user, unit)
 }
 
 // A config the daemon would refuse is refused at install, where it is
