@@ -1,7 +1,6 @@
 package daemon_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -249,49 +247,14 @@ func (d *testDaemon) tokenOf(id string) string {
 	return token
 }
 
-// syncBuffer is a log that can be waited on.
-type syncBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	changed chan struct{} // closed and replaced on every write
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is the daemon's log, waited on by the tests.
+type syncBuffer struct{ testenv.LogBuffer }
 
 // waitUntil waits until the log satisfies ok.
 func (s *syncBuffer) waitUntil(t testing.TB, what string, ok func(string) bool) {
 	t.Helper()
-	deadline := time.After(waitLimit)
-	for {
-		s.mu.Lock()
-		done := ok(s.b.String())
-		if s.changed == nil {
-			s.changed = make(chan struct{})
-		}
-		changed := s.changed
-		s.mu.Unlock()
-		if done {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatalf("the daemon's log never showed %s", what)
-		}
+	if !s.WaitUntil(waitLimit, ok) {
+		t.Fatalf("the daemon's log never showed %s", what)
 	}
 }
 

@@ -66,21 +66,8 @@ type relay struct {
 	cancel  context.CancelFunc
 }
 
-type syncBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	changed chan struct{} // closed and replaced on every write
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
-	return s.b.Write(p)
-}
+// syncBuffer is the supervisor's log, waited on by the tests.
+type syncBuffer struct{ testenv.LogBuffer }
 
 // waitFor waits until the log contains substr.
 func (s *syncBuffer) waitFor(t testing.TB, substr string) {
@@ -91,30 +78,9 @@ func (s *syncBuffer) waitFor(t testing.TB, substr string) {
 // waitForCount waits until the log contains substr n times.
 func (s *syncBuffer) waitForCount(t testing.TB, substr string, n int) {
 	t.Helper()
-	deadline := time.After(waitLimit)
-	for {
-		s.mu.Lock()
-		found := strings.Count(s.b.String(), substr) >= n
-		if s.changed == nil {
-			s.changed = make(chan struct{})
-		}
-		changed := s.changed
-		s.mu.Unlock()
-		if found {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatalf("log never said %q", substr)
-		}
+	if !s.WaitUntil(waitLimit, func(log string) bool { return strings.Count(log, substr) >= n }) {
+		t.Fatalf("log never said %q", substr)
 	}
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func startRelay(t testing.TB, pol policy.Policy) *relay {
