@@ -79,7 +79,7 @@ select_release() {
   case $1 in
     bookworm) ;;
     # its kernel is zstd-packed: the image's zstd unpacks it (img_kernel)
-    trixie) PKGS+=,zstd ;;
+    trixie) PKGS+=,zstd,apparmor ;;
     *) say "unknown release: $1 (bookworm or trixie)"; exit 2 ;;
   esac
   SUITE=$1
