@@ -32,11 +32,12 @@ type ProbeReport struct {
 	Namespaces map[string]string `json:"namespaces"` // "net" → "net:[4026531840]"
 	Seccomp    string            `json:"seccomp"`    // /proc/self/status Seccomp: 0 off, 1 strict, 2 filter
 	NoNewPrivs string            `json:"no_new_privs"`
-	CapEff     string            `json:"cap_eff"`   // effective capabilities, hex
-	Cgroup     string            `json:"cgroup"`    // /proc/self/cgroup
-	Limits     CgroupLimits      `json:"limits"`    // as the server reads them from /sys/fs/cgroup
-	NoFile     uint64            `json:"nofile"`    // RLIMIT_NOFILE soft limit
-	Processes  int               `json:"processes"` // pids visible in /proc
+	CapEff     string            `json:"cap_eff"`            // effective capabilities, hex
+	Cgroup     string            `json:"cgroup"`             // /proc/self/cgroup
+	Limits     CgroupLimits      `json:"limits"`             // as the server reads them from /sys/fs/cgroup
+	NoFile     uint64            `json:"nofile"`             // RLIMIT_NOFILE soft limit
+	Processes  int               `json:"processes"`          // pids visible in /proc
+	AppArmor   string            `json:"apparmor,omitempty"` // the AppArmor label, where AppArmor runs
 	Read       Attempt           `json:"read"`
 	Dial       Attempt           `json:"dial"`
 }
@@ -78,6 +79,9 @@ func probe(a ProbeArgs) ProbeReport {
 	r.Seccomp = statusField(status, "Seccomp")
 	r.NoNewPrivs = statusField(status, "NoNewPrivs")
 	r.CapEff = statusField(status, "CapEff")
+	if label, err := os.ReadFile("/proc/self/attr/apparmor/current"); err == nil {
+		r.AppArmor = strings.TrimSpace(string(label))
+	}
 	cg, _ := os.ReadFile("/proc/self/cgroup")
 	r.Cgroup = strings.TrimSpace(string(cg))
 	r.Limits = readCgroupLimits(r.Cgroup)

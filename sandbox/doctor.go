@@ -257,11 +257,16 @@ func checkUserNamespaces(root bool) Check {
 			problems = append(problems, fmt.Sprintf("creating one failed: %v", err))
 		}
 	}
+	// Named when there is one: on Ubuntu it is what lets this binary have them.
+	profile := ""
+	if label := appArmorLabel(); label != "" && label != "unconfined" {
+		profile = "; this binary runs under AppArmor profile " + label
+	}
 	switch {
 	case len(problems) == 0 && root:
-		c.OK, c.Detail = true, "not needed as root; available to unprivileged users"
+		c.OK, c.Detail = true, "not needed as root; available to unprivileged users"+profile
 	case len(problems) == 0:
-		c.OK, c.Detail = true, "available: servers run under your own uid, mapped one to one"
+		c.OK, c.Detail = true, "available: servers run under your own uid, mapped one to one"+profile
 	default:
 		c.Detail = strings.Join(problems, "; ")
 		if root {

@@ -36,7 +36,7 @@ work=$(mktemp -d /tmp/mcpsandbox-guest-tier.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
 # tier.sh finds each as WORK/<package's last element>.test
-for pkg in sandbox sandbox/seccomp sandbox/cgroups sandbox/internal/initstage supervisor cmd/mcpsandbox bench; do
+for pkg in sandbox sandbox/seccomp sandbox/cgroups sandbox/internal/initstage supervisor cmd/mcpsandbox bench packaging; do
   go test -c -o "$work/$(basename "$pkg").test" "./$pkg"
 done
 CGO_ENABLED=0 go build -o "$work/hostile" ./internal/hostile

@@ -130,8 +130,16 @@ func TestPackageSystemdPurge(t *testing.T) {
 	if _, err := os.Stat("/var/lib/mcpsandbox"); err != nil {
 		t.Errorf("before the purge: /var/lib/mcpsandbox (the system service's state): %v; want it made by the service's run", err)
 	}
+	// Where AppArmor runs, postinst loaded the profile and the purge unloads it.
+	apparmor := appArmorLoadsProfiles()
+	if apparmor && !strings.Contains(loadedProfiles(t), packageProfileLabel+"\n") {
+		t.Errorf("before the purge: the kernel has no AppArmor profile %q (postinst loads it)", packageProfileLabel)
+	}
 	if out, err := exec.Command("dpkg", "--purge", "mcpsandbox").CombinedOutput(); err != nil {
 		t.Fatalf("dpkg --purge mcpsandbox: %v\n%s", err, out)
+	}
+	if apparmor && strings.Contains(loadedProfiles(t), packageProfileLabel+"\n") {
+		t.Errorf("after dpkg --purge: the kernel still has the AppArmor profile %q", packageProfileLabel)
 	}
 	for _, f := range append(files, "/var/lib/mcpsandbox", "/var/log/mcpsandbox", "/etc/mcpsandbox",
 		"/etc/systemd/system/mcpsandbox.service", "/etc/systemd/system/multi-user.target.wants/mcpsandbox.service") {

@@ -53,6 +53,7 @@ trixie_tests=(
   'supervisor ^TestEgress delegated'
   'cmd/mcpsandbox ^TestExplainSaysWhatLandlockDoes$ here'
   'cmd/mcpsandbox ^TestDaemonSystemd here'
+  'packaging ^TestAppArmorProfile here'
 )
 
 # landlock_abi: the kernel's Landlock ABI, or "none (why)"; through perl,
@@ -142,7 +143,11 @@ package_phase() { # what: the -test.run pattern
     "$work/mcpsandbox.test" -test.run "^TestPackageSystemd$1\$" -test.v -test.count=1 -test.timeout 10m
 }
 package_tier() {
-  if $user_phase; then package_phase UserService; return; fi
+  # The image with AppArmor's userspace (Debian 13's): the profile too.
+  if $user_phase; then
+    if [ "$release" = trixie ]; then package_phase '(UserService|AppArmor)'; else package_phase UserService; fi
+    return
+  fi
   phase "package: dpkg -i" . dpkg -i "$work"/mcpsandbox_*.deb
   package_phase SystemService
   if [ -z "${GUEST_ONLY:-}" ] || grep -qEi -- "$GUEST_ONLY" <<<"package: UserService (user)"; then
