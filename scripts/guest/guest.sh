@@ -557,7 +557,6 @@ cmd_run() {
   printf '%s\0' "${shares[@]}" >"$run/ctl/shares"
   printf '%s\0' "$@" >"$run/ctl/argv"
   chmod 755 "$run" "$run/ctl"; chmod 644 "$run"/ctl/*
-  qemu-img create -q -f qcow2 -F raw -b "$CACHE/root.img" "$run/disk.qcow2" || fail "qemu-img create failed"
 
   local model=none fsargs=() i
   q() { printf '%s' "${1//,/,,}"; }   # qemu option values escape commas by doubling
@@ -571,47 +570,67 @@ cmd_run() {
   local bios=()
   [[ -r /usr/share/qemu/qboot.rom ]] && bios=(-bios /usr/share/qemu/qboot.rom)
 
-  # Events (agent up, command starting, exit status) are stamped with the
-  # host's clock as they arrive.
-  mkfifo "$run/events.fifo"
-  while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done \
-    <"$run/events.fifo" >"$run/events" &
-  stamper=$!
-  # qemu writes the command's output into pipes (it accepts them as fds
-  # whatever our stdout/stderr are: tty, socket, file), cat passes it on.
-  exec {qout}> >(exec cat)
-  relay_out=$!
-  exec {qerr}> >(exec cat >&2 {qout}>&-)
-  relay_err=$!
-  # our own writer on the fifo: the stamper sees EOF once we and qemu close it,
-  # even if qemu never got as far as opening it
-  exec {evw}<>"$run/events.fifo"
+  # boot: one guest on a fresh overlay of the image; sets qrc, t0 and t1
+  # and leaves $run/events and $run/console.
+  boot() {
+    rm -f "$run/disk.qcow2" "$run/events" "$run/events.fifo" "$run/console"
+    qemu-img create -q -f qcow2 -F raw -b "$CACHE/root.img" "$run/disk.qcow2" || fail "qemu-img create failed"
+    # Events (agent up, command starting, exit status) are stamped with the
+    # host's clock as they arrive.
+    mkfifo "$run/events.fifo"
+    while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done \
+      <"$run/events.fifo" >"$run/events" &
+    stamper=$!
+    # qemu writes the command's output into pipes (it accepts them as fds
+    # whatever our stdout/stderr are: tty, socket, file), cat passes it on.
+    exec {qout}> >(exec cat)
+    relay_out=$!
+    exec {qerr}> >(exec cat >&2 {qout}>&-)
+    relay_err=$!
+    # our own writer on the fifo: the stamper sees EOF once we and qemu close it,
+    # even if qemu never got as far as opening it
+    exec {evw}<>"$run/events.fifo"
 
-  local t0=$EPOCHREALTIME qrc
-  timeout -k 5 "$timeout" qemu-system-x86_64 \
-    -name guest.sh -M q35,sata=off,smbus=off,usb=off,vmport=off,i8042=off,graphics=off \
-    "${qaccel[@]}" "${bios[@]}" -m "$mem" -smp "$cpus" \
-    -nodefaults -no-user-config -display none -vga none -monitor none -no-reboot \
-    -kernel "$CACHE/kernel" -initrd "$CACHE/initrd" \
-    -append "console=ttyS0 quiet loglevel=4 panic=-1 systemd.unified_cgroup_hierarchy=1 cgroup_no_v1=all \
+    t0=$EPOCHREALTIME
+    timeout -k 5 "$timeout" qemu-system-x86_64 \
+      -name guest.sh -M q35,sata=off,smbus=off,usb=off,vmport=off,i8042=off,graphics=off \
+      "${qaccel[@]}" "${bios[@]}" -m "$mem" -smp "$cpus" \
+      -nodefaults -no-user-config -display none -vga none -monitor none -no-reboot \
+      -kernel "$CACHE/kernel" -initrd "$CACHE/initrd" \
+      -append "console=ttyS0 quiet loglevel=4 panic=-1 systemd.unified_cgroup_hierarchy=1 cgroup_no_v1=all \
 systemd.show_status=0 systemd.gpt_auto=0 mitigations=off tsc=reliable no_timer_check random.trust_cpu=on 8250.nr_uarts=1" \
-    -drive "file=$(q "$run/disk.qcow2"),format=qcow2,if=virtio,cache=unsafe,discard=unmap" \
-    -serial "file:$run/console" \
-    -add-fd "fd=$qout,set=1" -add-fd "fd=$qerr,set=2" \
-    -chardev file,id=cout,path=/dev/fdset/1,append=on \
-    -chardev file,id=cerr,path=/dev/fdset/2,append=on \
-    -chardev "file,id=cev,path=$(q "$run/events.fifo")" \
-    -device virtio-serial-pci,id=vser \
-    -device virtserialport,bus=vser.0,chardev=cout,name=guest.stdout \
-    -device virtserialport,bus=vser.0,chardev=cerr,name=guest.stderr \
-    -device virtserialport,bus=vser.0,chardev=cev,name=guest.events \
-    "${fsargs[@]}" </dev/null &
-  qemu=$!
-  wait "$qemu"; qrc=$?
-  qemu=""
-  local t1=$EPOCHREALTIME
-  exec {qout}>&- {qerr}>&- {evw}>&-
-  wait "$stamper" "$relay_out" "$relay_err"; stamper=""
+      -drive "file=$(q "$run/disk.qcow2"),format=qcow2,if=virtio,cache=unsafe,discard=unmap" \
+      -serial "file:$run/console" \
+      -add-fd "fd=$qout,set=1" -add-fd "fd=$qerr,set=2" \
+      -chardev file,id=cout,path=/dev/fdset/1,append=on \
+      -chardev file,id=cerr,path=/dev/fdset/2,append=on \
+      -chardev "file,id=cev,path=$(q "$run/events.fifo")" \
+      -device virtio-serial-pci,id=vser \
+      -device virtserialport,bus=vser.0,chardev=cout,name=guest.stdout \
+      -device virtserialport,bus=vser.0,chardev=cerr,name=guest.stderr \
+      -device virtserialport,bus=vser.0,chardev=cev,name=guest.events \
+      "${fsargs[@]}" </dev/null &
+    qemu=$!
+    wait "$qemu"; qrc=$?
+    qemu=""
+    t1=$EPOCHREALTIME
+    exec {qout}>&- {qerr}>&- {evw}>&-
+    wait "$stamper" "$relay_out" "$relay_err"; stamper=""
+  }
+  local t0 t1 qrc attempt
+  for attempt in 1 2; do
+    boot
+    # A guest that stopped before the command started has run nothing of
+    # ours. Under TCG its kernel has been seen to panic at boot, rarely (an
+    # oops in early userspace, once in many boots); so it boots once more.
+    if ((attempt == 1 && qrc != 124 && qrc != 137)) && ! grep -q ' ready$' "$run/events"; then
+      say "the guest stopped before the command started (qemu status $qrc); console tail:"
+      tail -n 30 "$run/console" >&2
+      say "booting it once more"
+      continue
+    fi
+    break
+  done
 
   if [[ ${MCPSANDBOX_GUEST_TIMING:-0} == 1 ]]; then
     awk -v t0="$t0" -v t1="$t1" -v acc="$accel" '
