@@ -125,7 +125,7 @@ func RemoveEntry(data []byte, section, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sec := member(&root, section)
+	sec := sectionValue(&root, section)
 	if sec == nil {
 		return nil, fmt.Errorf("there is no %s", section)
 	}
