@@ -135,6 +135,25 @@ func TestWrapSetLaunchKeepsTheShape(t *testing.T) {
 	}
 }
 
+// The entry's own args, which wrapped args end with, keep their comments;
+// setting them back gives the entry back byte for byte.
+func TestWrapSetLaunchKeepsTheArgsComments(t *testing.T) {
+	data := sample(t, "settings.json")
+	orig := []string{"-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "/home/ann/notes"}
+	out, err := SetLaunch(data, SettingsSection, "notes", "mcpsandbox", append([]string{"run", "--", "npx"}, orig...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\"args\": [\n                    \"run\",\n                    \"--\",\n                    \"npx\",\n                    \"-y\",\n" +
+		"                    \"@modelcontextprotocol/server-filesystem@2026.8.31\",\n                    \"/home/ann/notes\", // nothing else\n                ],"
+	if !bytes.Contains(out, []byte(want)) {
+		t.Errorf("notes:\n%s\nwant it to hold\n%s", out, want)
+	}
+	if back, err := SetLaunch(out, SettingsSection, "notes", "npx", orig); err != nil || !bytes.Equal(back, data) {
+		t.Errorf("SetLaunch back to its own args (%v):\n%s", err, back)
+	}
+}
+
 // AddEntry indents a server as its neighbours are, into a file's
 // mcpServers, an empty one, or a file without one; RemoveEntry takes it out
 // again, leaving the file as it was.
