@@ -205,13 +205,30 @@ func TestWrapFindsSettingsWithServers(t *testing.T) {
 	if err := os.Remove(filepath.Join(home, ".config/VSCodium/User/mcp.json")); err != nil {
 		t.Fatal(err)
 	}
+	userSettings := filepath.Join(home, ".config/Code/User/settings.json")
 	writeTree(t, home, map[string]string{".config/Code/User/settings.json": `{"editor.fontSize": 14}`})
+	out, code := wrapOutsideAWorkspace(t, env)
+	if code != exitFailure || !strings.Contains(out, "no host configuration found; looked for:\n") ||
+		!strings.Contains(out, "  "+userSettings+" (VS Code, user settings)\n") ||
+		!strings.Contains(out, "  "+filepath.Join(home, ".config/Code - Insiders/User/mcp.json")+" (VS Code Insiders, user)\n") {
+		t.Errorf("with settings.json files without servers only: exit %d\n%s", code, out)
+	}
+
+	// One that names mcp but does not parse is named, with what is wrong.
+	writeTree(t, home, map[string]string{".config/Code/User/settings.json": `{"mcp": {"servers": {"s": {"command": "node"}}}`})
+	out, code = wrapOutsideAWorkspace(t, env)
+	if code != exitFailure || !strings.Contains(out, userSettings+" (VS Code, user settings):\n") ||
+		!strings.Contains(out, "mcpsandbox wrap: "+userSettings+": not JSON (with comments): ") {
+		t.Errorf("with a settings.json that does not parse: exit %d\n%s", code, out)
+	}
+}
+
+// wrapOutsideAWorkspace runs `mcpsandbox wrap` in sh from an empty
+// directory and returns its output, both streams, and exit status.
+func wrapOutsideAWorkspace(t *testing.T, env []string) (string, int) {
+	t.Helper()
 	cmd := exec.Command("sh", "-c", "mcpsandbox wrap")
 	cmd.Dir, cmd.Env = t.TempDir(), env
-	errOut, _ := cmd.CombinedOutput()
-	if code := cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(string(errOut), "no host configuration found; looked for:\n") ||
-		!strings.Contains(string(errOut), "  "+filepath.Join(home, ".config/Code/User/settings.json")+" (VS Code, user settings)\n") ||
-		!strings.Contains(string(errOut), "  "+filepath.Join(home, ".config/Code - Insiders/User/mcp.json")+" (VS Code Insiders, user)\n") {
-		t.Errorf("with settings.json files without servers only: exit %d\n%s", code, errOut)
-	}
+	out, _ := cmd.CombinedOutput()
+	return string(out), cmd.ProcessState.ExitCode()
 }
