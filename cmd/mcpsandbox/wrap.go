@@ -158,9 +158,13 @@ func foundHostFiles(home string) []hostFile {
 
 // mayHaveServers is false for a settings.json with no MCP servers, which
 // most are: wrap has nothing to say about those. One that does not parse
-// counts when it names mcp, so that wrap says what is wrong with it.
+// counts when it names mcp, so that wrap says what is wrong with it; one
+// wrap keeps originals of counts, for --undo.
 func mayHaveServers(path string) bool {
 	if filepath.Base(path) != "settings.json" {
+		return true
+	}
+	if _, err := os.Stat(path + wrapStateSuffix); err == nil {
 		return true
 	}
 	data, err := os.ReadFile(path)

@@ -168,10 +168,11 @@ func TestWrapFindsSettingsWithServers(t *testing.T) {
 		".config/VSCodium/User/settings.json":        "{\n    \"editor.fontSize\": 14, // big\n    \"mcp\": {\"servers\": {}},\n}\n",
 	}
 	writeTree(t, home, noServers)
+	workspace := `{"servers": {"x": {"command": "make"}}, "mcp": {"servers": {"s": {"command": "python3", "args": ["s.py"]}}}}`
 	writeTree(t, home, map[string]string{
 		".config/Code/User/settings.json": `{"editor.fontSize": 14, "mcp": {"servers": {"s": {"command": "node", "args": ["/srv/s.js"]}}}}`,
 		".config/VSCodium/User/mcp.json":  `{"servers": {"s": {"command": "node", "args": ["/srv/s.js"]}}}`,
-		"project/.vscode/settings.json":   `{"servers": {"x": {"command": "make"}}, "mcp": {"servers": {"s": {"command": "python3", "args": ["s.py"]}}}}`,
+		"project/.vscode/settings.json":   workspace,
 		"project/.vscode/extensions.json": `{"recommendations": ["golang.go"]}`,
 	})
 	out := shell(t, filepath.Join(home, "project"), env, "mcpsandbox wrap --no-prepare")
@@ -200,13 +201,25 @@ func TestWrapFindsSettingsWithServers(t *testing.T) {
 		}
 	}
 
+	// --undo finds them again, and a settings.json whose servers were
+	// taken out by hand since, for its wrap file.
+	userSettings := filepath.Join(home, ".config/Code/User/settings.json")
+	writeTree(t, home, map[string]string{".config/Code/User/settings.json": `{"editor.fontSize": 14}`})
+	out = shell(t, filepath.Join(home, "project"), env, "mcpsandbox wrap --undo")
+	wantIn(t, "mcpsandbox wrap --undo", out, userSettings+" (VS Code, user settings):\n  s: no longer in the file: nothing to give back\n",
+		".vscode/settings.json (VS Code, this workspace's settings):\n  s: given back\n")
+	if _, err := os.Stat(userSettings + wrapStateSuffix); !os.IsNotExist(err) {
+		t.Errorf("the wrap file of the user's settings is left: %v", err)
+	}
+	if got := string(readFile(t, filepath.Join(home, "project/.vscode/settings.json"))); got != workspace {
+		t.Errorf("the workspace's settings after --undo:\n%s", got)
+	}
+
 	// The same home with settings.json files only, none with servers, from
 	// a directory without a workspace.
 	if err := os.Remove(filepath.Join(home, ".config/VSCodium/User/mcp.json")); err != nil {
 		t.Fatal(err)
 	}
-	userSettings := filepath.Join(home, ".config/Code/User/settings.json")
-	writeTree(t, home, map[string]string{".config/Code/User/settings.json": `{"editor.fontSize": 14}`})
 	out, code := wrapOutsideAWorkspace(t, env)
 	if code != exitFailure || !strings.Contains(out, "no host configuration found; looked for:\n") ||
 		!strings.Contains(out, "  "+userSettings+" (VS Code, user settings)\n") ||
