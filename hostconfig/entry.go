@@ -61,16 +61,16 @@ type Entry struct {
 
 // Entries are the server entries of data, a file of Sections' forms (not
 // a settings.json), in file order.
-func Entries(data []byte) ([]Entry, error) { return EntriesIn(data, Sections) }
+func Entries(data []byte) ([]Entry, error) { return entriesIn(data, Sections) }
 
 // FileEntries are the server entries of data, the contents of the file at
 // path, in the sections SectionsOf gives it.
 func FileEntries(path string, data []byte) ([]Entry, error) {
-	return EntriesIn(data, SectionsOf(path))
+	return entriesIn(data, SectionsOf(path))
 }
 
-// EntriesIn are the server entries of data's sections, in file order.
-func EntriesIn(data []byte, sections []string) ([]Entry, error) {
+// entriesIn are the server entries of data's sections, in file order.
+func entriesIn(data []byte, sections []string) ([]Entry, error) {
 	root, err := parse(data)
 	if err != nil {
 		return nil, err
