@@ -47,8 +47,20 @@ func memberIndex(obj *hujson.Object, name string) int {
 	return -1
 }
 
+// sectionValue is the value at section's path of member names (e.g.
+// "mcp.servers"), nil where a member along it is missing.
+func sectionValue(root *hujson.Value, section string) *hujson.Value {
+	v := root
+	for name := range strings.SplitSeq(section, ".") {
+		if v = member(v, name); v == nil {
+			return nil
+		}
+	}
+	return v
+}
+
 func entryValue(root hujson.Value, section, name string) (*hujson.Value, error) {
-	sec := member(&root, section)
+	sec := sectionValue(&root, section)
 	if sec == nil {
 		return nil, fmt.Errorf("there is no %s", section)
 	}

@@ -1,8 +1,9 @@
 // Package hostconfig reads and edits the MCP server entries of hosts'
 // configuration files (Claude Desktop's and Cursor's mcpServers, VS Code's
-// servers, JSON with comments and trailing commas) in place: bytes in,
-// bytes out, every byte it does not rewrite left as it was, so a user's
-// key order, indentation, comments and line endings survive an edit.
+// servers in mcp.json and under mcp in settings.json, JSON with comments
+// and trailing commas) in place: bytes in, bytes out, every byte it does
+// not rewrite left as it was, so a user's key order, indentation, comments,
+// line endings and other settings survive an edit.
 //
 // It is a package of its own because two edits share it: `mcpsandbox wrap`
 // rewrites a host's entries to run through mcpsandbox, and `wrap --daemon`

@@ -125,7 +125,7 @@ func RemoveEntry(data []byte, section, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sec := member(&root, section)
+	sec := sectionValue(&root, section)
 	if sec == nil {
 		return nil, fmt.Errorf("there is no %s", section)
 	}
@@ -198,7 +198,36 @@ func newArray(args []string, old *hujson.Array) *hujson.Array {
 	if n := len(arr.Elements); n > 0 {
 		arr.Elements[n-1].AfterExtra = trailing
 	}
+	keepCommonTail(arr, old)
 	return arr
+}
+
+// keepCommonTail puts back, with their comments, the elements of old that
+// end arr as they ended old: wrap's args end with the entry's own, and
+// undo's are those again.
+func keepCommonTail(arr, old *hujson.Array) {
+	if old == nil {
+		return
+	}
+	n, m, k := len(arr.Elements), len(old.Elements), 0
+	for k < n && k < m && sameString(arr.Elements[n-1-k], old.Elements[m-1-k]) {
+		k++
+	}
+	if k == 0 {
+		return
+	}
+	kept := slices.Clone(old.Elements[m-k:])
+	if !bytes.ContainsRune(kept[0].BeforeExtra, '/') { // no comment: the blanks of its new place
+		kept[0].BeforeExtra = arr.Elements[n-k].BeforeExtra
+	}
+	arr.Elements = append(arr.Elements[:n-k], kept...)
+	arr.AfterExtra = old.AfterExtra // what follows the last element, a comment after its comma too
+}
+
+func sameString(a, b hujson.Value) bool {
+	la, okA := a.Value.(hujson.Literal)
+	lb, okB := b.Value.(hujson.Literal)
+	return okA && okB && la.Kind() == '"' && lb.Kind() == '"' && la.String() == lb.String()
 }
 
 // KeepMembers is raw, an object's bytes, with only the members names

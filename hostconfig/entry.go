@@ -8,9 +8,26 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// Sections are the maps of servers hosts write: Claude Desktop's and
-// Cursor's, then VS Code's.
+// Sections are the maps of servers at the top of a file: Claude Desktop's
+// and Cursor's, then VS Code's mcp.json's. The daemon's file takes both.
 var Sections = []string{"mcpServers", "servers"}
+
+// SettingsSection is where a VS Code settings.json keeps servers: in its
+// mcp setting. A section names its path from the top, member names joined
+// by dots.
+const SettingsSection = "mcp.servers"
+
+// SectionsOf are the sections of servers of the file at path, by its name.
+// In a settings.json each top-level key is a setting, so a "servers" or
+// "mcpServers" there is some other program's, never a host's servers; and
+// no host reads an "mcp" key in the other files. So a settings.json has
+// only SettingsSection, every other file only Sections.
+func SectionsOf(path string) []string {
+	if filepath.Base(path) == "settings.json" {
+		return []string{SettingsSection}
+	}
+	return Sections
+}
 
 // Kind is what an entry is, for wrapping.
 type Kind int
@@ -29,7 +46,7 @@ func (k Kind) String() string {
 
 // Entry is one server entry of a host's file.
 type Entry struct {
-	Section string // "mcpServers" or "servers"
+	Section string // "mcpServers", "servers" or "mcp.servers"
 	Name    string
 	Kind    Kind
 	Why     string // for Invalid: what is wrong
@@ -42,15 +59,25 @@ type Entry struct {
 	Line    int    // where its name is, 1-based
 }
 
-// Entries are the server entries of data, a host's file, in file order.
-func Entries(data []byte) ([]Entry, error) {
+// Entries are the server entries of data, a file of Sections' forms (not
+// a settings.json), in file order.
+func Entries(data []byte) ([]Entry, error) { return entriesIn(data, Sections) }
+
+// FileEntries are the server entries of data, the contents of the file at
+// path, in the sections SectionsOf gives it.
+func FileEntries(path string, data []byte) ([]Entry, error) {
+	return entriesIn(data, SectionsOf(path))
+}
+
+// entriesIn are the server entries of data's sections, in file order.
+func entriesIn(data []byte, sections []string) ([]Entry, error) {
 	root, err := parse(data)
 	if err != nil {
 		return nil, err
 	}
 	var out []Entry
-	for _, section := range Sections {
-		sec := member(&root, section)
+	for _, section := range sections {
+		sec := sectionValue(&root, section)
 		if sec == nil {
 			continue
 		}

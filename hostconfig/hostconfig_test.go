@@ -27,8 +27,9 @@ func TestWrapEntriesKinds(t *testing.T) {
 		"claude_desktop_config.json": {"memory": Stdio, "github": Stdio, "sqlite": Stdio, "time": Stdio},
 		"cursor-mcp.json":            {"filesystem": Stdio, "linear": Stdio, "docs": Remote, "local": Stdio},
 		"vscode-mcp.json":            {"notes": Stdio, "postgres": Stdio, "github": Remote, "fetch": HostSandboxed, "wrapped": Wrapped},
+		"settings.json":              {"notes": Stdio, "github": Stdio, "search": Remote, "fetch": HostSandboxed, "sqlite": Stdio},
 	} {
-		entries, err := Entries(sample(t, file))
+		entries, err := FileEntries(file, sample(t, file))
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
@@ -56,9 +57,9 @@ func TestWrapEntriesKinds(t *testing.T) {
 // SetLaunch changes the entry's command and args and no other byte of the
 // file; ReplaceEntry with the entry's Raw gives the file back exactly.
 func TestWrapSetLaunchTouchesOnlyTheLaunchLine(t *testing.T) {
-	for _, file := range []string{"claude_desktop_config.json", "cursor-mcp.json", "vscode-mcp.json"} {
+	for _, file := range []string{"claude_desktop_config.json", "cursor-mcp.json", "vscode-mcp.json", "settings.json"} {
 		data := sample(t, file)
-		entries, err := Entries(data)
+		entries, err := FileEntries(file, data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +77,7 @@ func TestWrapSetLaunchTouchesOnlyTheLaunchLine(t *testing.T) {
 			if !bytes.HasPrefix(out, data[:start]) || !bytes.HasSuffix(out, tail) {
 				t.Errorf("%s %s: bytes outside the entry changed:\n%s", file, e.Name, out)
 			}
-			after, err := Entries(out)
+			after, err := FileEntries(file, out)
 			if err != nil {
 				t.Fatalf("%s %s: the result does not parse: %v\n%s", file, e.Name, err, out)
 			}
@@ -134,6 +135,25 @@ func TestWrapSetLaunchKeepsTheShape(t *testing.T) {
 	}
 }
 
+// The entry's own args, which wrapped args end with, keep their comments;
+// setting them back gives the entry back byte for byte.
+func TestWrapSetLaunchKeepsTheArgsComments(t *testing.T) {
+	data := sample(t, "settings.json")
+	orig := []string{"-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "/home/ann/notes"}
+	out, err := SetLaunch(data, SettingsSection, "notes", "mcpsandbox", append([]string{"run", "--", "npx"}, orig...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\"args\": [\n                    \"run\",\n                    \"--\",\n                    \"npx\",\n                    \"-y\",\n" +
+		"                    \"@modelcontextprotocol/server-filesystem@2026.8.31\",\n                    \"/home/ann/notes\", // nothing else\n                ],"
+	if !bytes.Contains(out, []byte(want)) {
+		t.Errorf("notes:\n%s\nwant it to hold\n%s", out, want)
+	}
+	if back, err := SetLaunch(out, SettingsSection, "notes", "npx", orig); err != nil || !bytes.Equal(back, data) {
+		t.Errorf("SetLaunch back to its own args (%v):\n%s", err, back)
+	}
+}
+
 // AddEntry indents a server as its neighbours are, into a file's
 // mcpServers, an empty one, or a file without one; RemoveEntry takes it out
 // again, leaving the file as it was.
@@ -170,5 +190,47 @@ func TestWrapAddAndRemoveEntry(t *testing.T) {
 	}
 	if _, err := AddEntry([]byte(`{"mcpServers": {"new": {}}}`), "new", raw, ""); err == nil || !strings.Contains(err.Error(), `has a server "new" already`) {
 		t.Errorf("a second server new: %v", err)
+	}
+}
+
+// A settings.json keeps its servers under mcp, and only there: its
+// top-level "servers" is a setting of something else. Other files keep
+// them at the top, and an "mcp" there is no host's.
+func TestWrapSettingsSections(t *testing.T) {
+	data := sample(t, "settings.json")
+	entries, err := FileEntries("/home/ann/.config/Code/User/settings.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Section+"/"+e.Name)
+	}
+	want := []string{"mcp.servers/notes", "mcp.servers/github", "mcp.servers/search", "mcp.servers/fetch", "mcp.servers/sqlite"}
+	if !slices.Equal(got, want) {
+		t.Errorf("settings.json: %v, want %v", got, want)
+	}
+	gh := entries[1]
+	if gh.Indent != "            " || gh.Line != 39 || !slices.Equal(gh.Env, []string{"GITHUB_PERSONAL_ACCESS_TOKEN", "GITHUB_TOOLSETS"}) {
+		t.Errorf("github: %+v", gh)
+	}
+	if entries, _ := FileEntries("mcp.json", data); len(entries) != 1 || entries[0].Section != "servers" || entries[0].Name != "build" {
+		t.Errorf("the same bytes as an mcp.json: %+v", entries)
+	}
+	if _, err := SetLaunch(data, "servers", "notes", "mcpsandbox", nil); err == nil || !strings.Contains(err.Error(), `there is no server "notes" in servers`) {
+		t.Errorf("SetLaunch of servers/notes: %v", err)
+	}
+	if _, err := ReplaceEntry(data, "mcp.inputs", "notes", []byte("{}")); err == nil {
+		t.Error("ReplaceEntry into mcp.inputs, a list, did not fail")
+	}
+	for _, bad := range []string{`{"mcp": {"servers": []}}`, `{"mcp": {"servers": "x"}}`} {
+		if _, err := FileEntries("settings.json", []byte(bad)); err == nil || !strings.Contains(err.Error(), `"mcp.servers" is not an object of servers`) {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	for _, none := range []string{`{}`, `{"mcp": {"inputs": []}}`, `{"mcp": true}`} {
+		if entries, err := FileEntries("settings.json", []byte(none)); err != nil || len(entries) != 0 {
+			t.Errorf("%s: %v %+v", none, err, entries)
+		}
 	}
 }

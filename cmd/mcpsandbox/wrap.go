@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 
+	"github.com/mcpsandbox/mcpsandbox/hostconfig"
 	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 )
 
@@ -113,28 +115,67 @@ func sameFile(a, b string) bool {
 // found it.
 type hostFile struct{ Path, Host string }
 
+// vscodeEditions are VS Code's builds that read MCP servers, by the
+// directory of ~/.config each keeps its user files in.
+var vscodeEditions = []struct{ dir, name string }{
+	{"Code", "VS Code"},
+	{"Code - Insiders", "VS Code Insiders"},
+	{"VSCodium", "VSCodium"},
+}
+
 // usualHostFiles are where the hosts keep their servers on Linux: the
 // user's files, then the current directory's project files.
 func usualHostFiles(home string) []hostFile {
-	return []hostFile{
+	files := []hostFile{
 		{filepath.Join(home, ".config", "Claude", "claude_desktop_config.json"), "Claude Desktop"},
 		{filepath.Join(home, ".cursor", "mcp.json"), "Cursor"},
-		{filepath.Join(home, ".config", "Code", "User", "mcp.json"), "VS Code, user"},
-		{filepath.Join(".vscode", "mcp.json"), "VS Code, this workspace"},
-		{filepath.Join(".cursor", "mcp.json"), "Cursor, this project"},
 	}
+	for _, v := range vscodeEditions {
+		user := filepath.Join(home, ".config", v.dir, "User")
+		files = append(files,
+			hostFile{filepath.Join(user, "mcp.json"), v.name + ", user"},
+			hostFile{filepath.Join(user, "settings.json"), v.name + ", user settings"})
+	}
+	return append(files,
+		hostFile{filepath.Join(".vscode", "mcp.json"), "VS Code, this workspace"},
+		hostFile{filepath.Join(".vscode", "settings.json"), "VS Code, this workspace's settings"},
+		hostFile{filepath.Join(".cursor", "mcp.json"), "Cursor, this project"})
 }
 
 func foundHostFiles(home string) []hostFile {
 	var found []hostFile
 	for _, f := range usualHostFiles(home) {
-		if _, err := os.Stat(f.Path); err == nil {
-			found = append(found, f)
-		} else if !errors.Is(err, os.ErrNotExist) {
-			found = append(found, f) // wrapFile says what is wrong with it
+		_, err := os.Stat(f.Path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err == nil && !mayHaveServers(f.Path):
+		default:
+			found = append(found, f) // wrapFile says what is wrong with it, if anything
 		}
 	}
 	return found
+}
+
+// mayHaveServers is false for a settings.json with no MCP servers, which
+// most are: wrap has nothing to say about those. One that does not parse
+// counts when it names mcp, so that wrap says what is wrong with it; one
+// wrap keeps originals of counts, for --undo.
+func mayHaveServers(path string) bool {
+	if filepath.Base(path) != "settings.json" {
+		return true
+	}
+	if _, err := os.Stat(path + wrapStateSuffix); err == nil {
+		return true
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return true
+	}
+	entries, err := hostconfig.FileEntries(path, data)
+	if err != nil {
+		return bytes.Contains(data, []byte(`"mcp"`))
+	}
+	return len(entries) > 0
 }
 
 // defaultDaemonConfig is the file of docs/daemon.md's quick start.
@@ -150,10 +191,10 @@ func wrapPage() *cmdline.Page {
 		Name:     "mcpsandbox wrap - make hosts' configured servers run through mcpsandbox",
 		Synopsis: []string{"mcpsandbox wrap [--dry-run] [--daemon] [FILE...]", "mcpsandbox wrap --undo [--dry-run] [FILE...]"},
 		Description: []string{
-			"Rewrites each stdio server of a Claude Desktop or Cursor configuration (mcpServers) or a VS Code mcp.json (servers) so that the host starts it through mcpsandbox: the entry's command becomes this mcpsandbox by its absolute path (hosts start servers with a desktop session's PATH, which may not find it) and its args `run --env NAME... -- COMMAND ARGS...`, with one --env for each variable of the entry's env and envFile, so the host's values reach the server. The built-in policy the launch line selects applies, as for `mcpsandbox run` (mcpsandbox policy explain -- COMMAND shows which).",
-			"Only command and args change: every other field, the order of the keys, the indentation, comments, trailing commas and line breaks of the file stay as they are. An npx or uvx server is prepared first (mcpsandbox prepare, one progress line each on standard error), so the host starts it offline; one whose prepare fails is left unwrapped, with the reason.",
+			"Rewrites each stdio server of a Claude Desktop or Cursor configuration (mcpServers), a VS Code mcp.json (servers) or a VS Code settings.json (\"mcp\": {\"servers\": ...}, the only servers wrap reads in a file of that name) so that the host starts it through mcpsandbox: the entry's command becomes this mcpsandbox by its absolute path (hosts start servers with a desktop session's PATH, which may not find it) and its args `run --env NAME... -- COMMAND ARGS...`, with one --env for each variable of the entry's env and envFile, so the host's values reach the server. The built-in policy the launch line selects applies, as for `mcpsandbox run` (mcpsandbox policy explain -- COMMAND shows which).",
+			"Only command and args change: every other field and setting, the order of the keys, the indentation, comments, trailing commas and line breaks of the file stay as they are. An npx or uvx server is prepared first (mcpsandbox prepare, one progress line each on standard error), so the host starts it offline; one whose prepare fails is left unwrapped, with the reason.",
 			"Left as they are, with a note: an entry already run by mcpsandbox, one VS Code runs in its own sandbox (\"sandboxEnabled\": true: wrapping it would not apply VS Code's sandbox settings; remove sandboxEnabled to have mcpsandbox confine it instead, or keep it in the daemon's configuration, which maps those settings), and http or sse servers, which no host starts. Wrapping a file twice changes nothing.",
-			"Without FILE, wraps each of these that exists, naming it: ~/.config/Claude/claude_desktop_config.json (Claude Desktop), ~/.cursor/mcp.json (Cursor), ~/.config/Code/User/mcp.json (VS Code), and ./.vscode/mcp.json and ./.cursor/mcp.json of the current directory.",
+			"Without FILE, wraps each of these that exists, naming it: ~/.config/Claude/claude_desktop_config.json (Claude Desktop), ~/.cursor/mcp.json (Cursor), ~/.config/Code/User/mcp.json and ~/.config/Code/User/settings.json (VS Code; the same two in ~/.config/Code - Insiders/User for VS Code Insiders and in ~/.config/VSCodium/User for VSCodium), and ./.vscode/mcp.json, ./.vscode/settings.json and ./.cursor/mcp.json of the current directory. A settings.json counts only when it has MCP servers.",
 			"Before its first change to FILE it copies it to FILE.mcpsandbox-backup (never overwritten afterwards). It keeps each original entry, byte for byte, in FILE.mcpsandbox-wrap.json beside it, not in the entry: VS Code's schema for mcp.json allows no keys but its own, and flags any other. --undo puts the originals back from there and keeps every other change made to FILE since; an entry edited since it was wrapped gets its original command and args back and keeps the rest of the edit.",
 			"With --daemon the entry becomes `connect NAME` instead, and the server (its command, args, env, envFile, cwd and VS Code sandbox keys) is added under the same name to the daemon's configuration file (see mcpsandbox help daemon), made if missing; `mcpsandbox reload` then starts keeping it. The daemon's file is checked as the daemon reads it, so a server it could not run (a ${input:...} or ${workspaceFolder} it cannot expand) stays unwrapped, with the reason. --undo takes out again the servers wrap added. To move a file's servers from run to the daemon or back, --undo first: wrap leaves entries that already run through mcpsandbox as they are.",
 		},

@@ -45,7 +45,13 @@ func readFile(t *testing.T, path string) []byte {
 
 func entriesOf(t *testing.T, data []byte) map[string]hostconfig.Entry {
 	t.Helper()
-	entries, err := hostconfig.Entries(data)
+	return fileEntriesOf(t, "", data)
+}
+
+// fileEntriesOf are the entries of data, the file path's contents, by name.
+func fileEntriesOf(t *testing.T, path string, data []byte) map[string]hostconfig.Entry {
+	t.Helper()
+	entries, err := hostconfig.FileEntries(path, data)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
@@ -92,6 +98,11 @@ func TestWrapUndoRoundTripsEachHost(t *testing.T) {
 			"notes":    {"run", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "${workspaceFolder}/notes"},
 			"postgres": {"run", "--env", "DATABASE_URI", "--", "uvx", "postgres-mcp", "--access-mode=restricted"},
 		}, []string{"github", "fetch", "wrapped"}},
+		{"settings.json", map[string][]string{
+			"notes":  {"run", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "/home/ann/notes"},
+			"github": {"run", "--env", "GITHUB_PERSONAL_ACCESS_TOKEN", "--env", "GITHUB_TOOLSETS", "--", "npx", "-y", "@modelcontextprotocol/server-github@2025.4.8"},
+			"sqlite": {"run", "--env", "LOG_LEVEL", "--", "uvx", "mcp-server-sqlite", "--db-path", "/home/ann/data/app.db"},
+		}, []string{"search", "fetch"}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			path, orig := hostSample(t, c.file)
@@ -100,7 +111,7 @@ func TestWrapUndoRoundTripsEachHost(t *testing.T) {
 				t.Fatalf("wrap: exit %d\n%s%s", code, out, errOut)
 			}
 			wrapped := readFile(t, path)
-			before, after := entriesOf(t, orig), entriesOf(t, wrapped)
+			before, after := fileEntriesOf(t, path, orig), fileEntriesOf(t, path, wrapped)
 			for name, args := range c.wrapped {
 				a := after[name]
 				if a.Command != wrapTestCommand || !slices.Equal(a.Args, args) {
@@ -124,8 +135,8 @@ func TestWrapUndoRoundTripsEachHost(t *testing.T) {
 				}
 				return s
 			}
-			eb, _ := hostconfig.Entries(orig)
-			ea, _ := hostconfig.Entries(wrapped)
+			eb, _ := hostconfig.FileEntries(path, orig)
+			ea, _ := hostconfig.FileEntries(path, wrapped)
 			if !slices.Equal(names(eb), names(ea)) {
 				t.Errorf("the order of the servers changed: %v, then %v", names(eb), names(ea))
 			}

@@ -25,7 +25,7 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 	if err != nil {
 		return fileFailure(path, err, std)
 	}
-	entries, err := hostconfig.Entries(data)
+	entries, err := hostconfig.FileEntries(path, data)
 	if err != nil {
 		return fileFailure(path, err, std)
 	}
@@ -152,7 +152,7 @@ func undoFile(path string, o wrapOptions, std stdio) bool {
 	if err != nil {
 		return fileFailure(path, err, std)
 	}
-	entries, err := hostconfig.Entries(data)
+	entries, err := hostconfig.FileEntries(path, data)
 	if err != nil {
 		return fileFailure(path, err, std)
 	}

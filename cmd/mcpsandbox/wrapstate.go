@@ -22,7 +22,8 @@ const (
 
 // wrapState is FILE.mcpsandbox-wrap.json.
 type wrapState struct {
-	path    string
+	path    string       // FILE.mcpsandbox-wrap.json
+	file    string       // FILE
 	Note    string       `json:"note"`
 	Entries []wrapRecord `json:"entries"`
 }
@@ -39,7 +40,7 @@ type wrapRecord struct {
 }
 
 func loadWrapState(file string) (*wrapState, error) {
-	s := &wrapState{path: file + wrapStateSuffix}
+	s := &wrapState{path: file + wrapStateSuffix, file: file}
 	data, err := os.ReadFile(s.path)
 	if errors.Is(err, os.ErrNotExist) {
 		return s, nil
@@ -75,7 +76,7 @@ func (s *wrapState) forget(e hostconfig.Entry) {
 
 // wrapped records e's rewritten bytes in data.
 func (s *wrapState) wrapped(e hostconfig.Entry, data []byte) {
-	entries, _ := hostconfig.Entries(data)
+	entries, _ := hostconfig.FileEntries(s.file, data)
 	for _, w := range entries {
 		if w.Section == e.Section && w.Name == e.Name {
 			s.Entries[s.index(e)].Wrapped = string(w.Raw)
@@ -84,7 +85,7 @@ func (s *wrapState) wrapped(e hostconfig.Entry, data []byte) {
 }
 
 func (s *wrapState) save() error {
-	s.Note = "mcpsandbox wrap keeps here the entries it rewrote in " + filepath.Base(s.path[:len(s.path)-len(wrapStateSuffix)]) + ", for mcpsandbox wrap --undo"
+	s.Note = "mcpsandbox wrap keeps here the entries it rewrote in " + filepath.Base(s.file) + ", for mcpsandbox wrap --undo"
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
