@@ -4,12 +4,12 @@
 # limits, the daemon as a user and a system service, the scope benchmark,
 # and on both images the built .deb: dpkg -i, service install, dpkg --purge),
 # run in a throwaway qemu guest (scripts/guest/guest.sh) as root and as an
-# ordinary user in a login session: all of them on Debian 12, then on Debian
-# 13 (kernel 6.12, systemd 257, Landlock ABI 6) the ones
-# scripts/guest/tier.sh's trixie_tests lists.
+# ordinary user in a login session: all of them on Debian 12 and, beside it
+# in a second guest, on Debian 13 (kernel 6.12, systemd 257, Landlock ABI 6,
+# AppArmor 4.1) the ones scripts/guest/tier.sh's trixie_tests lists.
 # Test binaries are built here; the guest has no Go.
 #   GUEST=0   skip the tier
-#   GUEST_RELEASES="bookworm trixie"  the guests to run, in this order
+#   GUEST_RELEASES="bookworm trixie"  the guests to run (their output in this order)
 #   GUEST_BENCH=0  skip the scope benchmark; GUEST_BENCH=full also times
 #                  whole starts with and without the scope (minutes more)
 #   GUEST_ONLY=REGEXP  only the phases whose names match (grep -Ei), e.g.
@@ -33,7 +33,15 @@ done
 [ ${#releases[@]} -gt 0 ] || exit 0
 t0=$SECONDS
 work=$(mktemp -d /tmp/mcpsandbox-guest-tier.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+pids=()
+# Stops the guests still running (guest.sh stops its qemu on TERM).
+# shellcheck disable=SC2317 # (run by the trap)
+stop_guests() {
+  local pid
+  for pid in "${pids[@]}"; do pkill -TERM -P "$pid"; kill "$pid"; done 2>/dev/null
+  rm -rf "$work"
+}
+trap stop_guests EXIT
 chmod 755 "$work"
 # tier.sh finds each as WORK/<package's last element>.test
 for pkg in sandbox sandbox/seccomp sandbox/cgroups sandbox/internal/initstage supervisor cmd/mcpsandbox bench packaging; do
@@ -54,9 +62,12 @@ cp "$(command -v node)" "$work/node/bin/node"
 cp scripts/guest/tier.sh "$work/"
 chmod -R a+rX "$work"
 echo "test-guest: test binaries built in $((SECONDS - t0)) s"
-status=0
-for release in "${releases[@]}"; do
-  t1=$SECONDS rc=0
+# The releases run side by side: one emulated guest keeps about 1.2 of the
+# host's cores busy (its tests wait on processes and timers too), so a
+# second one mostly uses what the first leaves. Each one's output is shown
+# whole when it ends.
+run_release() { # release: its image, then its tier; prints its status last
+  local release=$1 t1=$SECONDS rc=0
   scripts/guest/guest.sh --release "$release" build || rc=$?
   echo "test-guest: $release image ready after $((SECONDS - t1)) s"
   # GUEST_BENCH and GUEST_ONLY reach tier.sh inside the guest through env:
@@ -66,6 +77,19 @@ for release in "${releases[@]}"; do
       env GUEST_BENCH="${GUEST_BENCH:-1}" GUEST_ONLY="${GUEST_ONLY:-}" bash "$work/tier.sh" "$work" || rc=$?
   fi
   echo "test-guest: $release done in $((SECONDS - t1)) s, status $rc"
+  return $rc
+}
+for release in "${releases[@]}"; do
+  run_release "$release" >"$work/$release.log" 2>&1 &
+  pids+=($!)
+done
+echo "test-guest: running ${releases[*]} side by side"
+status=0
+for i in "${!releases[@]}"; do
+  rc=0
+  wait "${pids[i]}" || rc=$?
+  echo "test-guest: ---- ${releases[i]} ----"
+  cat "$work/${releases[i]}.log"
   [ $rc = 0 ] || status=$rc
 done
 echo "test-guest: done in $((SECONDS - t0)) s, status $status"
