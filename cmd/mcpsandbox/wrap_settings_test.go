@@ -245,3 +245,28 @@ func wrapOutsideAWorkspace(t *testing.T, env []string) (string, int) {
 	out, _ := cmd.CombinedOutput()
 	return string(out), cmd.ProcessState.ExitCode()
 }
+
+// Each VS Code profile keeps servers of its own, in User/profiles/ID: wrap
+// finds them, named as VS Code names the profile (globalStorage's
+// storage.json), or by the id where it names none.
+func TestWrapFindsVSCodeProfiles(t *testing.T) {
+	home, env := frictionHome(t)
+	server := `{"servers": {"s": {"command": "node", "args": ["/srv/s.js"]}}}`
+	writeTree(t, home, map[string]string{
+		".config/Code/User/globalStorage/storage.json":    `{"userDataProfiles": [{"location": "-5e3f1a", "name": "Work", "icon": "briefcase"}]}`,
+		".config/Code/User/profiles/-5e3f1a/mcp.json":     server,
+		".config/Code/User/profiles/7b21c0/settings.json": `{"editor.fontSize": 14, "mcp": ` + server + `}`,
+		".config/Code/User/profiles/9d04e2/settings.json": `{"editor.fontSize": 12}`,
+	})
+	out, code := wrapOutsideAWorkspace(t, env)
+	profiles := filepath.Join(home, ".config/Code/User/profiles")
+	wantIn(t, "mcpsandbox wrap", out,
+		filepath.Join(profiles, "-5e3f1a/mcp.json")+" (VS Code, profile Work):\n  s: wrapped: ",
+		filepath.Join(profiles, "7b21c0/settings.json")+" (VS Code, profile 7b21c0 settings):\n  s: wrapped: ")
+	if code != exitOK || strings.Contains(out, "9d04e2") {
+		t.Errorf("exit %d; want 0, and the profile without servers left out:\n%s", code, out)
+	}
+	if e := fileEntriesOf(t, "mcp.json", readFile(t, filepath.Join(profiles, "-5e3f1a/mcp.json")))["s"]; len(e.Args) == 0 || e.Args[0] != "run" {
+		t.Errorf("the Work profile's s: %s", e.Raw)
+	}
+}
