@@ -116,7 +116,7 @@ func daemonPage() *cmdline.Page {
 			"2 when the command line or the config is wrong; the message says where (file:line:col) and how to fix it.",
 		},
 		Examples: []cmdline.Example{
-			{Command: "mcpsandbox daemon --config ~/.config/mcpsandbox/servers.json", Text: "Keep the servers of a Claude Desktop style file up (a host then runs `mcpsandbox connect NAME`):"},
+			{Command: "mcpsandbox daemon --config ~/.config/mcpsandbox/daemon.json", Text: "Keep the servers of a Claude Desktop style file up (a host then runs `mcpsandbox connect NAME`):"},
 		},
 	}
 }

@@ -18,7 +18,7 @@ import (
 )
 
 // The examples of the daemon's commands' manuals work as written, from a
-// shell whose HOME holds ~/.config/mcpsandbox/servers.json with a server
+// shell whose HOME holds ~/.config/mcpsandbox/daemon.json with a server
 // notes (the example server, one instance kept warm): the daemon, a host
 // through connect, then status, restart (the host's session carries on),
 // logs and reload. status --json's keys are each documented in
@@ -26,7 +26,7 @@ import (
 func TestDaemonHelpExamplesRunAsWritten(t *testing.T) {
 	requireConfinement(t)
 	home, env := daemonHome(t)
-	writeTree(t, home, map[string]string{".config/mcpsandbox/servers.json": fmt.Sprintf(
+	writeTree(t, home, map[string]string{".config/mcpsandbox/daemon.json": fmt.Sprintf(
 		`{"mcpServers": {"notes": {"command": %q, "args": [%q], "prestart": 1}}}`, self(t), asExampleServer)})
 
 	var host *mcpsandbox
@@ -272,7 +272,7 @@ func undocumentedStatusKeys(t *testing.T, out string) {
 }
 
 // README's Daemon section works as written, with /home/you standing for a
-// HOME of the test's: its servers.json in the place its sh block names,
+// HOME of the test's: its daemon.json in the place its sh block names,
 // the sh block's lines in turn (prepare, the daemon, status), then each
 // host configuration's connect through a Go SDK client, answered by the
 // warm filesystem server.

@@ -42,7 +42,7 @@ func wrapCommand(args []string, std stdio) int {
 		files, rest = append(files, fs.Arg(0)), fs.Args()[1:]
 	}
 	home, _ := os.UserHomeDir()
-	if o.daemonConfig == "" {
+	if o.daemon && o.daemonConfig == "" {
 		o.daemonConfig = defaultDaemonConfig(home)
 	}
 	if o.command == "" {
@@ -183,14 +183,6 @@ func mayHaveServers(path string) bool {
 	return len(entries) > 0
 }
 
-// defaultDaemonConfig is the file of docs/daemon.md's quick start.
-func defaultDaemonConfig(home string) string {
-	if dir := os.Getenv("XDG_CONFIG_HOME"); dir != "" {
-		return filepath.Join(dir, "mcpsandbox", "servers.json")
-	}
-	return filepath.Join(home, ".config", "mcpsandbox", "servers.json")
-}
-
 func wrapPage() *cmdline.Page {
 	return &cmdline.Page{
 		Name:     "mcpsandbox wrap - make hosts' configured servers run through mcpsandbox",
@@ -201,13 +193,13 @@ func wrapPage() *cmdline.Page {
 			"Left as they are, with a note: an entry already run by mcpsandbox, one VS Code runs in its own sandbox (\"sandboxEnabled\": true: wrapping it would not apply VS Code's sandbox settings; remove sandboxEnabled to have mcpsandbox confine it instead, or keep it in the daemon's configuration, which maps those settings), and http or sse servers, which no host starts. Wrapping a file twice changes nothing.",
 			"Without FILE, wraps each of these that exists, naming it: ~/.config/Claude/claude_desktop_config.json (Claude Desktop), ~/.cursor/mcp.json (Cursor), ~/.config/Code/User/mcp.json and ~/.config/Code/User/settings.json (VS Code; the same two in ~/.config/Code - Insiders/User for VS Code Insiders and in ~/.config/VSCodium/User for VSCodium, and those of each profile in User/profiles/ID, named as VS Code names it), and ./.vscode/mcp.json, ./.vscode/settings.json and ./.cursor/mcp.json of the current directory. A settings.json counts only when it has MCP servers.",
 			"Before its first change to FILE it copies it to FILE.mcpsandbox-backup (never overwritten afterwards). It keeps each original entry, byte for byte, in FILE.mcpsandbox-wrap.json beside it, not in the entry: VS Code's schema for mcp.json allows no keys but its own, and flags any other. --undo puts the originals back from there and keeps every other change made to FILE since; an entry edited since it was wrapped gets its original command and args back and keeps the rest of the edit.",
-			"With --daemon the entry becomes `connect NAME` instead, and the server (its command, args, env, envFile, cwd and VS Code sandbox keys) is added under the same name to the daemon's configuration file (see mcpsandbox help daemon), made if missing; `mcpsandbox reload` then starts keeping it. The daemon's file is checked as the daemon reads it, so a server it could not run (a ${input:...} or ${workspaceFolder} it cannot expand) stays unwrapped, with the reason. --undo takes out again the servers wrap added. To move a file's servers from run to the daemon or back, --undo first: wrap leaves entries that already run through mcpsandbox as they are.",
+			"With --daemon the entry becomes `connect NAME` instead, and the server (its command, args, env, envFile, cwd and VS Code sandbox keys) is added under the same name to the daemon's configuration file (see mcpsandbox help daemon), made if missing; a running daemon whose config that is reads it again (as `mcpsandbox reload` does), so it keeps the server at once. The daemon's file is checked as the daemon reads it, so a server it could not run (a ${input:...} or ${workspaceFolder} it cannot expand) stays unwrapped, with the reason. --undo takes out again the servers wrap added. To move a file's servers from run to the daemon or back, --undo first: wrap leaves entries that already run through mcpsandbox as they are.",
 		},
 		Options: []cmdline.Option{
 			{Flag: "--dry-run", Text: "Print a unified diff of what would change in each file and write nothing (prepare nothing)."},
 			{Flag: "--undo", Text: "Give back the original entries that wrap rewrote in FILE, and remove the servers it added to the daemon's configuration."},
 			{Flag: "--daemon", Text: "Have the host connect to the daemon's server instead of starting mcpsandbox run."},
-			{Flag: "--daemon-config FILE", Text: "The daemon's configuration file that --daemon adds servers to. Default: $XDG_CONFIG_HOME/mcpsandbox/servers.json, else ~/.config/mcpsandbox/servers.json."},
+			{Flag: "--daemon-config FILE", Text: "The daemon's configuration file that --daemon adds servers to. Default: the config of the daemon that answers `mcpsandbox status`, else ~/.config/mcpsandbox/daemon.json, which `mcpsandbox service install --user` runs."},
 			{Flag: "--no-prepare", Text: "Do not prepare npx and uvx servers: they then fail at start, confined without the network, until you prepare them (mcpsandbox help prepare)."},
 			{Flag: "--command PATH", Text: "The mcpsandbox the host is to start. Default: this one's absolute path (the name PATH finds it by, when PATH finds this same file)."},
 			{Flag: "--help, -h", Text: "Print this page."},
@@ -221,7 +213,7 @@ func wrapPage() *cmdline.Page {
 			{Command: "mcpsandbox wrap --dry-run ~/.config/Claude/claude_desktop_config.json", Text: "See what wrap would change in Claude Desktop's servers:"},
 			{Command: "mcpsandbox wrap ~/.config/Claude/claude_desktop_config.json", Text: "Then change it (restart Claude Desktop afterwards):"},
 			{Command: "mcpsandbox wrap --undo ~/.config/Claude/claude_desktop_config.json", Text: "Give back the entries as they were:"},
-			{Command: "mcpsandbox wrap --daemon ~/.cursor/mcp.json", Text: "Have Cursor's servers kept by the daemon (~/.config/mcpsandbox/servers.json), Cursor connecting to them:"},
+			{Command: "mcpsandbox wrap --daemon ~/.cursor/mcp.json", Text: "Have Cursor's servers kept by the daemon (~/.config/mcpsandbox/daemon.json), Cursor connecting to them:"},
 		},
 	}
 }

@@ -328,10 +328,9 @@ func TestWrapLeavesAServerWhosePrepareFailed(t *testing.T) {
 // The examples of `mcpsandbox help wrap` work as written, in sh from a
 // home with Claude Desktop's and Cursor's files: the dry run changes
 // nothing, wrap wraps, --undo gives the file back, --daemon connects
-// Cursor to the daemon's server in ~/.config/mcpsandbox/servers.json.
+// Cursor to the daemon's server in ~/.config/mcpsandbox/daemon.json.
 func TestWrapHelpExamplesRunAsWritten(t *testing.T) {
-	home, env := frictionHome(t)
-	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "XDG_CONFIG_HOME=") })
+	home, env := wrapDaemonHome(t)
 	claude := `{
   "mcpServers": {
     "notes": {"command": "node", "args": ["/srv/notes/server.js"], "env": {"NOTES_DIR": "/srv/notes"}}
@@ -364,7 +363,7 @@ func TestWrapHelpExamplesRunAsWritten(t *testing.T) {
 			if e := entriesOf(t, readFile(t, filepath.Join(home, ".cursor", "mcp.json")))["tasks"]; !slices.Equal(e.Args, []string{"connect", "tasks"}) {
 				t.Errorf("Cursor's tasks: %s", e.Raw)
 			}
-			cfg, err := config.Load(filepath.Join(home, ".config", "mcpsandbox", "servers.json"))
+			cfg, err := config.Load(filepath.Join(home, ".config", "mcpsandbox", "daemon.json"))
 			if err != nil || len(cfg.Servers) != 1 || cfg.Servers[0].Name != "tasks" {
 				t.Errorf("the daemon's file: %v %+v", err, cfg)
 			}

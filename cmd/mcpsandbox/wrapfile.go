@@ -123,7 +123,8 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 		if err := writeConfig(d.path, d.data); err != nil {
 			return fileFailure(d.path, err, std)
 		}
-		fmt.Fprintf(std.Out, "  added to the daemon's %s: run `mcpsandbox reload` (or start `mcpsandbox daemon --config %s`)\n", d.path, d.path)
+		fmt.Fprintf(std.Out, "  added to the daemon's %s\n", d.path)
+		reloadDaemonsOf(d.path, std)
 	}
 	if err := writeBackup(path, data); err != nil {
 		return fileFailure(path, err, std)
@@ -219,7 +220,9 @@ func undoFile(path string, o wrapOptions, std stdio) bool {
 			if err := writeConfig(d.path, d.data); err != nil {
 				fileFailure(d.path, err, std)
 				ok = false
+				continue
 			}
+			reloadDaemonsOf(d.path, std)
 		}
 	}
 	if !bytes.Equal(out, data) {
