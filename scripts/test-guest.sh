@@ -38,7 +38,7 @@ pids=()
 # shellcheck disable=SC2317 # (run by the trap)
 stop_guests() {
   local pid
-  for pid in "${pids[@]}"; do pkill -TERM -P "$pid"; kill "$pid"; done 2>/dev/null
+  for pid in "${pids[@]}"; do pkill -TERM -P "$pid" || true; kill "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap stop_guests EXIT
