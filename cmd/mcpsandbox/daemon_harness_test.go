@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,41 +90,15 @@ func startE2EDaemon(t *testing.T, config string, env []string, flags ...string) 
 		logFile: filepath.Join(dir, "daemon.log"),
 		env:     env,
 		stderr:  testenv.NewLogCapture(t),
-		exited:  make(chan struct{}),
 	}
 	d.write(config)
 	args := append([]string{asCLI, "daemon", "--config", d.config, "--socket-dir", d.sockets, "--log-file", d.logFile}, flags...)
 	d.cmd = exec.Command(self(t), args...)
 	d.cmd.Env = env
-	stderr, err := d.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	listening := make(chan struct{})
-	go func() {
-		s := bufio.NewScanner(stderr)
-		said := false
-		for s.Scan() {
-			d.stderr.Write([]byte(s.Text() + "\n"))
-			if !said && strings.Contains(s.Text(), "mcpsandbox daemon: listening on ") {
-				said = true
-				close(listening)
-			}
-		}
-		d.cmd.Wait()
-		close(d.exited)
-	}()
+	var listening chan struct{}
+	listening, d.exited = startDaemonProcess(t, d.cmd, d.stderr)
 	t.Cleanup(d.stop)
-	select {
-	case <-listening:
-	case <-d.exited:
-		t.Fatalf("mcpsandbox daemon exited with %v before it listened; stderr:\n%s", d.cmd.ProcessState, d.stderr)
-	case <-time.After(e2eWait):
-		t.Fatalf("mcpsandbox daemon did not listen within %v; stderr:\n%s", e2eWait, d.stderr)
-	}
+	awaitListening(t, "mcpsandbox daemon", d.cmd, d.stderr, listening, d.exited, e2eWait)
 	return d
 }
 

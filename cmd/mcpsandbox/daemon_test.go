@@ -178,27 +178,10 @@ type cliDaemon struct {
 // daemon says it listens.
 func startCLIDaemon(t *testing.T, dir string, env []string, line string) *cliDaemon {
 	t.Helper()
-	d := &cliDaemon{cmd: exec.Command("sh", "-c", "exec "+strings.TrimSuffix(strings.TrimSpace(line), "&")), stderr: testenv.NewLogCapture(t), exited: make(chan struct{})}
+	d := &cliDaemon{cmd: exec.Command("sh", "-c", "exec "+strings.TrimSuffix(strings.TrimSpace(line), "&")), stderr: testenv.NewLogCapture(t)}
 	d.cmd.Dir, d.cmd.Env = dir, env
-	errPipe, err := d.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	listening := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(errPipe)
-		for sc.Scan() {
-			d.stderr.Write([]byte(sc.Text() + "\n"))
-			if strings.Contains(sc.Text(), "mcpsandbox daemon: listening on ") {
-				close(listening)
-			}
-		}
-		d.cmd.Wait()
-		close(d.exited)
-	}()
+	var listening chan struct{}
+	listening, d.exited = startDaemonProcess(t, d.cmd, d.stderr)
 	t.Cleanup(func() {
 		d.cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -207,14 +190,50 @@ func startCLIDaemon(t *testing.T, dir string, env []string, line string) *cliDae
 			d.cmd.Process.Kill()
 		}
 	})
+	awaitListening(t, line, d.cmd, d.stderr, listening, d.exited, waitLimit)
+	return d
+}
+
+// startDaemonProcess starts cmd, a daemon, copying its stderr line by line
+// into log: listening closes when it says it listens, exited once it has
+// exited and been waited for.
+func startDaemonProcess(t *testing.T, cmd *exec.Cmd, log *testenv.LogCapture) (listening, exited chan struct{}) {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	listening, exited = make(chan struct{}), make(chan struct{})
+	go func() {
+		s := bufio.NewScanner(stderr)
+		said := false
+		for s.Scan() {
+			log.Write([]byte(s.Text() + "\n"))
+			if !said && strings.Contains(s.Text(), "mcpsandbox daemon: listening on ") {
+				said = true
+				close(listening)
+			}
+		}
+		cmd.Wait()
+		close(exited)
+	}()
+	return listening, exited
+}
+
+// awaitListening fails t unless the daemon what says it listens before it
+// exits and within limit.
+func awaitListening(t *testing.T, what string, cmd *exec.Cmd, log *testenv.LogCapture, listening, exited chan struct{}, limit time.Duration) {
+	t.Helper()
 	select {
 	case <-listening:
-	case <-d.exited:
-		t.Fatalf("%s exited: %s", line, d.stderr)
-	case <-time.After(waitLimit):
-		t.Fatalf("%s does not listen: %s", line, d.stderr)
+	case <-exited:
+		t.Fatalf("%s exited with %v before it listened; stderr:\n%s", what, cmd.ProcessState, log)
+	case <-time.After(limit):
+		t.Fatalf("%s did not listen within %v; stderr:\n%s", what, limit, log)
 	}
-	return d
 }
 
 // stop sends SIGTERM and waits for exit status 0.
