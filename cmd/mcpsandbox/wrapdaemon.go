@@ -13,8 +13,8 @@ import (
 // reach the daemon the user runs; else the user service's own
 // (packaging.UserConfig, which `service install --user` runs).
 func defaultDaemonConfig(home string) string {
-	for _, d := range answeringDaemons() {
-		return d.status.Config
+	if ds := answeringDaemons(); len(ds) > 0 {
+		return ds[0].status.Config
 	}
 	return filepath.Join(home, ".config", "mcpsandbox", "daemon.json")
 }

@@ -21,11 +21,7 @@ var daemonKeys = []string{"type", "command", "args", "env", "envFile", "cwd", "d
 // wrapFile wraps the stdio servers of the host file path. It reports each
 // entry on std.Out and returns false when one could not be wrapped.
 func wrapFile(path string, o wrapOptions, std stdio) bool {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fileFailure(path, err, std)
-	}
-	entries, err := hostconfig.FileEntries(path, data)
+	data, entries, err := readHostFile(path)
 	if err != nil {
 		return fileFailure(path, err, std)
 	}
@@ -40,9 +36,7 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 		}
 	}
 	out, ok := data, true
-	note := func(name, format string, a ...any) {
-		fmt.Fprintf(std.Out, "  %s: %s\n", name, fmt.Sprintf(format, a...))
-	}
+	note := entryNotes(std)
 	for _, e := range entries {
 		switch e.Kind {
 		case hostconfig.Remote:
@@ -149,17 +143,11 @@ func undoFile(path string, o wrapOptions, std stdio) bool {
 		fmt.Fprintf(std.Out, "  nothing to give back: wrap keeps no originals of it (%s)\n", state.path)
 		return true
 	}
-	data, err := os.ReadFile(path)
+	data, entries, err := readHostFile(path)
 	if err != nil {
 		return fileFailure(path, err, std)
 	}
-	entries, err := hostconfig.FileEntries(path, data)
-	if err != nil {
-		return fileFailure(path, err, std)
-	}
-	note := func(name, format string, a ...any) {
-		fmt.Fprintf(std.Out, "  %s: %s\n", name, fmt.Sprintf(format, a...))
-	}
+	note := entryNotes(std)
 	out, ok := data, true
 	daemons := map[string]*daemonEdit{}
 	for _, r := range state.Entries {
@@ -245,6 +233,23 @@ func originalEntry(r wrapRecord) (hostconfig.Entry, error) {
 		return hostconfig.Entry{}, fmt.Errorf("the original kept in the wrap file does not read: %v", err)
 	}
 	return entries[0], nil
+}
+
+// readHostFile is the file at path and its server entries.
+func readHostFile(path string) ([]byte, []hostconfig.Entry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := hostconfig.FileEntries(path, data)
+	return data, entries, err
+}
+
+// entryNotes prints wrap's line about one entry of a file.
+func entryNotes(std stdio) func(name, format string, a ...any) {
+	return func(name, format string, a ...any) {
+		fmt.Fprintf(std.Out, "  %s: %s\n", name, fmt.Sprintf(format, a...))
+	}
 }
 
 func fileFailure(path string, err error, std stdio) bool {
