@@ -236,6 +236,7 @@ func trueIn(flags uintptr, root bool) error {
 func checkUserNamespaces(root bool) Check {
 	c := Check{Part: "user namespace", Required: !root}
 	var problems, fixes []string
+	label := appArmorLabel()
 	if v, err := readSysctl("/proc/sys/user/max_user_namespaces"); err == nil && v == "0" {
 		problems = append(problems, "user.max_user_namespaces is 0")
 		fixes = append(fixes, "sysctl -w user.max_user_namespaces=15000")
@@ -247,7 +248,7 @@ func checkUserNamespaces(root bool) Check {
 	if v, err := readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); err == nil && v == "1" {
 		// Only a program under a profile may create them: under one, the
 		// attempt below tells whether the profile allows it.
-		if appArmorRefuses(appArmorLabel(), root) {
+		if appArmorRefuses(label, root) {
 			problems = append(problems, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, as on Ubuntu 23.10+) and this binary runs under no AppArmor profile")
 			fixes = append(fixes, appArmorFix())
 		}
@@ -259,7 +260,7 @@ func checkUserNamespaces(root bool) Check {
 	}
 	// Named when there is one: on Ubuntu it is what lets this binary have them.
 	profile := ""
-	if label := appArmorLabel(); label != "" && label != "unconfined" {
+	if label != "" && label != "unconfined" {
 		profile = "; this binary runs under AppArmor profile " + label
 	}
 	switch {
