@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,6 +45,20 @@ func TestWrapDaemonReloadsTheRunningDaemon(t *testing.T) {
 	if status := shell(t, home, env, "mcpsandbox status"); strings.Contains(status, "tasks") {
 		t.Errorf("after wrap --undo the daemon still keeps tasks:\n%s", status)
 	}
+
+	// A daemon that refuses to read the file again (here it was broken
+	// after wrap wrote it) is named, with its reason.
+	good := readFile(t, config)
+	writeTree(t, home, map[string]string{".config/mcpsandbox/daemon.json": `{"mcpServers": {"notes": {"comand": "x"}}}`})
+	for _, kv := range env {
+		if dir, ok := strings.CutPrefix(kv, "XDG_RUNTIME_DIR="); ok {
+			t.Setenv("XDG_RUNTIME_DIR", dir) // where this process looks for the daemon, as wrap did
+		}
+	}
+	var refused bytes.Buffer
+	reloadDaemonsOf(config, stdio{Out: &refused, Err: &refused})
+	wantIn(t, "a refused reload", refused.String(), fmt.Sprintf("  the daemon (pid %d) did not read it again: ", pid), config+":1:")
+	writeTree(t, home, map[string]string{".config/mcpsandbox/daemon.json": string(good)})
 	d.stop(t)
 
 	// With no daemon running, wrap says how to start one on the file.
