@@ -154,14 +154,21 @@ func startDaemonService(t *testing.T, userManager bool, config string) *daemonSe
 		d.systemctl("stop", d.unit)
 		d.systemctl("reset-failed", d.unit)
 	})
+	d.settle(t, testCLI(t))
+	return d
+}
+
+// settle learns the started service's main process and cgroup from
+// systemd and its socket from the daemon's status, through cli.
+func (d *daemonService) settle(t *testing.T, cli []string) {
+	t.Helper()
 	d.pid, _ = strconv.Atoi(d.show(t, "MainPID"))
 	d.cgroup = filepath.Join("/sys/fs/cgroup", d.show(t, "ControlGroup"))
 	if d.pid == 0 || d.cgroup == "/sys/fs/cgroup" {
 		t.Fatalf("%s runs no process (MainPID %d, ControlGroup %s)\njournal:\n%s", d.unit, d.pid, d.cgroup, d.journalText())
 	}
-	d.socket = daemonStatus(t, os.Environ()).Socket
+	d.socket = daemonStatusWith(t, cli, os.Environ()).Socket
 	t.Logf("%s: daemon pid %d in %s, listening on %s", d.unit, d.pid, d.cgroup, d.socket)
-	return d
 }
 
 // systemctl runs systemctl on the daemon's manager.
@@ -190,20 +197,13 @@ type hostClient struct {
 	stderr *testenv.LogCapture
 }
 
-// dialDaemon starts `mcpsandbox connect example` as a host starts a
-// server (mcp.CommandTransport, env only), as the user cred names (nil:
-// this test's), and initializes a session of version ("": the SDK's
-// choice).
-func dialDaemon(t *testing.T, cred *syscall.Credential, env []string, version string) (*hostClient, error) {
-	t.Helper()
-	return dialDaemonWith(t, testCLI(t), cred, env, version)
-}
-
 // testCLI is this test binary as mcpsandbox; the package's tests pass the
 // installed binary instead.
 func testCLI(t *testing.T) []string { return []string{self(t), asCLI} }
 
-// dialDaemonWith is dialDaemon with cli as mcpsandbox.
+// dialDaemonWith starts `CLI connect example` as a host starts a server
+// (mcp.CommandTransport, env only), as the user cred names (nil: this
+// test's), and initializes a session of version ("": the SDK's choice).
 func dialDaemonWith(t *testing.T, cli []string, cred *syscall.Credential, env []string, version string) (*hostClient, error) {
 	t.Helper()
 	h := &hostClient{cmd: exec.Command(cli[0], append(cli[1:], "connect", exampleName)...), stderr: testenv.NewLogCapture(t)}
@@ -229,7 +229,13 @@ func dialDaemonWith(t *testing.T, cli []string, cred *syscall.Credential, env []
 
 func connectDaemon(t *testing.T, cred *syscall.Credential, env []string, version string) *hostClient {
 	t.Helper()
-	h, err := dialDaemon(t, cred, env, version)
+	return connectDaemonWith(t, testCLI(t), cred, env, version)
+}
+
+// connectDaemonWith is connectDaemon with cli as mcpsandbox.
+func connectDaemonWith(t *testing.T, cli []string, cred *syscall.Credential, env []string, version string) *hostClient {
+	t.Helper()
+	h, err := dialDaemonWith(t, cli, cred, env, version)
 	if err != nil {
 		t.Fatalf("mcpsandbox connect %s: initialize: %v\nconnect's stderr:\n%s", exampleName, err, h.stderr)
 	}
@@ -535,27 +541,10 @@ func recordsText(recs []map[string]string) string {
 // is left.
 func stopService(t *testing.T, d *daemonService, h *hostClient) {
 	t.Helper()
-	pids := cgroupTreePids(t, d.cgroup)
-	if len(pids) < 2 {
-		t.Fatalf("the service's cgroup %s holds pids %v; want the daemon's and its instance's", d.cgroup, pids)
-	}
-	if out, err := d.systemctl("stop", d.unit); err != nil {
-		t.Fatalf("systemctl stop %s: %v: %s", d.unit, err, out)
-	}
-	ended := make(chan error, 1)
-	go func() { ended <- h.cs.Wait() }()
-	select {
-	case <-ended:
-	case <-time.After(daemonWait):
-		t.Errorf("the host's session did not end when the daemon stopped; connect's stderr:\n%s", h.stderr)
-	}
+	stopWith(t, d, h, "systemctl stop", func() (string, error) { return d.systemctl("stop", d.unit) })
 	if state, result := d.show(t, "ActiveState"), d.show(t, "Result"); state == "failed" || result != "success" {
 		t.Errorf("%s after stop: state %s, result %s; want it stopped in good order", d.unit, state, result)
 	}
-	if _, err := os.Stat(d.socket); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the socket %s is still there after stop (stat: %v)", d.socket, err)
-	}
-	waitCleanedUp(t, "systemctl stop", d.cgroup, pids)
 	var stopped bool
 	for _, r := range d.journalRecords(t) {
 		if r["MESSAGE"] == "mcpsandbox daemon: stopped" && r["_PID"] == strconv.Itoa(d.pid) {
@@ -565,6 +554,31 @@ func stopService(t *testing.T, d *daemonService, h *hostClient) {
 	if !stopped {
 		t.Errorf("no journal record of the daemon (pid %d) having stopped; the unit's journal:\n%s", d.pid, d.journalText())
 	}
+}
+
+// stopWith stops d with stop (the command what) while h has a session
+// through it: the session ends, the socket goes, and none of the
+// service's processes or cgroups is left.
+func stopWith(t *testing.T, d *daemonService, h *hostClient, what string, stop func() (string, error)) {
+	t.Helper()
+	pids := cgroupTreePids(t, d.cgroup)
+	if len(pids) < 2 {
+		t.Fatalf("the service's cgroup %s holds pids %v; want the daemon's and its instance's", d.cgroup, pids)
+	}
+	if out, err := stop(); err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, out)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- h.cs.Wait() }()
+	select {
+	case <-ended:
+	case <-time.After(daemonWait):
+		t.Errorf("the host's session did not end on %s; connect's stderr:\n%s", what, h.stderr)
+	}
+	if _, err := os.Stat(d.socket); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the socket %s is still there after %s (stat: %v)", d.socket, what, err)
+	}
+	waitCleanedUp(t, what, d.cgroup, pids)
 }
 
 // cgroupTreePids are the processes in the cgroup at dir and beneath it.

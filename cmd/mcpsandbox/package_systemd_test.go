@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/daemon"
 	"github.com/mcpsandbox/mcpsandbox/packaging"
@@ -211,27 +210,17 @@ func installService(t *testing.T, userManager bool) *daemonService {
 	if out, err := serviceCLI(userManager, "status"); err != nil || !strings.Contains(out, want) || !strings.Contains(out, "active") {
 		t.Errorf("mcpsandbox service status: %v: %q; want unit %s, active", err, out, want)
 	}
-	d.pid, _ = strconv.Atoi(d.show(t, "MainPID"))
-	d.cgroup = filepath.Join("/sys/fs/cgroup", d.show(t, "ControlGroup"))
-	if d.pid == 0 || d.cgroup == "/sys/fs/cgroup" {
-		t.Fatalf("%s runs no process (MainPID %d, ControlGroup %s)\njournal:\n%s", d.unit, d.pid, d.cgroup, d.journalText())
-	}
+	d.settle(t, installedCLI)
 	if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", d.pid)); exe != installedCLI[0] && os.Geteuid() == 0 {
 		t.Errorf("the daemon runs %s, want the package's %s", exe, installedCLI[0])
 	}
-	d.socket = daemonStatusWith(t, installedCLI, os.Environ()).Socket
-	t.Logf("%s: daemon pid %d in %s, listening on %s", want, d.pid, d.cgroup, d.socket)
 	return d
 }
 
 // connectWith is a host's session through the installed `mcpsandbox connect`.
 func connectWith(t *testing.T, cred *syscall.Credential, env []string) *hostClient {
 	t.Helper()
-	h, err := dialDaemonWith(t, installedCLI, cred, env, "2025-11-25")
-	if err != nil {
-		t.Fatalf("mcpsandbox connect %s: initialize: %v\nconnect's stderr:\n%s", exampleName, err, h.stderr)
-	}
-	return h
+	return connectDaemonWith(t, installedCLI, cred, env, "2025-11-25")
 }
 
 // stopAndUninstall: `service stop` with a host attached ends its session
@@ -239,27 +228,10 @@ func connectWith(t *testing.T, cred *syscall.Credential, env []string) *hostClie
 // unit, and what systemd would load is the package's again.
 func stopAndUninstall(t *testing.T, d *daemonService, h *hostClient) {
 	t.Helper()
-	pids := cgroupTreePids(t, d.cgroup)
-	if len(pids) < 2 {
-		t.Fatalf("the service's cgroup %s holds pids %v; want the daemon's and its instance's", d.cgroup, pids)
-	}
-	if out, err := serviceCLI(d.user, "stop"); err != nil {
-		t.Fatalf("mcpsandbox service stop: %v\n%s", err, out)
-	}
-	ended := make(chan error, 1)
-	go func() { ended <- h.cs.Wait() }()
-	select {
-	case <-ended:
-	case <-time.After(daemonWait):
-		t.Errorf("the host's session did not end when the service stopped; connect's stderr:\n%s", h.stderr)
-	}
+	stopWith(t, d, h, "mcpsandbox service stop", func() (string, error) { return serviceCLI(d.user, "stop") })
 	if state, result := d.show(t, "ActiveState"), d.show(t, "Result"); state != "inactive" || result != "success" {
 		t.Errorf("after service stop: state %s, result %s; want inactive, success", state, result)
 	}
-	if _, err := os.Stat(d.socket); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the socket %s is still there after stop (stat: %v)", d.socket, err)
-	}
-	waitCleanedUp(t, "service stop", d.cgroup, pids)
 	path := installedUnitPath(d.user)
 	if out, err := serviceCLI(d.user, "uninstall"); err != nil {
 		t.Fatalf("mcpsandbox service uninstall: %v\n%s", err, out)
