@@ -133,6 +133,11 @@ func (s *Session) Restart(reason string) error {
 	r := s.r
 	r.mu.Lock()
 	st := r.state
+	if st == stateRunning && r.hosted.Load() {
+		// Held from now on, not at the relay loop's next turn: a request
+		// sent after Restart returns must reach the new process.
+		r.state = stateRestarting
+	}
 	r.mu.Unlock()
 	switch st {
 	case stateRestarting:
