@@ -153,3 +153,23 @@ func TestIDMapRootOwnedGrantOnAFileSystemWithoutIDMaps(t *testing.T) {
 		}
 	}
 }
+
+// doctor says what becomes of a root-owned grant, and whether this host's
+// temporary directory takes the idmapped mount it needs; a file system
+// that does not is named with the kernel's answer.
+func TestDoctorSaysWhatBecomesOfRootOwnedGrants(t *testing.T) {
+	idmapRequireRoot(t)
+	c := checkRootGrants(true)
+	for _, want := range []string{"root-owned grant", "idmapped", "lands as root's", "set-ID modes refused", "{Seccomp} default", "takes idmapped mounts"} {
+		if !strings.Contains(c.Detail, want) {
+			t.Errorf("doctor's %q line lacks %q: %s", c.Part, want, c.Detail)
+		}
+	}
+	if !c.OK {
+		t.Errorf("doctor says %s cannot be idmapped, though the tests lend root's directories there: %s", os.TempDir(), c.Detail)
+	}
+	where, fs, err := probeIDMapIn(idmapRamfs(t))
+	if err == nil || fs != "ramfs" || !strings.Contains(err.Error(), "does not support idmapped mounts") {
+		t.Errorf("a ramfs at %s (%s): %v; want it named as taking no idmapped mounts", where, fs, err)
+	}
+}
