@@ -73,3 +73,42 @@ func TestRootGrantsRootsDirectoryToServerFilesystem(t *testing.T) {
 		t.Errorf("read_text_file of root's 0600 file in a world-readable --ro grant: %q (failed %v); want EACCES", text, failed)
 	}
 }
+
+// policy explain says which grants lend root's ownership, and, where the
+// seccomp filter would let set-ID modes through, that the start would
+// fail and why.
+func TestExplainSaysRootsDirectoryIsLent(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("lending root's directories is for mcpsandbox run as root")
+	}
+	entry := testenv.NPMServer(t, "server-filesystem")
+	notes := rootDir(t, 0o755, "note.txt", "root's note")
+	private := rootDir(t, 0o700, "plan.txt", "root's plan")
+	public := rootDir(t, 0o755, "secret.txt", "root's secret")
+	args := []string{"--ro", private, "--ro", public, "--", "node", entry, notes, private, public}
+	e := explain(t, args...)
+	const lent = "root's, lent to the server (idmapped): root is shown as its uid, and what it writes lands as root's (group 0)"
+	for kind, path := range map[string]string{"rw": notes, "ro": private} {
+		if why, ok := e.grantedAs(kind, path); !ok || !strings.HasSuffix(why, lent) {
+			t.Errorf("explain does not say %s %s is lent:\n%s", kind, path, e.text("Mounts"))
+		}
+	}
+	if why, _ := e.grantedAs("ro", public); strings.Contains(why, "lent") {
+		t.Errorf("explain says the world-readable %s is lent: %s", public, why)
+	}
+	if len(e["Start"]) != 0 {
+		t.Errorf("explain says the start would fail:\n%s", e.text("Start"))
+	}
+
+	e = explain(t, append([]string{"--seccomp-log"}, args...)...)
+	start := e.text("Start")
+	// The first grant refused is named (the order of the temporary names).
+	if !strings.Contains(start, "--rw "+notes+": is owned by 0:0 with mode 755") && !strings.Contains(start, "--ro "+private+": is owned by 0:0 with mode 700") {
+		t.Errorf("explain --seccomp-log: Start names neither root-only grant:\n%s", start)
+	}
+	for _, want := range []string{"the start would fail", "its dynamic uid", "default seccomp profile", "without --seccomp-log"} {
+		if !strings.Contains(start, want) {
+			t.Errorf("explain --seccomp-log: Start lacks %q:\n%s", want, start)
+		}
+	}
+}
