@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // idmapRootDir makes dir/name owned by root with the given mode, holding
@@ -52,8 +54,18 @@ echo appended >> old.txt
 cp /bin/true suid
 chmod 4755 suid 2>/dev/null && echo "setuid: set" || echo "setuid: refused"
 chmod 2755 suid 2>/dev/null && echo "setgid: set" || echo "setgid: refused"
+test ! -x /usr/bin/python3 || /usr/bin/python3 -c "
+import os, struct
+try:
+    os.setxattr('suid', 'security.capability', struct.pack('<IIIII', 0x02000001, 0xffffffff, 0, 0xffffffff, 0))
+    print('caps: set')
+except PermissionError:
+    print('caps: refused')
+"
 cat theirs.txt
 echo x >> theirs.txt 2>/dev/null && echo "theirs: written" || echo "theirs: refused"
+mv theirs.txt moved.txt 2>/dev/null && echo "theirs: moved" || echo "theirs: kept"
+rm -f theirs.txt 2>/dev/null || true; test -e theirs.txt && echo "theirs: stays" || echo "theirs: removed"
 cat %[2]s/old.txt 2>/dev/null && echo "other: read" || echo "other: refused"
 echo MOUNTINFO
 cat /proc/self/mountinfo
@@ -67,7 +79,11 @@ cat /proc/self/mountinfo
 	if ids == "" || strings.HasPrefix(ids, "0:") || dirOwner != ids || oldOwner != ids {
 		t.Errorf("inside, the server is %s, the grant is owned by %s and old.txt by %s; want root shown as the server", ids, dirOwner, oldOwner)
 	}
-	for _, want := range []string{"written by root", "written by another user", "setuid: refused", "setgid: refused", "theirs: refused", "other: refused"} {
+	wants := []string{"written by root", "written by another user", "setuid: refused", "setgid: refused", "theirs: refused", "theirs: kept", "theirs: stays", "other: refused"}
+	if _, err := os.Stat("/usr/bin/python3"); err == nil { // the probe of file capabilities
+		wants = append(wants, "caps: refused")
+	}
+	for _, want := range wants {
 		if !strings.Contains(out, want) {
 			t.Errorf("inside, want %q:\n%s", want, out)
 		}
@@ -76,6 +92,9 @@ cat /proc/self/mountinfo
 		if got := idmapOwner(t, filepath.Join(dir, name)); got != "0:0" {
 			t.Errorf("on the host %s is owned by %s, want root's 0:0", name, got)
 		}
+	}
+	if n, err := unix.Getxattr(filepath.Join(dir, "suid"), "security.capability", nil); err == nil {
+		t.Errorf("suid on the host has file capabilities (%d bytes)", n)
 	}
 	if got := idmapOwner(t, filepath.Join(dir, "theirs.txt")); got != fmt.Sprintf("%d:%d", idmapOwnerUID, idmapOwnerGID) {
 		t.Errorf("another user's file is owned by %s on the host", got)
