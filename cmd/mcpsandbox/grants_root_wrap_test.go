@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,6 +70,12 @@ func fakeRegistry(t *testing.T, name, version string, files map[string]string) s
 // comes from a registry on loopback: a stand-in of the same name, since
 // the real one's dependencies would need the public registry.
 func TestWrapWrapsRootsGrantOfItsOwnDirectory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: prepare runs npm")
+	}
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Skip("no npx on PATH")
+	}
 	requireConfinement(t)
 	if os.Geteuid() != 0 {
 		t.Skip("lending root's directories is for mcpsandbox run as root")
