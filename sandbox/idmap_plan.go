@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
@@ -48,15 +49,15 @@ func planBindOwners(cfg *initConfig, setIDRefused bool, log *slog.Logger) error 
 }
 
 // planOwner is the mapping of the grant b open at fd, or why there is none
-// (nil, nil: none is needed).
+// (nil, nil: none is needed). An owner is shown as the server only where
+// the server cannot make set-ID files: the owner's (root's, for a
+// root-owned grant) would run as the owner for every local user.
 func planOwner(fd int, b initstage.Bind, st *unix.Stat_t, cfg *initConfig, setIDRefused bool) (*initstage.IDMap, error) {
-	if st.Uid == 0 {
-		if !rootNeedsLending(b, st, cfg) {
-			return nil, nil
-		}
-		if !setIDRefused {
-			return nil, errors.New(rootLendingNeedsSeccomp)
-		}
+	if st.Uid == 0 && !rootNeedsLending(b, st, cfg) {
+		return nil, nil
+	}
+	if !setIDRefused {
+		return nil, errors.New(lendingNeedsSeccomp(st.Uid))
 	}
 	if err := probeIDMap(fd); err != nil {
 		return nil, err
@@ -66,4 +67,14 @@ func planOwner(fd int, b initstage.Bind, st *unix.Stat_t, cfg *initConfig, setID
 
 func isDynamicID(id uint32) bool {
 	return id >= DynamicIDFirst && id-DynamicIDFirst < DynamicIDCount
+}
+
+// lendingNeedsSeccomp says why the owner uid of a grant is not shown as
+// the server under a seccomp filter that lets set-ID modes through.
+func lendingNeedsSeccomp(owner uint32) string {
+	program := fmt.Sprintf("a set-user-ID program of uid %d", owner)
+	if owner == 0 {
+		program = "a set-user-ID root program"
+	}
+	return "an owner's files are shown to a server as its own only under the default seccomp profile, enforcing ({Seccomp} default, without {SeccompLog}), which refuses set-ID modes: under this one the server could leave " + program + " on the host"
 }

@@ -13,10 +13,11 @@ import (
 // host as root's, with the directory's group. Lending is safe only because
 // the server cannot use what it would own:
 //   - set-ID modes: seccomp refuses every call that would set S_ISUID or
-//     S_ISGID (seccomp/modes.go), so root's ownership is lent only under
-//     the default profile, enforcing; a write clears the bits the kernel's
-//     way (the server has no CAP_FSETID), and a read-write grant that holds
-//     set-ID files already is refused (grants_setid.go);
+//     S_ISGID (seccomp/modes.go), so no owner, root least, is lent but
+//     under the default profile, enforcing (planOwner); a write clears the
+//     bits the kernel's way (the server has no CAP_FSETID), and a
+//     read-write grant that holds set-ID files already is refused
+//     (grants_setid.go);
 //   - file capabilities and trusted xattrs need capabilities it lacks;
 //   - the mount is nosuid and nodev, and read-only for --ro;
 //   - other owners' files in the grant stay unmapped: readable by their
@@ -29,10 +30,6 @@ import (
 // it asks (a world-readable --ro /usr/share/dict, a 1777 --rw scratch
 // directory) is bound as it is, so root-only files beneath it (--ro /etc
 // holds /etc/shadow) stay closed to the server.
-
-// rootLendingNeedsSeccomp is why root's ownership is not lent under a
-// seccomp profile that lets set-ID modes through.
-const rootLendingNeedsSeccomp = "root's ownership is lent to a server only under the default seccomp profile, enforcing ({Seccomp} default, without {SeccompLog}), which refuses set-ID modes: under this one the server could leave a set-user-ID root program on the host"
 
 // rootNeedsLending reports whether the root-owned grant b (stat st) would
 // be refused to the server's uid without root's ownership.

@@ -141,10 +141,10 @@ func TestIDMapRootOwnedReadOnlyGrantStaysReadOnly(t *testing.T) {
 	}
 }
 
-// Root's ownership is never lent where the server could make a set-ID
-// file: under a seccomp filter that only logs, the grant is refused, and
-// the refusal says why and what to do.
-func TestIDMapRootOwnedGrantNeedsTheDefaultSeccomp(t *testing.T) {
+// No owner, root least, is shown as the server where it could make a
+// set-ID file: under a seccomp filter that only logs, the grant is
+// refused, and the refusal says why and what to do.
+func TestIDMapOwnersNeedTheDefaultSeccomp(t *testing.T) {
 	idmapRequireRoot(t)
 	dir := idmapRootDir(t, "notes", 0o755)
 	spec := sbxSpec()
@@ -154,6 +154,14 @@ func TestIDMapRootOwnedGrantNeedsTheDefaultSeccomp(t *testing.T) {
 	for _, want := range []string{"owned by 0:0 with mode 755", "may not read and write it", "default seccomp profile", "set-user-ID root program", "chmod"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the refusal lacks %q: %s", want, msg)
+		}
+	}
+	users := idmapUserDir(t, "users", 0o700)
+	spec.ReadWrite = []string{users}
+	msg = idmapRefusal(t, spec, "ReadWrite", users)
+	for _, want := range []string{fmt.Sprintf("owned by %d:%d with mode 700", idmapOwnerUID, idmapOwnerGID), "default seccomp profile", fmt.Sprintf("set-user-ID program of uid %d", idmapOwnerUID)} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal of a user's grant lacks %q: %s", want, msg)
 		}
 	}
 }
