@@ -79,7 +79,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if err := prepareStateDirFor(cfg); err != nil {
 		return fail(err)
 	}
-	if err := planBindOwners(cfg, log); err != nil {
+	if err := planBindOwners(cfg, spec.Seccomp == "default" && !spec.SeccompLog, log); err != nil {
 		return fail(err)
 	}
 	// The init stage gets its own copy of the ruleset when it starts.

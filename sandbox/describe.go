@@ -45,7 +45,7 @@ type Mount struct {
 	Path     string
 	Writable bool
 	Kind     MountKind
-	What     string // for System mounts and tmpfs: what is there
+	What     string // for System mounts and tmpfs: what is there; for a grant: whose files it shows as the server's, if idmapped
 }
 
 // MountKind tells the sandbox's own mounts from what a Spec grants.
@@ -101,6 +101,7 @@ func Describe(spec Spec) Description {
 		cfg.Exe, cfg.ExeBind = exe, !exeVisible(exe, cfg.Binds)
 	}
 	d.Mounts = describeMounts(cfg)
+	describeGrantOwners(spec, cfg, &d)
 	d.SocketSearchCut = cfg.SocketSearchCut
 	d.Home, d.WorkDir, d.Env = sandboxHome, cfg.Dir, cfg.Env
 	d.WorkDirEmpty = !workDirGranted(cfg)

@@ -124,7 +124,7 @@ func Doctor() Report {
 	r := Report{Kernel: kernelRelease(), Root: os.Geteuid() == 0}
 	r.Checks = append(r.Checks, checkKernelAPIs()...)
 	r.Checks = append(r.Checks, checkNamespaces(r.Root), checkUserNamespaces(r.Root))
-	r.Checks = append(r.Checks, checkServerIdentity(r.Root), checkGrantLocks(), checkGrantSockets(), checkHostInformation())
+	r.Checks = append(r.Checks, checkServerIdentity(r.Root), checkGrantLocks(), checkGrantSockets(), checkRootGrants(r.Root), checkHostInformation())
 	r.Checks = append(r.Checks, checkSeccomp(), checkLandlock(), checkUserBudgets(r.Root))
 	r.Cgroups = cgroups.Info()
 	r.Checks = append(r.Checks, checkCgroups(r.Cgroups), checkCPUWeight(r.Cgroups))

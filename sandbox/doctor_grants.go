@@ -1,6 +1,11 @@
 package sandbox
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
 
 // checkGrantLocks states a limit no setting lifts: locks need only a
 // readable descriptor (flock; an fcntl read lock), so a server can lock any
@@ -23,4 +28,42 @@ func checkGrantSockets() Check {
 			"a socket a host program makes in a grant after the start can be connected to: Landlock's scopes (ABI 6) cover abstract sockets and signals, not sockets at paths",
 			socketSearchLimit, socketSearchDepth),
 		Fix: "grant directories host programs make no sockets in, or restart the server once one appears (the next start masks it)"}
+}
+
+// checkRootGrants says what becomes of a root-owned grant as root
+// (idmap_root.go), and whether a directory made in the temporary directory
+// takes the idmapped mount that lending needs (a fresh directory: a
+// directory with submounts is idmapped only if every one of them can be).
+func checkRootGrants(root bool) Check {
+	c := Check{Part: "root-owned grants", OK: true}
+	if !root {
+		c.Detail = "servers run as you: a grant is used with your permissions"
+		return c
+	}
+	c.Detail = "a root-owned grant the server's uid could not use as it stands is idmapped: root is shown as the server and what it writes lands as root's " +
+		"(set-ID modes refused; lent only under {Seccomp} default without {SeccompLog}); one it can use as it stands keeps root's files closed"
+	where, fs, err := probeIDMapIn(os.TempDir())
+	if err != nil {
+		c.OK = false
+		c.Detail += "; here " + where + " cannot be idmapped: " + err.Error()
+		c.Fix = "grant directories on a file system with idmapped mounts (ext4, xfs, btrfs; tmpfs on Linux 6.3+), or chown them to the user the server should act as"
+		return c
+	}
+	c.Detail += "; here " + where + " (" + fs + ") takes idmapped mounts"
+	return c
+}
+
+// probeIDMapIn probes a fresh directory made in parent, and removes it.
+func probeIDMapIn(parent string) (where, fs string, err error) {
+	dir, err := os.MkdirTemp(parent, "mcpsandbox-doctor-")
+	if err != nil {
+		return parent, "", err
+	}
+	defer os.Remove(dir)
+	fd, err := openNoSymlinks(unix.AT_FDCWD, dir, 0)
+	if err != nil {
+		return parent, "", err
+	}
+	defer unix.Close(fd)
+	return parent, fsName(fd), probeIDMap(fd)
 }

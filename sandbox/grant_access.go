@@ -15,12 +15,13 @@ import (
 // A grant the server cannot use is refused before it starts: otherwise the
 // server only meets EACCES, and the host sees a tool failing for no reason
 // it is told. A --ro grant must be readable (and searchable, a directory),
-// a --rw one writable as well. An idmapped --rw grant whose group is root
-// counts as unwritable: gid 0 is never mapped, and the kernel refuses
-// writes through an idmapped mount to inodes it cannot map, so not one
-// file could be made in it; that the server could still read it does not
-// make it the read-write grant asked for, and the fix (chgrp, or --ro) is
-// one command.
+// a --rw one writable as well. An idmapped --rw grant of a user's whose
+// group is root counts as unwritable: a user's grant never maps gid 0, and
+// the kernel refuses writes through an idmapped mount to inodes it cannot
+// map, so not one file could be made in it; that the server could still
+// read it does not make it the read-write grant asked for, and the fix
+// (chgrp, or --ro) is one command. A root-owned grant lent to the server
+// maps its group too (idmap_root.go).
 //
 // As root the check reads the mode bits as the kernel would for the
 // server's uid and gid (it has no supplementary groups); an ACL may allow
@@ -52,7 +53,7 @@ func accessVerb(b initstage.Bind) string {
 // why its owner could not be mapped, if that was tried.
 func checkGrantAccess(b initstage.Bind, st *unix.Stat_t, cfg *initConfig, noIDMap error, acl bool, log *slog.Logger) error {
 	owner := fmt.Sprintf("%d:%d", st.Uid, st.Gid)
-	if b.IDMap != nil && b.Writable && st.Gid == 0 {
+	if b.IDMap != nil && b.IDMap.UID != 0 && b.Writable && st.Gid == 0 {
 		return &field.Error{Field: b.Field(), Value: b.Path,
 			Problem: "its group is root (owner " + owner + "), which is never mapped to the server (uid " + strconv.FormatUint(uint64(cfg.UID), 10) + "): the kernel would refuse every write in it",
 			Fix:     fmt.Sprintf("chgrp it to the owner's group (chgrp %d %s), or grant it {ReadOnly}", st.Uid, b.Path)}
@@ -79,20 +80,28 @@ func checkGrantAccess(b initstage.Bind, st *unix.Stat_t, cfg *initConfig, noIDMa
 		log.Warn("sandbox: a grant's mode bits do not let the server's uid "+accessVerb(b)+" it; its ACL may", attrs...)
 		return nil
 	}
+	if b.IDMap != nil {
+		return &field.Error{Field: b.Field(), Value: b.Path,
+			Problem: fmt.Sprintf("is owned by %s with mode %s: it is shown to the server (uid %d) as its own, and its owner may not %s it", owner, mode, cfg.UID, accessVerb(b)),
+			Fix:     fmt.Sprintf("chmod u+%s %s", permLetters(need), b.Path)}
+	}
 	problem := fmt.Sprintf("is owned by %s with mode %s, and the server runs as uid %d, which may not %s it", owner, mode, cfg.UID, accessVerb(b))
-	switch {
-	case noIDMap != nil:
+	if noIDMap != nil {
 		problem += "; its owner cannot be shown as the server: " + noIDMap.Error()
-	case st.Uid == 0 && isDynamicID(cfg.UID):
-		problem += " (root-owned grants are never mapped to the server)"
 	}
-	fix := fmt.Sprintf("chmod it so uid %d may %s it, or run the server as a user who can ({User})", cfg.UID, accessVerb(b))
-	if isDynamicID(cfg.UID) && noIDMap == nil {
-		fix = "chown it to a user other than root (whose files are then shown to the server as its own), " + fix
-	} else {
-		fix = "chown or " + fix
-	}
+	fix := fmt.Sprintf("chown or chmod it so uid %d may %s it, or run the server as a user who can ({User})", cfg.UID, accessVerb(b))
 	return &field.Error{Field: b.Field(), Value: b.Path, Problem: problem, Fix: fix}
+}
+
+// permLetters writes need (r=4, w=2, x=1) as chmod's letters.
+func permLetters(need uint32) string {
+	var s string
+	for i, c := range "rwx" {
+		if need&(0o4>>i) != 0 {
+			s += string(c)
+		}
+	}
+	return s
 }
 
 // checkCallerAccess is the unprivileged check: the server is the caller.

@@ -17,10 +17,10 @@ import (
 // the host, so `--rw ~/notes` would be useless to it. An idmapped mount
 // (Linux 5.12+) shows the grant's owner as the server instead: inside the
 // mount the owner's files are the server's, and what the server creates
-// lands on disk as the owner's. Host uid and gid 0 are never mapped, or a
-// server could leave setuid-root files behind on the host; setuid-owner
-// files it cannot make either: the default seccomp profile refuses set-ID
-// modes (seccomp/modes.go).
+// lands on disk as the owner's. Set-ID files it cannot make: the default
+// seccomp profile refuses set-ID modes (seccomp/modes.go). A user's grant
+// never maps gid 0; root's own grants are lent on stricter terms
+// (idmap_root.go).
 //
 // Only the owner's uid and gid are mapped. The kernel refuses writes through
 // an idmapped mount to an inode whose uid or gid it cannot map, so files of

@@ -183,46 +183,12 @@ func idmapRefusal(t *testing.T, spec Spec, fieldName, path string) string {
 	return err.Error()
 }
 
-// A root-owned grant is never mapped: the server keeps its own uid there,
-// so a root-owned 0700 --rw grant is refused with what to do about it, and
-// a world-readable one is shown as root's.
-func TestIDMapRootOwnedGrantIsNotMapped(t *testing.T) {
-	idmapRequireRoot(t)
-	dir := filepath.Join(t.TempDir(), "rootdir")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	spec := sbxSpec()
-	spec.ReadWrite = []string{dir}
-	msg := idmapRefusal(t, spec, "ReadWrite", dir)
-	for _, want := range []string{"owned by 0:0 with mode 700", "the server runs as uid 19", "may not read and write it", "root-owned grants are never mapped", "chown", "chmod", "(User)"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("the refusal lacks %q: %s", want, msg)
-		}
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	spec.ReadWrite, spec.ReadOnly = nil, []string{dir}
-	out, errOut, ex, _ := idmapShell(t, spec, fmt.Sprintf("stat -c 'owner %%u' %[1]s; grep ' %[1]s ' /proc/self/mountinfo", dir))
-	if ex.Failed() || !strings.Contains(out, "owner 0\n") || strings.Contains(out, "idmapped") {
-		t.Errorf("a root-owned 0755 --ro grant: %v, stdout %q stderr %q; want it shown as root's, not idmapped", ex, out, errOut)
-	}
-}
-
 // ramfs takes no idmapped mounts: the plain bind stays, and a grant the
 // server then cannot use is refused naming the file system and the
 // kernel's answer.
 func TestIDMapUnsupportedFileSystemFallsBack(t *testing.T) {
 	idmapRequireRoot(t)
-	dir := filepath.Join(t.TempDir(), "ramfs")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Mount("ramfs", dir, "ramfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700"); err != nil {
-		t.Skipf("cannot mount a ramfs to test with: %v", err)
-	}
-	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	dir := idmapRamfs(t)
 	if err := os.Chown(dir, idmapOwnerUID, idmapOwnerGID); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +213,22 @@ func TestIDMapUnsupportedFileSystemFallsBack(t *testing.T) {
 	}
 }
 
-// A grant whose group is root keeps that group unmapped: the kernel would
+// idmapRamfs mounts a root-owned 0700 ramfs, a file system that takes no
+// idmapped mounts, under a temporary directory.
+func idmapRamfs(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "ramfs")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("ramfs", dir, "ramfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700"); err != nil {
+		t.Skipf("cannot mount a ramfs to test with: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	return dir
+}
+
+// A user's grant whose group is root keeps that group unmapped: the kernel would
 // refuse every write in it, so --rw is refused with the chgrp that fixes
 // it, while --ro reads through the mapped owner.
 func TestIDMapRootGroupIsNotMapped(t *testing.T) {
@@ -294,7 +275,7 @@ func TestIDMapNotForANamedUser(t *testing.T) {
 func TestIDMapPlanLeavesUserNamespaceGrantsAlone(t *testing.T) {
 	dir := t.TempDir()
 	cfg := &initConfig{Config: initstage.Config{UID: 1, GID: 1, UserNS: true, Binds: []initstage.Bind{{Path: dir, Writable: true}}}}
-	planBindOwners(cfg, slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)))
+	planBindOwners(cfg, true, slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)))
 	if cfg.Binds[0].IDMap != nil {
 		t.Errorf("a user-namespace sandbox got an idmap %+v", cfg.Binds[0].IDMap)
 	}

@@ -36,7 +36,11 @@ func (e explanation) mountLines() []string {
 		case sandbox.Masked:
 			grants = append(grants, fmt.Sprintf("%-5s %s  (a unix socket in a grant: masked, connecting is refused)", "mask", quoteArg(m.Path)))
 		default:
-			grants = append(grants, fmt.Sprintf("%-5s %s  %s", mode, quoteArg(m.Path), e.grantReason(m)))
+			line := fmt.Sprintf("%-5s %s  %s", mode, quoteArg(m.Path), e.grantReason(m))
+			if m.What != "" {
+				line += " — " + m.What // whose files the server is shown as its own
+			}
+			grants = append(grants, line)
 		}
 	}
 	if len(grants) == 0 {

@@ -204,14 +204,19 @@ func TestRunServerThatCannotBeConfinedAnswersEachRequest(t *testing.T) {
 // the host is told which grant, why and the fix, in the flags it used.
 func TestRunGrantTheServerCannotUseIsRefusedToTheHost(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("a root-owned grant the server cannot use needs mcpsandbox to run as root")
+		t.Skip("a user's grant shown to the server as its own needs mcpsandbox to run as root")
 	}
-	dir := filepath.Join(t.TempDir(), "root-only")
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	// A user's directory its owner may not write either: idmapped, the
+	// server is that owner, and --rw is still of no use.
+	dir := filepath.Join(t.TempDir(), "read-only-to-its-owner")
+	if err := os.Mkdir(dir, 0o500); err != nil {
 		t.Fatal(err)
 	}
-	runUnstartable(t, []string{"--rw", dir}, dir, "--rw "+dir, "owned by 0:0 with mode 700", "may not read and write it",
-		"chown it to a user other than root", "chmod it", "run the server as a user who can (--user)")
+	if err := os.Chown(dir, 4242, 4242); err != nil {
+		t.Fatal(err)
+	}
+	runUnstartable(t, []string{"--rw", dir}, dir, "--rw "+dir, "owned by 4242:4242 with mode 500", "shown to the server", "its owner may not read and write it",
+		"chmod u+rwx "+dir)
 }
 
 // runUnstartable runs the example server under flags that keep it from

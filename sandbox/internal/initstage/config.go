@@ -65,8 +65,8 @@ func (b Bind) Field() string {
 
 // IDMap is the owner a grant is mapped from.
 type IDMap struct {
-	UID uint32 // the owner's uid on disk; never 0
-	GID uint32 // the owner's gid on disk; 0 is not mapped (see init_idmap.c)
+	UID uint32 // the owner's uid on disk; 0 when root's ownership is lent
+	GID uint32 // the owner's gid on disk; 0 is mapped only with UID 0 (see init_idmap.c)
 }
 
 // CgroupDir is one directory of the server's cgroup and its place inside.

@@ -35,16 +35,14 @@ static int write_map(const char *proc, const char *file, const char *text) {
 }
 
 // idmap_userns returns a user namespace descriptor mapping owner_uid to
-// server_uid and owner_gid to server_gid; -1 with errno. When the owner's
+// server_uid and owner_gid to server_gid; -1 with errno. When a user's
 // group is root it stays unmapped (the grant is then read-only in effect,
-// see warnRootGroup) and the server's own gid maps to itself, so the server
-// still has a mapped fsgid: without one the kernel refuses every creation
-// with EOVERFLOW.
+// see grant_access.go) and the server's own gid maps to itself, so the
+// server still has a mapped fsgid: without one the kernel refuses every
+// creation with EOVERFLOW. A root-owned grant (owner_uid 0) maps its group,
+// root's too: the supervisor lends root's ownership only under a seccomp
+// filter that refuses set-ID modes (idmap_root.go).
 int idmap_userns(uint32_t owner_uid, uint32_t owner_gid, uint32_t server_uid, uint32_t server_gid) {
-	if (owner_uid == 0) {
-		errno = EPERM; // never map host root
-		return -1;
-	}
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
@@ -79,7 +77,7 @@ int idmap_userns(uint32_t owner_uid, uint32_t owner_gid, uint32_t server_uid, ui
 		char proc[48], uid_map[64], gid_map[64];
 		snprintf(proc, sizeof proc, "/proc/%s", self);
 		snprintf(uid_map, sizeof uid_map, "%u %u 1\n", owner_uid, server_uid);
-		snprintf(gid_map, sizeof gid_map, "%u %u 1\n", owner_gid ? owner_gid : server_gid, server_gid);
+		snprintf(gid_map, sizeof gid_map, "%u %u 1\n", owner_gid || owner_uid == 0 ? owner_gid : server_gid, server_gid);
 		char ns[64];
 		snprintf(ns, sizeof ns, "%s/ns/user", proc);
 		if (write_map(proc, "uid_map", uid_map) == 0 && write_map(proc, "gid_map", gid_map) == 0)
