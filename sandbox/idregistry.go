@@ -108,14 +108,27 @@ func registryOwner(p string) (string, error) {
 // It is durable before the server runs as the id: a crash must not forget
 // an id that may own files.
 func claimID(p, content string) error {
-	var r [8]byte
-	rand.Read(r[:])
-	tmp := filepath.Join(filepath.Dir(p), ".new-"+hex.EncodeToString(r[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	tmp, err := writeAside(filepath.Dir(p), content)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
+	if err := os.Link(tmp, p); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(p))
+}
+
+// writeAside writes content durably to a new file in dir, for an entry
+// to be put in place whole.
+func writeAside(dir, content string) (string, error) {
+	var r [8]byte
+	rand.Read(r[:])
+	tmp := filepath.Join(dir, ".new-"+hex.EncodeToString(r[:]))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
 	_, err = f.WriteString(content)
 	if err == nil {
 		err = f.Sync()
@@ -124,12 +137,10 @@ func claimID(p, content string) error {
 		err = cerr
 	}
 	if err != nil {
-		return err
+		os.Remove(tmp)
+		return "", err
 	}
-	if err := os.Link(tmp, p); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(p))
+	return tmp, nil
 }
 
 func syncDir(dir string) error {
