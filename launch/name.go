@@ -116,19 +116,19 @@ func interpreterIdentity(cmd []string, fam string, ln line, h Host, project stri
 		return identity{name: ln.module, state: tagged("pymod", ln.module, ln.module), why: "the Python module " + ln.module + " (python -m)"}
 	case ln.script != "":
 		name := scriptName(ln.script)
-		where, what := project, "the project "
-		if where == "" {
-			where, what = absPath(h.WorkDir, ln.script), "the script "
+		if project == "" {
+			script := absPath(h.WorkDir, ln.script)
+			return identity{name: name, state: tagged(kind, name, script), why: "the script " + script}
 		}
-		return identity{name: name, state: tagged(kind, name, where), why: what + where + " of the script " + ln.script}
+		return identity{name: name, state: tagged(kind, name, project), why: "the project " + project + " of the script " + ln.script}
 	}
-	return wholeLine(cmd, kind, filepath.Base(cmd[0])+" runs code given on its line")
+	return wholeLine(cmd, kind, filepath.Base(cmd[0])+" runs code given on it")
 }
 
 // wholeLine: a line that names no package or script is known by all of it.
 func wholeLine(cmd []string, kind, why string) identity {
 	name := filepath.Base(cmd[0])
-	return identity{name: name, state: tagged(kind, name, strings.Join(cmd[1:], "\x00")), why: why + ": the whole line"}
+	return identity{name: name, state: tagged(kind, name, strings.Join(cmd[1:], "\x00")), why: "the whole line (" + why + ")"}
 }
 
 // maxStateName keeps a state name well within a path element's 255 bytes.
