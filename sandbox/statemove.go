@@ -67,24 +67,6 @@ func moveUID(id uint32, from, to serverKey, label string) error {
 	return replaceEntry(p, to.String()+"\n"+label+"\n")
 }
 
-// recordedUID is the uid recorded for key, 0 if none.
-func recordedUID(key serverKey) (uint32, error) {
-	ents, err := os.ReadDir(idRegistry)
-	if err != nil {
-		return 0, err
-	}
-	for _, e := range ents {
-		id, err := strconv.ParseUint(e.Name(), 10, 32)
-		if err != nil {
-			continue
-		}
-		if owner, err := registryOwner(filepath.Join(idRegistry, e.Name())); err == nil && owner == key.String() {
-			return uint32(id), nil
-		}
-	}
-	return 0, nil
-}
-
 // replaceEntry writes content over the registry entry p, whole: written
 // aside and renamed into place, durable before the directory moves.
 func replaceEntry(p, content string) error {
