@@ -18,7 +18,7 @@ type Launch struct {
 	// NameWhy says which part of the launch line names the server and its
 	// state directory (name.go), for policy explain.
 	NameWhy string
-	Choice  Choice   // the built-in that fits, for when no policy is given
+	Choice  Choice // the built-in that fits, for when no policy is given
 	Runtime Runtime
 	// RuntimeErr says why the program, found, could not be resolved (a
 	// version manager's shim that names no interpreter): Command then

@@ -15,6 +15,14 @@ import (
 // rewrite the packages the other runs; the same package at another
 // version, or with other arguments, keeps its state (and prepare's cache,
 // which prepare fills from the same line).
+//
+// A state name is KIND+REST: npm+@scope+name (npm+a,b for several
+// packages), pypi+name, pymod+module, or KIND+LABEL+HASH where a label
+// alone does not tell apart (scripts, programs, specs of no registry).
+// Each kind's REST is one per identity, and the kind comes first, so no
+// two identities share one; and none is a name mcpsandbox gave before
+// (formername.go: never a +), so a former state directory is only ever
+// moved, never taken over by another server.
 type identity struct {
 	name  string
 	state string // a single path element; one per identity (stateKind)
@@ -69,7 +77,7 @@ func npxIdentity(cmd []string, ln line) identity {
 	for i, n := range names {
 		state[i] = npmStateName(n)
 	}
-	id := identity{name: strings.Join(names, "+"), state: strings.Join(state, ","),
+	id := identity{name: strings.Join(names, "+"), state: "npm+" + strings.Join(state, ","),
 		why: "the npm package " + strings.Join(names, ", ") + " of npx (its version and the server's arguments do not count)"}
 	if len(id.state) > maxStateName {
 		id.state = tagged("npx", names[0], strings.Join(names, "\x00"))
@@ -77,14 +85,10 @@ func npxIdentity(cmd []string, ln line) identity {
 	return id
 }
 
-// npmStateName is an npm package's state name: the name itself, or
-// @scope+name for a scoped one (npm names hold no +, and only a scoped one
-// begins with @). A name no other kind could take is tagged: ids, the uid
-// registry's directory.
+// npmStateName is an npm package's part of a state name: the name, with
+// a scoped one's / made + (@scope+name: npm names hold no +, and only a
+// scoped one begins with @).
 func npmStateName(pkg string) string {
-	if pkg == "ids" || pkg == "server" {
-		return "npm+" + pkg
-	}
 	return strings.Replace(pkg, "/", "+", 1)
 }
 

@@ -86,6 +86,9 @@ func TestStateDirsTellServersApart(t *testing.T) {
 		if el := filepath.Base(l.StateDir); strings.ContainsAny(el, "/: \\\x00") || strings.HasPrefix(el, ".") || el == "ids" {
 			t.Errorf("%q: state directory name %q is no harmless path element", cmd, el)
 		}
+		if !strings.Contains(filepath.Base(l.StateDir), "+") {
+			t.Errorf("%q: state directory %s could be a former one (those hold no +), another server's", cmd, l.StateDir)
+		}
 		if other, ok := seen[l.StateDir]; ok {
 			t.Errorf("%q and %q share the state directory %s", other, cmd, l.StateDir)
 		}
@@ -95,9 +98,9 @@ func TestStateDirsTellServersApart(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		"@playwright/mcp@latest": "/var/lib/mcpsandbox/@playwright+mcp",
-		"@scope/name":            "/var/lib/mcpsandbox/@scope+name",
-		"scope-name":             "/var/lib/mcpsandbox/scope-name",
+		"@playwright/mcp@latest": "/var/lib/mcpsandbox/npm+@playwright+mcp",
+		"@scope/name":            "/var/lib/mcpsandbox/npm+@scope+name",
+		"scope-name":             "/var/lib/mcpsandbox/npm+scope-name",
 	}
 	for pkg, dir := range want {
 		if got := Read([]string{"npx", "-y", pkg}, nil, h).StateDir; got != dir {

@@ -20,12 +20,12 @@ func TestStateDir(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{mem, root, nil, "/var/lib/mcpsandbox/@modelcontextprotocol+server-memory"},
-		{mem, root, map[string]string{"XDG_STATE_HOME": "/xdg"}, "/var/lib/mcpsandbox/@modelcontextprotocol+server-memory"},
-		{mem, user, nil, "/home/u/.local/state/mcpsandbox/@modelcontextprotocol+server-memory"},
-		{mem, user, map[string]string{"XDG_STATE_HOME": "/xdg"}, "/xdg/mcpsandbox/@modelcontextprotocol+server-memory"},
+		{mem, root, nil, "/var/lib/mcpsandbox/npm+@modelcontextprotocol+server-memory"},
+		{mem, root, map[string]string{"XDG_STATE_HOME": "/xdg"}, "/var/lib/mcpsandbox/npm+@modelcontextprotocol+server-memory"},
+		{mem, user, nil, "/home/u/.local/state/mcpsandbox/npm+@modelcontextprotocol+server-memory"},
+		{mem, user, map[string]string{"XDG_STATE_HOME": "/xdg"}, "/xdg/mcpsandbox/npm+@modelcontextprotocol+server-memory"},
 		// A relative XDG_STATE_HOME is to be ignored (the XDG spec).
-		{mem, user, map[string]string{"XDG_STATE_HOME": "rel/state"}, "/home/u/.local/state/mcpsandbox/@modelcontextprotocol+server-memory"},
+		{mem, user, map[string]string{"XDG_STATE_HOME": "rel/state"}, "/home/u/.local/state/mcpsandbox/npm+@modelcontextprotocol+server-memory"},
 		// No home and no XDG_STATE_HOME: nowhere, not a relative path.
 		{mem, Host{WorkDir: "/w"}, nil, ""},
 		// What no grammar names is labelled, and told apart by a hash.
