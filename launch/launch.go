@@ -15,10 +15,8 @@ type Launch struct {
 	Given   []string // the launch line as given
 	Command []string // what to start confined: the interpreter behind a shim put first
 	Name    string   // the server's name (logs, its cgroup, audit lines): the package, scope kept
-	// NameWhy says which part of the launch line names the server and its
-	// state directory (name.go), for policy explain.
-	NameWhy string
-	Choice  Choice // the built-in that fits, for when no policy is given
+	NameWhy string   // which part of the launch line names it and its state directory (name.go)
+	Choice  Choice   // the built-in that fits, for when no policy is given
 	Runtime Runtime
 	// RuntimeErr says why the program, found, could not be resolved (a
 	// version manager's shim that names no interpreter): Command then
