@@ -119,12 +119,23 @@ func interpreterIdentity(cmd []string, fam string, ln line, h Host, project stri
 		}
 		return identity{name: ln.module, state: tagged("pymod", ln.module, ln.module), why: "the Python module " + ln.module + " (python -m)"}
 	case ln.script != "":
-		name := scriptName(ln.script)
+		script := absPath(h.WorkDir, ln.script)
+		name, pkg := scriptName(ln.script), ""
+		if fam == "node" {
+			// Packages installed side by side share a project (the
+			// node_modules' directory): the package tells them apart.
+			if pkg = npmPackageOf(script); pkg != "" {
+				name = pkg
+			}
+		}
 		if project == "" {
-			script := absPath(h.WorkDir, ln.script)
 			return identity{name: name, state: tagged(kind, name, script), why: "the script " + script}
 		}
-		return identity{name: name, state: tagged(kind, name, project), why: "the project " + project + " of the script " + ln.script}
+		why := "the project " + project + " of the script " + ln.script
+		if pkg != "" {
+			why = "the npm package " + pkg + " in " + why
+		}
+		return identity{name: name, state: tagged(kind, name, project+"\x00"+pkg), why: why}
 	}
 	return wholeLine(cmd, kind, filepath.Base(cmd[0])+" runs code given on it")
 }

@@ -53,6 +53,11 @@ func TestStateDirsTellServersApart(t *testing.T) {
 		write(t, filepath.Join(dir, p, "package.json"), `{"name":"weather"}`, 0o644)
 		write(t, filepath.Join(dir, p, "dist/index.js"), "", 0o644)
 	}
+	// Two scoped packages installed side by side: one project.
+	for _, p := range []string{"@a/mcp", "@b/mcp"} {
+		write(t, filepath.Join(dir, "c/node_modules", p, "package.json"), `{"name":"`+p+`"}`, 0o644)
+		write(t, filepath.Join(dir, "c/node_modules", p, "dist/index.js"), "", 0o644)
+	}
 	lines := [][]string{
 		{"npx", "-y", "@playwright/mcp@latest"},
 		{"npx", "-y", "@stripe/mcp", "--tools=all"},
@@ -72,6 +77,8 @@ func TestStateDirsTellServersApart(t *testing.T) {
 		{"node", filepath.Join(dir, "a/weather/dist/index.js")},
 		{"node", filepath.Join(dir, "b/weather/dist/index.js")},
 		{"python3", filepath.Join(dir, "a/weather/dist/index.js")},
+		{"node", filepath.Join(dir, "c/node_modules/@a/mcp/dist/index.js")},
+		{"node", filepath.Join(dir, "c/node_modules/@b/mcp/dist/index.js")},
 		{"/opt/a/mcp"},
 		{"/opt/b/mcp"},
 		{"node", "-e", "a()"},
