@@ -50,6 +50,7 @@ func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor
 		Name:          s.name,
 		Policy:        s.res.Policy,
 		StateDir:      s.res.StateDir(),
+		FormerState:   s.res.FormerState(),
 		HostIn:        in,
 		HostOut:       out,
 		Log:           s.d.log.With("instance", inst.id),

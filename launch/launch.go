@@ -14,7 +14,8 @@ import (
 type Launch struct {
 	Given   []string // the launch line as given
 	Command []string // what to start confined: the interpreter behind a shim put first
-	Name    string   // the server's name (logs, its cgroup, its state directory)
+	Name    string   // the server's name (logs, its cgroup, audit lines): the package, scope kept
+	NameWhy string   // which part of the launch line names it and its state directory (name.go)
 	Choice  Choice   // the built-in that fits, for when no policy is given
 	Runtime Runtime
 	// RuntimeErr says why the program, found, could not be resolved (a
@@ -27,23 +28,26 @@ type Launch struct {
 	argPaths   []string
 	argErr     error
 	home       string
-	line       line // what parseLine read of Given
+	line       line   // what parseLine read of Given
+	family     string // the program's family (npx, uvx, node, python3, or its name)
+	formerDir  string // where an earlier mcpsandbox kept the state (former.go)
 }
 
 // Read reads cmd on host h; matches are the built-ins' match sections.
 // A program that cannot be found is not an error here: the start reports
 // it as it always has.
 func Read(cmd []string, matches []policy.Match, h Host) Launch {
-	l := Launch{Given: slices.Clone(cmd), Command: slices.Clone(cmd), Name: serverName(cmd, line{}), home: h.Home}
-	l.StateDir = stateDir(l.Name, h)
+	l := Launch{Given: slices.Clone(cmd), Command: slices.Clone(cmd), home: h.Home}
 	if len(cmd) == 0 {
+		id := identify(cmd, "", line{}, h, Runtime{}, "")
+		l.Name, l.NameWhy, l.StateDir = id.name, id.why, stateDir(id.state, h)
 		// No launch line (policy check): the variables it does not set.
 		l.Choice = Choose(cmd, matches, h)
 		l.Vars = policy.Vars{Home: h.Home, WorkDir: h.WorkDir, State: l.StateDir, NoArgs: true}
 		return l
 	}
 	fam, ln := parseLine(cmd)
-	l.Choice, l.line, l.Name = choose(cmd, fam, ln, matches, h), ln, serverName(cmd, ln)
+	l.Choice, l.line, l.family = choose(cmd, fam, ln, matches, h), ln, fam
 	rt, err := resolveRuntime(cmd[0], h)
 	switch {
 	case err == nil:
@@ -57,7 +61,9 @@ func Read(cmd []string, matches []policy.Match, h Host) Launch {
 	if ln.script != "" {
 		l.Project = projectOf(absPath(h.WorkDir, ln.script), fam, h)
 	}
-	l.StateDir = stateDir(l.Name, h)
+	id := identify(cmd, fam, ln, h, l.Runtime, l.Project)
+	l.Name, l.NameWhy, l.StateDir = id.name, id.why, stateDir(id.state, h)
+	l.formerDir = stateDir(formerStateName(cmd, ln), h)
 	own := serverArgs(cmd, ln)
 	l.argPaths, l.argErr = argPaths(own, h)
 	l.Vars = policy.Vars{Home: h.Home, WorkDir: h.WorkDir, Args: slices.Clone(cmd[1:]), ServerArgs: slices.Clone(own), State: l.StateDir, Project: l.Project}

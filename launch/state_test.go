@@ -20,18 +20,20 @@ func TestStateDir(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{mem, root, nil, "/var/lib/mcpsandbox/server-memory"},
-		{mem, root, map[string]string{"XDG_STATE_HOME": "/xdg"}, "/var/lib/mcpsandbox/server-memory"},
-		{mem, user, nil, "/home/u/.local/state/mcpsandbox/server-memory"},
-		{mem, user, map[string]string{"XDG_STATE_HOME": "/xdg"}, "/xdg/mcpsandbox/server-memory"},
+		{mem, root, nil, "/var/lib/mcpsandbox/npm+@modelcontextprotocol+server-memory"},
+		{mem, root, map[string]string{"XDG_STATE_HOME": "/xdg"}, "/var/lib/mcpsandbox/npm+@modelcontextprotocol+server-memory"},
+		{mem, user, nil, "/home/u/.local/state/mcpsandbox/npm+@modelcontextprotocol+server-memory"},
+		{mem, user, map[string]string{"XDG_STATE_HOME": "/xdg"}, "/xdg/mcpsandbox/npm+@modelcontextprotocol+server-memory"},
 		// A relative XDG_STATE_HOME is to be ignored (the XDG spec).
-		{mem, user, map[string]string{"XDG_STATE_HOME": "rel/state"}, "/home/u/.local/state/mcpsandbox/server-memory"},
+		{mem, user, map[string]string{"XDG_STATE_HOME": "rel/state"}, "/home/u/.local/state/mcpsandbox/npm+@modelcontextprotocol+server-memory"},
 		// No home and no XDG_STATE_HOME: nowhere, not a relative path.
 		{mem, Host{WorkDir: "/w"}, nil, ""},
-		{[]string{"./ids"}, root, nil, "/var/lib/mcpsandbox/server-ids"},
-		{[]string{"python3", "-m", "a/../b c"}, root, nil, "/var/lib/mcpsandbox/a_.._b_c"},
-		{[]string{"python3", "-m", ".."}, root, nil, "/var/lib/mcpsandbox/server-.."},
-		{[]string{"python3", "-m", "é"}, root, nil, "/var/lib/mcpsandbox/_"},
+		// What no grammar names is labelled, and told apart by a hash.
+		{[]string{"/opt/ids"}, root, nil, "/var/lib/mcpsandbox/bin+ids+8cb525dd5edb78a6"},
+		{[]string{"npx", "-y", "ids"}, root, nil, "/var/lib/mcpsandbox/npm+ids"},
+		{[]string{"python3", "-m", "a/../b c"}, root, nil, "/var/lib/mcpsandbox/pymod+a_.._b_c+96f17eac62f33dd5"},
+		{[]string{"python3", "-m", ".."}, root, nil, "/var/lib/mcpsandbox/pymod+server+0b6f2dd5dba2cd15"},
+		{[]string{"python3", "-m", "é"}, root, nil, "/var/lib/mcpsandbox/pymod+_+c0a9b7831205446a"},
 	} {
 		h := c.h
 		if c.env != nil {

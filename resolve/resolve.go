@@ -145,6 +145,16 @@ func (r Resolution) StateDir() string {
 	return r.Launch.StateDir
 }
 
+// FormerState is the state directory an earlier mcpsandbox gave the
+// server under a name others shared, when its policy turns the state
+// directory on and it has none of its own yet (launch.Former).
+func (r Resolution) FormerState() launch.Former {
+	if r.StateDir() == "" {
+		return launch.Former{}
+	}
+	return r.Launch.FormerState()
+}
+
 // refError names the policy reference in an error of reading it.
 func refError(ref string, err error) error {
 	return &field.Error{Field: PolicyField, Value: ref, Err: err}

@@ -46,7 +46,7 @@ func TestResolveForTheHostGiven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	state := filepath.Join(h.Home, "state", "mcpsandbox", "some-mcp-server")
+	state := filepath.Join(h.Home, "state", "mcpsandbox", "npm+some-mcp-server")
 	if r.StateDir() != state || !slices.Contains(r.Policy.Env, "DATA="+state+"/data") {
 		t.Errorf("state dir %q, env %q; want %s, from the host's XDG_STATE_HOME", r.StateDir(), r.Policy.Env, state)
 	}

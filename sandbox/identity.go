@@ -103,13 +103,22 @@ func identityKey(cfg *initConfig, spec Spec) serverKey {
 		}
 	}
 	if id.StateDir != "" {
-		id = identity{Version: identityVersion, StateDir: id.StateDir}
+		return stateDirKey(id.StateDir)
 	}
 	if id.Seccomp != "default" && id.Seccomp != "" {
 		if abs, err := filepath.Abs(id.Seccomp); err == nil {
 			id.Seccomp = abs
 		}
 	}
+	return keyOf(id)
+}
+
+// stateDirKey is the key of the server of the state directory path.
+func stateDirKey(path string) serverKey {
+	return keyOf(identity{Version: identityVersion, StateDir: path})
+}
+
+func keyOf(id identity) serverKey {
 	b, err := json.Marshal(id)
 	if err != nil {
 		panic("sandbox: encoding a server identity: " + err.Error()) // strings and bools only

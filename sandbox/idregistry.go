@@ -20,7 +20,9 @@ import (
 // server it was given to: one file per id, named by the id, holding the
 // key's hex digest and, on a second line, the server's label for people.
 // An id once recorded is never given to another key, across reboots too,
-// since files it owns may lie in grants other servers share. Instances of
+// since files it owns may lie in grants other servers share; only a state
+// directory moved to its new name takes its id along (MoveStateDir), the
+// entry then recording the new path's key. Instances of
 // one key running at once share its id. Entries are created whole (written
 // aside, then hard-linked into place), so a reader never sees half of one,
 // and anything unreadable counts as taken. Removing an entry frees the id:
@@ -38,10 +40,22 @@ func leaseDynamicID(key serverKey, label string) (uint32, error) {
 	}
 	want := key.String()
 	start := key.preferred()
+	searched := false
 	for i := uint32(0); i < DynamicIDCount; i++ {
 		id := DynamicIDFirst + (start+i)%DynamicIDCount
 		p := filepath.Join(idRegistry, strconv.FormatUint(uint64(id), 10))
 		owner, err := registryOwner(p)
+		if errors.Is(err, fs.ErrNotExist) && !searched {
+			// A key whose entry was moved (MoveStateDir) is not on the way
+			// from its preferred id: looked for once, before claiming.
+			searched = true
+			if moved, err := recordedUID(key); err != nil || moved != 0 {
+				if err != nil {
+					return 0, registryError(err)
+				}
+				return moved, nil
+			}
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			err = claimID(p, want+"\n"+label+"\n")
 			if err == nil {
@@ -108,14 +122,27 @@ func registryOwner(p string) (string, error) {
 // It is durable before the server runs as the id: a crash must not forget
 // an id that may own files.
 func claimID(p, content string) error {
-	var r [8]byte
-	rand.Read(r[:])
-	tmp := filepath.Join(filepath.Dir(p), ".new-"+hex.EncodeToString(r[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	tmp, err := writeAside(filepath.Dir(p), content)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
+	if err := os.Link(tmp, p); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(p))
+}
+
+// writeAside writes content durably to a new file in dir, for an entry
+// to be put in place whole.
+func writeAside(dir, content string) (string, error) {
+	var r [8]byte
+	rand.Read(r[:])
+	tmp := filepath.Join(dir, ".new-"+hex.EncodeToString(r[:]))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
 	_, err = f.WriteString(content)
 	if err == nil {
 		err = f.Sync()
@@ -124,12 +151,10 @@ func claimID(p, content string) error {
 		err = cerr
 	}
 	if err != nil {
-		return err
+		os.Remove(tmp)
+		return "", err
 	}
-	if err := os.Link(tmp, p); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(p))
+	return tmp, nil
 }
 
 func syncDir(dir string) error {
@@ -139,6 +164,24 @@ func syncDir(dir string) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// recordedUID is the uid recorded for key, 0 if none.
+func recordedUID(key serverKey) (uint32, error) {
+	ents, err := os.ReadDir(idRegistry)
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range ents {
+		id, err := strconv.ParseUint(e.Name(), 10, 32)
+		if err != nil {
+			continue
+		}
+		if owner, err := registryOwner(filepath.Join(idRegistry, e.Name())); err == nil && owner == key.String() {
+			return uint32(id), nil
+		}
+	}
+	return 0, nil
 }
 
 // registryCount is how many ids the registry records.

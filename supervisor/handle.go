@@ -59,6 +59,7 @@ func begin(ctx context.Context, opts Options, w *warmup) (*Session, Outcome, err
 	if opts.Name == "" && len(opts.Policy.Command) > 0 {
 		opts.Name = baseName(opts.Policy.Command[0])
 	}
+	opts.moveFormerState()
 	r := newRelay(opts)
 	p := opts.Policy
 	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Server: opts.Name, Log: r.log, Tap: opts.AuditTap})

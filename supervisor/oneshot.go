@@ -17,6 +17,7 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (sandbox.Exit, er
 		return sandbox.Exit{}, err
 	}
 	opts = opts.withDefaults()
+	opts.moveFormerState()
 	proxy, err := egressOf(opts.Policy, opts, nil)
 	if err != nil {
 		return sandbox.Exit{SetupErr: err}, err

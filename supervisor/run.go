@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 
@@ -50,6 +51,11 @@ type Options struct {
 	// what an --unconfined server inherits. Nil: nothing but its policy's
 	// Env. Confined servers never see it.
 	Environ []string
+	// FormerState is where an earlier mcpsandbox kept this server's state
+	// under a name other servers shared (resolve's FormerState): moved to
+	// StateDir before the first start when it is this server's, else
+	// left, the log saying which and why (statemove.go).
+	FormerState launch.Former
 }
 
 // spec is what the sandbox starts for o's server.

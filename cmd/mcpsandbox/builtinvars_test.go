@@ -93,7 +93,7 @@ func checkBuiltinFor(t *testing.T, name string, line []string) {
 			t.Errorf("grant or workdir %q: not an existing absolute path here (%v)", g, err)
 		}
 	}
-	if p.State && !strings.HasSuffix(r.StateDir(), "/"+r.Launch.Name) {
+	if p.State && !strings.Contains(filepath.Base(r.StateDir()), strings.Replace(r.Launch.Name, "/", "+", 1)) {
 		t.Errorf("state dir %q, want one named for the server %s", r.StateDir(), r.Launch.Name)
 	}
 }

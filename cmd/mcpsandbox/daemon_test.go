@@ -298,7 +298,7 @@ func undocumentedStatusKeys(t *testing.T, out string) {
 func TestReadmeDaemonRunsAsWritten(t *testing.T) {
 	frictionCase(t)
 	testenv.NPMServer(t, "server-filesystem") // the npm test tier: prepare needs the registry
-	cleanState(t, "server-filesystem")
+	cleanState(t, "npx", "-y", "@modelcontextprotocol/server-filesystem")
 	home, env := daemonHome(t)
 	writeTree(t, home, map[string]string{"notes/todo.txt": "in notes"})
 	own(t, filepath.Join(home, "notes"), 1000)

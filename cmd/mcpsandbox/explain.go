@@ -121,12 +121,17 @@ func (e explanation) problemLines() []string {
 }
 
 func (e explanation) serverLines() []string {
-	lines := []string{"name: " + e.r.Launch.Name}
+	lines := []string{"name: " + e.r.Launch.Name, "  from " + e.r.Launch.NameWhy}
 	dir := e.r.StateDir()
 	if dir == "" {
 		return append(lines, "state directory: off"+e.from("State"))
 	}
 	lines = append(lines, "state directory: "+dir+" (read-write, kept)")
+	if f := e.r.FormerState(); f.Move {
+		lines = append(lines, "  "+f.Dir+" moves there at the first start: "+f.Why)
+	} else if f.Dir != "" {
+		lines = append(lines, "  "+f.Dir+" (its former name) stays: "+f.Why)
+	}
 	var names []string
 	for _, kv := range e.p.Env {
 		if name, v, ok := strings.Cut(kv, "="); ok && strings.Contains(v, dir) {

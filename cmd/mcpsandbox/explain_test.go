@@ -384,3 +384,33 @@ func TestExplainRefusesWrongNetworkSettings(t *testing.T) {
 		}
 	}
 }
+
+// explain names the server as its package is named, scope kept, and says
+// where that name and the state directory come from, and what becomes of
+// a former state directory; it moves nothing.
+func TestExplainNamesTheServerAndItsStateDirectory(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv("MCPSANDBOX_STATE_DIR", base)
+	former := filepath.Join(base, "mcp")
+	if err := os.MkdirAll(filepath.Join(former, "npm", "_npx", "h0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(former, "npm", "_npx", "h0"), "package.json", `{"dependencies":{"@playwright/mcp":"^0.0.40"}}`)
+	e := explain(t, "--", "npx", "-y", "@playwright/mcp@latest", "--headless")
+	for _, want := range []string{
+		"name: @playwright/mcp",
+		"from the npm package @playwright/mcp of npx (its version and the server's arguments do not count)",
+		"state directory: " + filepath.Join(base, "npm+@playwright+mcp") + " (read-write, kept)",
+		former + " moves there at the first start: its package cache holds @playwright/mcp and nothing else's",
+	} {
+		if !slices.Contains(e["Server"], want) {
+			t.Errorf("the Server section lacks %q:\n%s", want, e.text("Server"))
+		}
+	}
+	if e = explain(t, "--", "npx", "-y", "@stripe/mcp"); !slices.Contains(e["Server"], former+" (its former name) stays: its npm cache holds packages of other servers too (@playwright/mcp), which shared it under that name; each now has its own, to prepare again") {
+		t.Errorf("the Server section of another server named mcp before does not say the former directory stays:\n%s", e.text("Server"))
+	}
+	if _, err := os.Stat(former); err != nil {
+		t.Errorf("explain moved the former state directory: %v", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
+	"github.com/mcpsandbox/mcpsandbox/launch"
 )
 
 // pyServer is a stand-in MCP server in Python's standard library alone
@@ -207,15 +208,16 @@ func rpcError(err error) (*jsonrpc.Error, bool) {
 	return we, errors.As(err, &we)
 }
 
-// cleanState removes a server's state directory (mcpsandbox runs as root
-// here, so it is /var/lib/mcpsandbox/NAME) now and when the test ends, so
-// that a test starts unprepared and leaves nothing behind.
-func cleanState(t *testing.T, name string) string {
+// cleanState removes the state directory of the server of the launch
+// line (mcpsandbox runs as root here, so it is /var/lib/mcpsandbox/NAME)
+// now and when the test ends, so that a test starts unprepared and leaves
+// nothing behind.
+func cleanState(t *testing.T, line ...string) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("the state directory's place is root's here (/var/lib/mcpsandbox)")
 	}
-	dir := filepath.Join("/var/lib/mcpsandbox", name)
+	dir := launch.Read(line, nil, launch.Host{Root: true}).StateDir
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}

@@ -129,7 +129,7 @@ const filesystemPkg = "@modelcontextprotocol/server-filesystem@2026.8.31"
 func TestFrictionNpxFilesystemPrepareThenOffline(t *testing.T) {
 	frictionCase(t)
 	testenv.NPMServer(t, "server-filesystem") // the npm test tier
-	cleanState(t, "server-filesystem")
+	cleanState(t, "npx", "-y", "@modelcontextprotocol/server-filesystem")
 	home, env := frictionHome(t)
 	dir := filepath.Join(home, "notes")
 	outside := filepath.Join(home, "private")
@@ -211,7 +211,7 @@ func TestFrictionMemoryKeepsItsGraphAcrossRuns(t *testing.T) {
 		{"node", []string{"node", installed}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cleanState(t, "server-memory")
+			cleanState(t, c.line...)
 			home, env := frictionHome(t)
 			if c.prepare {
 				if out, err := cliIn(t, home, env, append([]string{"prepare", "--"}, c.line...)...); err != nil {
@@ -250,7 +250,7 @@ func TestFrictionHelpExamplesRunAsWritten(t *testing.T) {
 	frictionCase(t)
 	testenv.NPMServer(t, "server-filesystem") // the npm test tier: these need the registry
 	for _, name := range []string{"server-filesystem", "server-github", "server-memory"} {
-		cleanState(t, name)
+		cleanState(t, "npx", "-y", "@modelcontextprotocol/"+name)
 	}
 	home, env := frictionHome(t)
 	env = append(env, "API_KEY=dummy", "GITHUB_PERSONAL_ACCESS_TOKEN=dummy")
@@ -351,7 +351,7 @@ func docsNotesYAML(t *testing.T) string {
 func TestFrictionReadmeHostConfigsRun(t *testing.T) {
 	frictionCase(t)
 	testenv.NPMServer(t, "server-filesystem") // the npm test tier: these need the registry
-	cleanState(t, "server-filesystem")
+	cleanState(t, "npx", "-y", "@modelcontextprotocol/server-filesystem")
 	home, env := frictionHome(t)
 	writeTree(t, home, map[string]string{"notes/todo.txt": "in notes"})
 	own(t, filepath.Join(home, "notes"), 1000)

@@ -35,6 +35,7 @@ func runCommand(args []string, std stdio) int {
 		Name:          r.Launch.Name,
 		Policy:        p,
 		StateDir:      r.StateDir(),
+		FormerState:   r.FormerState(),
 		HostIn:        std.In,
 		HostOut:       std.Out,
 		Log:           log,

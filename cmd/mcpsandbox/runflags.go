@@ -144,7 +144,7 @@ var runFlags = []runFlag{
 		"Grant the paths among the server's arguments that exist on the host: none, ro (read-only) or rw (read-write), as --ro or --rw would. For servers whose arguments are what they serve (a filesystem server's directories).",
 		func(p *policy.Policy) flag.Value { return stringValue{&p.GrantArgs} }},
 	{"state", "", "State", "Confinement",
-		"Give the server a private directory that persists across runs, like systemd's StateDirectory=: $XDG_STATE_HOME/mcpsandbox/NAME (~/.local/state/mcpsandbox/NAME), or /var/lib/mcpsandbox/NAME when mcpsandbox runs as root; NAME is the server's name. Owned by the server's uid, mode 0700, granted read-write.",
+		"Give the server a private directory that persists across runs, like systemd's StateDirectory=: $XDG_STATE_HOME/mcpsandbox/NAME (~/.local/state/mcpsandbox/NAME), or /var/lib/mcpsandbox/NAME when mcpsandbox runs as root; NAME is one per server, from its launch line (npm+@scope+name for an npx package; policy explain prints it). Owned by the server's uid, mode 0700, granted read-write.",
 		func(p *policy.Policy) flag.Value { return boolValue{&p.State} }},
 	{"state-env", "NAME", "StateEnv", "Confinement",
 		"Tell the server where its --state directory is in the variable NAME.",
