@@ -86,7 +86,7 @@ func Describe(spec Spec) Description {
 		d.Exe, d.Env = exe, append(os.Environ(), spec.Env...)
 		return d
 	}
-	exe, err := resolveExecutable(spec.Args[0])
+	_, exe, err := resolveExecutable(spec.Args[0])
 	problem(err)
 	d.Exe = exe
 	cfg, err := layoutConfig(spec)

@@ -664,6 +664,32 @@ static void mask_sockets(const struct init_config *c, int root) {
 	}
 }
 
+// pin_program makes each of the configuration's pins (the server's
+// program in a writable grant, and the directories and symlinks on the
+// way there) a mount point of this namespace, over itself: inside, the
+// kernel refuses to rename or remove a mount point (EBUSY), so the server
+// can neither replace its program nor move a directory above it aside and
+// make another. Files and symlinks are mounted read-only; directories keep
+// their grant's attributes (and idmapping) and their submounts, so the
+// rest of the grant stays as writable as granted. Pins are parents first:
+// each lands on the mount the one before made.
+static void pin_program(const struct init_config *c, int root) {
+	for (size_t i = 0; i < c->pins.n; i++) {
+		const char *path = c->pins.v[i];
+		int fd = fs_open_no_symlinks(root, path + strspn(path, "/"), O_NOFOLLOW);
+		if (fd < 0)
+			init_fail("keeping the server's program %s read-only: %s", path,
+				errno == ELOOP ? "the path changed to go through a symlink" : err_text(errno));
+		struct stat st;
+		struct tree t = {-1, false};
+		int tree = fstat(fd, &st) < 0 ? -1 : fs_clone_tree(fd, "");
+		if (tree < 0 || finish_tree(tree, S_ISDIR(st.st_mode) ? 0 : ATTR_RO, &t) < 0 || fs_attach(t.fd, fd) < 0)
+			init_fail("keeping the server's program %s read-only: %s", path, err_text(errno));
+		close_tree(&t);
+		close(fd);
+	}
+}
+
 // show_cgroup builds /sys: a read-only tmpfs holding only fs/cgroup, with
 // the server's cgroup directories in it. They come last, once the cgroup
 // exists; a cgroup beneath staging (never a real cgroupfs) is refused,
@@ -778,6 +804,7 @@ void root_finish(struct init_config *c, struct prepared_root *p, void (*enter_cg
 	if (c->exe_bind && attach_bind(p->root, c->exe, &src.exe) < 0)
 		init_fail("making the server executable %s visible: %s", c->exe, err);
 	mask_sockets(c, p->root);
+	pin_program(c, p->root);
 	make_workdir(p->root, c);
 	close_sources(c, &src);
 	enter_cgroup(c);
