@@ -56,6 +56,7 @@ var escapeChecks = []escapeRow{
 	{"symlink_in_granted_dir", nil}, // the second start is its own subtest
 	{"proc_root_traversal", nil},
 	{"host_service_sockets", nil},
+	{"program_rewrite", nil}, // its own binary, bound alone; in a grant: program_in_grant
 	{"grant_sockets", func(c *escapeCanaries, t *testing.T) {
 		escapeNoConnection(t, "--rw grant's unix socket", c.rwSocket)
 		escapeNoConnection(t, "--ro grant's unix socket", c.roSocket)
@@ -338,6 +339,7 @@ func escapeTable(t *testing.T, hostile string) {
 		}
 	}
 
+	t.Run("program_rewrite/program_in_grant", func(t *testing.T) { escapeProgramInGrant(t, hostile) })
 	t.Run("net_egress", func(t *testing.T) { escapeEgressTable(t, hostile) })
 	t.Run("symlink_in_granted_dir/second_start", func(t *testing.T) { escapeSecondStart(t, c, hostile) })
 	t.Run("net_host", func(t *testing.T) { escapeNetHostTable(t, hostile) })

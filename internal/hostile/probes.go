@@ -12,6 +12,7 @@ var probes = []probe{
 	{"proc_root_traversal", probeProcRootTraversal},
 	{"host_service_sockets", probeHostServiceSockets},
 	{"grant_sockets", probeGrantSockets},
+	{"program_rewrite", probeProgramRewrite},
 
 	// Network.
 	{"net_host_loopback_tcp", probeHostLoopbackTCP},

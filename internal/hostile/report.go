@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -37,6 +38,11 @@ type Args struct {
 	// the grants.
 	HostBootID   string   `json:"host_boot_id,omitempty"`
 	GrantSockets []string `json:"grant_sockets,omitempty"`
+	// Files the server's program is read from besides its executable (an
+	// interpreter's script), which it must not change.
+	ProgramFiles []string `json:"program_files,omitempty"`
+	// Only runs just these classes ("" or none: all).
+	Only []string `json:"only,omitempty"`
 }
 
 // Result is one escape class: Blocked is false as soon as one attempt got
@@ -116,6 +122,9 @@ type probe struct {
 func runProbes(a *Args) map[string]Result {
 	out := make(map[string]Result, len(probes))
 	for _, p := range probes {
+		if len(a.Only) > 0 && !slices.Contains(a.Only, p.name) {
+			continue
+		}
 		out[p.name] = runOne(p, a)
 	}
 	return out
