@@ -59,6 +59,12 @@ func rewriteProgram(at *attempts, p string) {
 		at.note("remove %s: %s", p, errText(err))
 	}
 	for dir := filepath.Dir(p); dir != "/" && dir != "."; dir = filepath.Dir(dir) {
+		// A program bound alone lies in a directory of the sandbox's own
+		// file system: moving that aside changes nothing on the host.
+		if !sameFilesystem(dir, p) {
+			at.note("%s is no directory of the program's file system: not moved", dir)
+			continue
+		}
 		moved := dir + ".hostile-aside"
 		if err := os.Rename(dir, moved); err != nil {
 			at.note("move %s aside: %s", dir, errText(err))
