@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// programScript tries, as it starts, to rewrite itself on the host in
+// every way a writable grant might allow, says what it got, and exits.
+const programScript = `const fs = require('fs'), path = require('path');
+const me = __filename, lib = path.dirname(me);
+const tried = [];
+const attempt = (what, f) => { try { f(); tried.push(what + ' done'); } catch (e) { tried.push(what + ' ' + e.code); } };
+attempt('write', () => fs.appendFileSync(me, '// rewritten\n'));
+attempt('rename-over', () => { fs.writeFileSync(me + '.new', '// rewritten\n'); fs.renameSync(me + '.new', me); });
+attempt('remove', () => fs.unlinkSync(me));
+attempt('move-dir', () => { fs.renameSync(lib, lib + '.aside'); fs.mkdirSync(lib); fs.writeFileSync(me, '// rewritten\n'); });
+console.error('tried: ' + tried.join(', '));
+`
+
+// `run --rw DIR -- node DIR/lib/server.js`: the server can write in DIR,
+// but its own script stays as it was on the host, however it tries; the
+// rest of DIR stays writable.
+func TestRunKeepsTheServersScriptReadOnly(t *testing.T) {
+	requireConfinement(t)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skipf("node: %v", err)
+	}
+	proj := t.TempDir()
+	lib := filepath.Join(proj, "lib")
+	if err := os.Mkdir(lib, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	script := writeFile(t, lib, "server.js", programScript)
+	// Writable by the server's uid, as a user's project is by the user.
+	for path, mode := range map[string]os.FileMode{proj: 0o777, lib: 0o777, script: 0o666} {
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stderr, err := runToEnd(t, "--restart", "never", "--rw", proj, "--", node, script)
+	if !strings.Contains(stderr, "tried: ") {
+		t.Fatalf("the script did not run (%v); stderr:\n%s", err, stderr)
+	}
+	if data, err := os.ReadFile(script); err != nil || string(data) != programScript {
+		t.Errorf("the server rewrote its script on the host (%v): %q\nstderr:\n%s", err, data, stderr)
+	}
+	if _, err := os.Stat(lib + ".aside"); err == nil {
+		t.Errorf("the server moved its script's directory aside on the host; stderr:\n%s", stderr)
+	}
+	if _, err := os.Stat(script + ".new"); err != nil {
+		t.Errorf("the server could not write beside its script in its --rw grant (%v); stderr:\n%s", err, stderr)
+	}
+}
