@@ -92,6 +92,7 @@ var probes = []probe{
 	{"proc_pressure", probeProcPressure},
 	{"proc_loadavg", probeProcLoadavg},
 	{"proc_boot_id", probeProcBootID},
+	{"mountinfo_host_facts", probeMountInfo},
 
 	// Kernel budgets shared with the host.
 	{"aio_budget", probeAIOBudget},

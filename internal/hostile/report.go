@@ -41,6 +41,11 @@ type Args struct {
 	// Files the server's program is read from besides its executable (an
 	// interpreter's script), which it must not change.
 	ProgramFiles []string `json:"program_files,omitempty"`
+	// The host's words /proc/self/mountinfo, mounts and mountstats must
+	// not show, and where the host's devtmpfs may (its device nodes bound
+	// where the sandbox cannot make its own).
+	HostFacts       []string `json:"host_facts,omitempty"`
+	DevtmpfsAllowed []string `json:"devtmpfs_allowed,omitempty"`
 	// Only runs just these classes ("" or none: all).
 	Only []string `json:"only,omitempty"`
 }

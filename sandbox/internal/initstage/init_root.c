@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,7 +36,10 @@ static int do_mount(const char *src, const char *dst, const char *type, unsigned
 // hosts they are directories bound read-only.
 static const char *const merged_usr[] = {"bin", "sbin", "lib", "lib32", "lib64", "libx32", NULL};
 // The only devices the server gets.
-static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", NULL};
+static const struct {
+	const char *name;
+	unsigned minor; // of the memory devices' major 1
+} dev_nodes[] = {{"null", 3}, {"zero", 5}, {"full", 7}, {"random", 8}, {"urandom", 9}, {NULL, 0}};
 // /etc: host files copied (so their host symlinks into /run etc. do not
 // matter), links kept as links, directories bound read-only.
 static const char *const etc_copied[] = {"ld.so.cache", "ld.so.conf", "nsswitch.conf", "host.conf", "gai.conf", "timezone", NULL};
@@ -354,10 +358,24 @@ static int populate_dev(int root) {
 	if (devfd < 0)
 		return fail_at("%s", err_text(errno));
 	int rc = 0;
-	for (const char *const *n = dev_nodes; *n && rc == 0; n++) {
+	for (size_t i = 0; dev_nodes[i].name && rc == 0; i++) {
+		const char *name = dev_nodes[i].name;
 		char src[32], leaf[32];
-		snprintf(src, sizeof src, "/dev/%s", *n);
-		snprintf(leaf, sizeof leaf, "/%s", *n);
+		snprintf(src, sizeof src, "/dev/%s", name);
+		snprintf(leaf, sizeof leaf, "/%s", name);
+		// Made here where the init stage may (as root), so that no mount
+		// of the host's devtmpfs shows its size (half the host's RAM) in
+		// mountinfo. In a user namespace mknod is refused: the host's
+		// nodes are bound instead.
+		if (mknodat(devfd, name, S_IFCHR | 0666, makedev(1, dev_nodes[i].minor)) == 0) {
+			if (fchmodat(devfd, name, 0666, 0) < 0)
+				rc = fail_at("%s: %s", src, err_text(errno));
+			continue;
+		}
+		if (errno != EPERM) {
+			rc = fail_at("%s: %s", src, err_text(errno));
+			break;
+		}
 		struct tree t;
 		if (system_tree(src, ATTR_DEV, &t) < 0) {
 			rc = fail_at("%s: %s", src, err_text(errno));
@@ -406,9 +424,8 @@ static int replace_boot_id(const char *proc) {
 // or change.
 static int populate_proc(int root) {
 	(void)root; // /proc is a file system of its own
-	char proc[STAGED_MAX], null[STAGED_MAX];
+	char proc[STAGED_MAX];
 	staged(proc, sizeof proc, "/proc");
-	staged(null, sizeof null, "/dev/null");
 	if (mkdir(proc, 0555) < 0)
 		return fail_at("%s", err_text(errno));
 	if (do_mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
@@ -417,9 +434,12 @@ static int populate_proc(int root) {
 		return fail_at("mounting proc: %s", err_text(errno));
 	}
 	char p[PATH_MAX];
+	// An empty read-only file of the root's own tmpfs, not /dev/null:
+	// where /dev/null is the host's devtmpfs node (in a user namespace),
+	// each mask would show that file system's size in mountinfo.
 	for (const char *const *n = proc_masked_files; *n; n++) {
 		snprintf(p, sizeof p, "%s/%s", proc, *n);
-		if (fs_bind_over(null, p, ATTR_PROC) < 0 && errno != ENOENT)
+		if (bind_content_over("", 0, p) < 0 && errno != ENOENT)
 			return fail_at("masking /proc/%s: %s", *n, err_text(errno));
 	}
 	for (const char *const *n = proc_masked_dirs; *n; n++) {
