@@ -201,14 +201,7 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 		return nil, err
 	}
 	cfg.Exe, cfg.ExeBind = exe, !exeVisible(exe, cfg.Binds)
-	programs := []string{found}
-	if script := spec.Script; script != "" {
-		if !filepath.IsAbs(script) {
-			script = filepath.Join(cfg.Dir, script) // where the interpreter, started there, finds it
-		}
-		programs = append(programs, script)
-	}
-	if cfg.Pins, err = programPins(programs, cfg.Binds); err != nil {
+	if cfg.Pins, err = programPins(programFiles(spec, found, cfg.Dir), cfg.Binds); err != nil {
 		return nil, err
 	}
 	return cfg, nil

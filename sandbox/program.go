@@ -21,6 +21,20 @@ import (
 // remove (EBUSY), and the file and symlinks are mounted read-only. The
 // grant's other files stay as writable as granted.
 
+// programFiles are the files the server's program is read from, as it
+// names them: the executable found (symlinks unresolved) and the script,
+// relative to the working directory dir.
+func programFiles(spec Spec, found, dir string) []string {
+	files := []string{found}
+	if script := spec.Script; script != "" {
+		if !filepath.IsAbs(script) {
+			script = filepath.Join(dir, script) // where the interpreter, started there, finds it
+		}
+		files = append(files, script)
+	}
+	return files
+}
+
 // pinHops bounds the symlinks followed on the way to one program file, as
 // the kernel's own lookup does (ELOOP after 40).
 const pinHops = 40

@@ -56,3 +56,18 @@ func TestRunKeepsTheServersScriptReadOnly(t *testing.T) {
 		t.Errorf("the server could not write beside its script in its --rw grant (%v); stderr:\n%s", err, stderr)
 	}
 }
+
+// policy explain lists what keeps the program of `run --rw DIR --
+// DIR/bin/server` as it is: the directory on the way and the file.
+func TestExplainShowsTheProgramKeptInItsGrant(t *testing.T) {
+	proj, server := projectServer(t)
+	mounts := explain(t, "--rw", proj, "--", server).text("Mounts")
+	for _, want := range []string{
+		"pin   " + filepath.Join(proj, "bin") + "  (on the way to the program: cannot be moved aside or removed)",
+		"pin   " + server + "  (the program, in a writable grant: read-only, cannot be replaced)",
+	} {
+		if !strings.Contains(mounts, want) {
+			t.Errorf("explain does not show %q:\n%s", want, mounts)
+		}
+	}
+}
