@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 	"github.com/mcpsandbox/mcpsandbox/sandbox/internal/initstage"
 )
@@ -125,4 +127,64 @@ func splitPath(p string) []string {
 		}
 	}
 	return parts
+}
+
+// ProgramID is what a server's program files were when it first started
+// (ProgramOf). A hard link to the program elsewhere in a writable grant,
+// or another server sharing the grant, could still change it; a later
+// start of the same Spec checks it first (Unchanged) and refuses to run
+// what changed.
+type ProgramID struct{ files []programFile }
+
+type programFile struct {
+	path, real string
+	st         unix.Stat_t
+}
+
+// ProgramOf notes spec's program files as they are now; those it cannot
+// find are left to the start to report.
+func ProgramOf(spec Spec) ProgramID {
+	var id ProgramID
+	if len(spec.Args) == 0 {
+		return id
+	}
+	found, _, err := resolveExecutable(spec.Args[0])
+	if err != nil {
+		return id
+	}
+	for _, p := range programFiles(spec, found, spec.Dir) {
+		if !filepath.IsAbs(p) {
+			continue // a script relative to the sandbox's own HOME
+		}
+		f := programFile{path: p}
+		if f.real, err = filepath.EvalSymlinks(p); err == nil && unix.Stat(f.real, &f.st) == nil {
+			id.files = append(id.files, f)
+		}
+	}
+	return id
+}
+
+// Unchanged says which program file is no longer what ProgramOf found.
+func (id ProgramID) Unchanged() error {
+	for _, f := range id.files {
+		var what string
+		real, err := filepath.EvalSymlinks(f.path)
+		var st unix.Stat_t
+		switch {
+		case err != nil:
+			what = "it is gone: " + err.Error()
+		case real != f.real:
+			what = "it now leads to " + real + ", not " + f.real
+		case unix.Stat(real, &st) != nil:
+			what = "it cannot be read"
+		case st.Dev != f.st.Dev || st.Ino != f.st.Ino:
+			what = "another file took its place"
+		case st.Size != f.st.Size || st.Mtim != f.st.Mtim || st.Ctim != f.st.Ctim || st.Mode != f.st.Mode:
+			what = "it was written to or its mode changed"
+		default:
+			continue
+		}
+		return fmt.Errorf("the server's program %s changed on the host since mcpsandbox started it (%s): a server may not rewrite its own program, so it is not run again; if you changed it, start mcpsandbox again", f.path, what)
+	}
+	return nil
 }

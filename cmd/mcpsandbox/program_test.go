@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -69,5 +70,46 @@ func TestExplainShowsTheProgramKeptInItsGrant(t *testing.T) {
 		if !strings.Contains(mounts, want) {
 			t.Errorf("explain does not show %q:\n%s", want, mounts)
 		}
+	}
+}
+
+// A hard link to the program elsewhere in the --rw grant is a way around
+// the read-only program inside: the server writes its program through it,
+// and exits. The restart refuses to run what it wrote, and says why.
+func TestRunRefusesToRestartARewrittenProgram(t *testing.T) {
+	requireConfinement(t)
+	proj := t.TempDir()
+	bin := filepath.Join(proj, "bin")
+	if err := os.Mkdir(bin, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	server := writeFile(t, bin, "server", "#!/bin/sh\necho '# rewritten' >> \"$(dirname \"$0\")/../other\"\nexit 1\n")
+	other := filepath.Join(proj, "other")
+	if err := os.Link(server, other); err != nil {
+		t.Fatal(err)
+	}
+	for path, mode := range map[string]os.FileMode{proj: 0o777, server: 0o777} {
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The host's initialize is answered with the reason once the restart
+	// is refused.
+	m, _, err := host(t, "", nil, nil, "mcpsandbox", "run", "--restart-backoff", "10ms..10ms", "--max-restarts", "1", "--rw", proj, "--", server)
+	if err == nil {
+		t.Fatalf("initialize succeeded with a server that exits at once; stderr:\n%s", m.stderr)
+	}
+	m.cmd.Process.Signal(syscall.SIGTERM) // its log is complete once it exits
+	m.wait(t)
+	stderr := m.stderr.String()
+	if data, err := os.ReadFile(server); err != nil || !strings.Contains(string(data), "# rewritten") {
+		t.Fatalf("the server did not write its program through the hard link (%v), so this tests nothing; stderr:\n%s", err, stderr)
+	}
+	want := "the server's program " + server + " changed on the host since mcpsandbox started it (it was written to or its mode changed)"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("the restart does not refuse the rewritten program with %q; stderr:\n%s", want, stderr)
+	}
+	if n := strings.Count(stderr, "server started"); n != 1 {
+		t.Errorf("the server was started %d times, want once; stderr:\n%s", n, stderr)
 	}
 }
