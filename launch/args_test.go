@@ -98,3 +98,25 @@ func TestArgsNeverGranted(t *testing.T) {
 		}
 	}
 }
+
+// Script names the file a node or python line runs, for the sandbox to
+// keep read-only; none for packages, modules and inline code.
+func TestScript(t *testing.T) {
+	for _, c := range []struct {
+		cmd  []string
+		want string
+	}{
+		{[]string{"node", "--enable-source-maps", "dist/index.js", "--port", "1"}, "dist/index.js"},
+		{[]string{"/usr/local/bin/node", "-r", "ts-node/register", "/srv/s.ts"}, "/srv/s.ts"},
+		{[]string{"python3", "-u", "server.py"}, "server.py"},
+		{[]string{"python3", "-m", "mcp_server_git"}, ""},
+		{[]string{"node", "-e", "require('x')"}, ""},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-memory"}, ""},
+		{[]string{"./server"}, ""},
+		{nil, ""},
+	} {
+		if got := Script(c.cmd); got != c.want {
+			t.Errorf("Script(%q) = %q, want %q", c.cmd, got, c.want)
+		}
+	}
+}

@@ -252,3 +252,17 @@ func pythonValueFlag(a string) (flag byte, value string, ok bool) {
 	}
 	return 0, "", false
 }
+
+// Script is the script file a node or python command line runs, as
+// given ("" when it runs none: a package, a module, code inline): the
+// sandbox keeps it read-only as it keeps the program.
+func Script(cmd []string) string {
+	if len(cmd) == 0 {
+		return ""
+	}
+	_, ln := parseLine(cmd)
+	if ln.script == "-" {
+		return ""
+	}
+	return ln.script
+}

@@ -138,21 +138,21 @@ func sortBinds(binds []initstage.Bind) {
 	})
 }
 
-// resolveExecutable looks Args[0] up in the host's PATH and returns its real
-// path, which is where the sandbox shows it.
-func resolveExecutable(arg0 string) (string, error) {
+// resolveExecutable looks Args[0] up in the host's PATH and returns the
+// path found and its real path, which is where the sandbox shows it.
+func resolveExecutable(arg0 string) (found, real string, err error) {
 	p, err := exec.LookPath(arg0)
 	if err != nil {
-		return "", fmt.Errorf("server command %q: %w", arg0, err)
+		return "", "", fmt.Errorf("server command %q: %w", arg0, err)
 	}
 	if p, err = filepath.Abs(p); err != nil {
-		return "", fmt.Errorf("server command %q: %w", arg0, err)
+		return "", "", fmt.Errorf("server command %q: %w", arg0, err)
 	}
-	real, err := filepath.EvalSymlinks(p)
+	real, err = filepath.EvalSymlinks(p)
 	if err != nil {
-		return "", fmt.Errorf("server command %q: %w", arg0, err)
+		return "", "", fmt.Errorf("server command %q: %w", arg0, err)
 	}
-	return real, nil
+	return p, real, nil
 }
 
 // exeVisible reports whether the executable is already inside the sandbox
@@ -192,7 +192,7 @@ func serverEnv(declared []string) ([]string, error) {
 // newInitConfig resolves spec into what the stages need, except the user and
 // the seccomp program, which the caller fills in.
 func newInitConfig(spec Spec) (*initConfig, error) {
-	exe, err := resolveExecutable(spec.Args[0])
+	found, exe, err := resolveExecutable(spec.Args[0])
 	if err != nil {
 		return nil, err
 	}
@@ -201,6 +201,9 @@ func newInitConfig(spec Spec) (*initConfig, error) {
 		return nil, err
 	}
 	cfg.Exe, cfg.ExeBind = exe, !exeVisible(exe, cfg.Binds)
+	if cfg.Pins, err = programPins(programFiles(spec, found, cfg.Dir), cfg.Binds); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 

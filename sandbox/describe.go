@@ -58,6 +58,7 @@ const (
 	Program                  // the executable, which nothing else shows
 	Tmpfs                    // Spec.Tmpfs
 	Masked                   // a unix socket found in a grant, covered so that connecting fails
+	Pinned                   // a part of the program in a writable grant, kept as it is (program.go)
 )
 
 // Limit is one bound on the server.
@@ -86,7 +87,7 @@ func Describe(spec Spec) Description {
 		d.Exe, d.Env = exe, append(os.Environ(), spec.Env...)
 		return d
 	}
-	exe, err := resolveExecutable(spec.Args[0])
+	found, exe, err := resolveExecutable(spec.Args[0])
 	problem(err)
 	d.Exe = exe
 	cfg, err := layoutConfig(spec)
@@ -99,6 +100,8 @@ func Describe(spec Spec) Description {
 	}
 	if exe != "" {
 		cfg.Exe, cfg.ExeBind = exe, !exeVisible(exe, cfg.Binds)
+		cfg.Pins, err = programPins(programFiles(spec, found, cfg.Dir), cfg.Binds)
+		problem(err)
 	}
 	d.Mounts = describeMounts(cfg)
 	describeGrantOwners(spec, cfg, &d)
@@ -172,6 +175,13 @@ func describeMounts(cfg *initConfig) []Mount {
 	}
 	for _, sock := range cfg.MaskedSockets {
 		out = append(out, Mount{Path: sock, Kind: Masked, What: "a unix socket in a grant, found at the start: covered by an empty read-only file, connecting is refused"})
+	}
+	for _, pin := range cfg.Pins {
+		if fi, err := os.Lstat(pin); err == nil && fi.IsDir() {
+			out = append(out, Mount{Path: pin, Writable: true, Kind: Pinned, What: "on the way to the program: cannot be moved aside or removed"})
+		} else {
+			out = append(out, Mount{Path: pin, Kind: Pinned, What: "the program, in a writable grant: read-only, cannot be replaced"})
+		}
 	}
 	for _, m := range rootMounts {
 		if m.path == "/sys" {

@@ -7,7 +7,8 @@
 // Here is the confinement's assembly, in Go: resolving a Spec into the init
 // stage's configuration (config.go; Describe, in describe.go, says from the
 // same values what a Spec will get, for policy explain; grants_sockets.go
-// finds the sockets in the grants the init stage masks), the user, the seccomp program, the
+// finds the sockets in the grants the init stage masks; program.go what
+// of the server's program in a writable grant it pins), the user, the seccomp program, the
 // cgroup and the idmapped grants, then starting the init stage and reading
 // its reports (confined.go). The init stage itself is C, in
 // internal/initstage with its wire encoding and the constants C and Go

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/mcpsandbox/mcpsandbox/sandbox/cgroups"
 )
@@ -16,8 +17,19 @@ func checkHostInformation() Check {
 	return Check{Part: "host information",
 		Detail: "replaced in /proc: cmdline, interrupts, softirqs, diskstats, loadavg (zeros), pressure (empty), " +
 			"sys/kernel/random/boot_id (one of the sandbox's own); still the host's: /proc/stat (cpu times, interrupt and " +
-			"context-switch totals, boot time), uptime, meminfo, vmstat, and sysinfo(2)'s load, uptime and memory; with --net host, /proc/net",
+			"context-switch totals, boot time), uptime, meminfo, vmstat, and sysinfo(2)'s load, uptime and memory; with --net host, /proc/net; " +
+			"/proc/self/mountinfo names the host's block device and its options behind /usr, the program and the grants (a bind shows its source's)" +
+			mountinfoDevices(),
 		Fix: "none that keeps ps, top and language runtimes working: they read those files"}
+}
+
+// mountinfoDevices: in a user namespace mknod is refused, so the sandbox
+// binds the host's device nodes, whose devtmpfs mountinfo shows.
+func mountinfoDevices() string {
+	if os.Geteuid() == 0 {
+		return ""
+	}
+	return ", and, without root, the size of the host's devtmpfs (half its RAM) behind the five device nodes"
 }
 
 // checkCPUWeight says whether servers get their lower CPU weight here: it

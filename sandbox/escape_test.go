@@ -56,6 +56,7 @@ var escapeChecks = []escapeRow{
 	{"symlink_in_granted_dir", nil}, // the second start is its own subtest
 	{"proc_root_traversal", nil},
 	{"host_service_sockets", nil},
+	{"program_rewrite", nil}, // its own binary, bound alone; in a grant: program_in_grant
 	{"grant_sockets", func(c *escapeCanaries, t *testing.T) {
 		escapeNoConnection(t, "--rw grant's unix socket", c.rwSocket)
 		escapeNoConnection(t, "--ro grant's unix socket", c.roSocket)
@@ -124,6 +125,7 @@ var escapeChecks = []escapeRow{
 	{"proc_pressure", nil},
 	{"proc_loadavg", nil},
 	{"proc_boot_id", nil},
+	{"mountinfo_host_facts", nil}, // what stays: escape_mounts_test.go
 	{"aio_budget", nil},
 	{"inotify_share", nil}, // the host user's own share: TestConfinedUserBudgets
 	{"clock_set", nil},
@@ -206,7 +208,7 @@ func TestEscapeProbesSeeThroughAWeakSandbox(t *testing.T) {
 		"seccomp_arch_bypass", "ptrace_seccomp", "socket_inet", "personality_aslr", "leaked_fds", "env_secrets",
 		"setuid_planting", "setid_shared_mapping", "lease_grant_file", "aio_budget", "socketpair_other_families", "proc_host_info",
 		"proc_cmdline", "proc_interrupts", "proc_softirqs", "proc_diskstats", "proc_pressure", "proc_loadavg", "proc_boot_id",
-		"grant_sockets",
+		"grant_sockets", "mountinfo_host_facts",
 	}
 	// Debian's kernels add perf_event_paranoid 3: no perf for unprivileged
 	// users at all, so there the kernel closes that gap itself.
@@ -338,6 +340,7 @@ func escapeTable(t *testing.T, hostile string) {
 		}
 	}
 
+	t.Run("program_rewrite/program_in_grant", func(t *testing.T) { escapeProgramInGrant(t, hostile) })
 	t.Run("net_egress", func(t *testing.T) { escapeEgressTable(t, hostile) })
 	t.Run("symlink_in_granted_dir/second_start", func(t *testing.T) { escapeSecondStart(t, c, hostile) })
 	t.Run("net_host", func(t *testing.T) { escapeNetHostTable(t, hostile) })
@@ -576,6 +579,7 @@ func newEscapeCanaries(t *testing.T, hostile string) *escapeCanaries {
 		"host_boot_id":    escapeBootID(),
 		"grant_sockets":   []string{c.rwSocket.Addr().String(), c.roSocket.Addr().String()},
 	}
+	escapeMountFacts(t, c.args)
 	return c
 }
 

@@ -16,6 +16,10 @@ type Spec struct {
 	Args []string // argv; Args[0] is looked up in the host's PATH
 	Env  []string // NAME=VALUE pairs declared by policy
 	Dir  string   // working directory (inside); empty means HOME
+	// Script is the file an interpreter among Args runs (node's or
+	// python's script, relative to Dir): kept read-only, as Args[0] is,
+	// wherever a writable grant holds it (program.go).
+	Script string
 
 	Unconfined bool // run with the caller's rights (loudly logged by the caller)
 	// Inherit is the environment an unconfined server starts with, Env

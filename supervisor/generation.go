@@ -70,6 +70,9 @@ func (r *relay) startGeneration() (*generation, error) {
 	if r.pol.Unconfined {
 		log.Warn("UNCONFINED: the server runs with mcpsandbox's own user, files and network (--unconfined); only supervision applies")
 	}
+	if err := r.checkProgram(); err != nil {
+		return nil, err
+	}
 	spec, stopEgress := withEgress(r.spec, r.egress)
 	proc, err := r.start(spec, log)
 	if err != nil {
@@ -190,4 +193,20 @@ func (g *generation) drain() {
 			return
 		}
 	}
+}
+
+// checkProgram notes the confined server's program files before its first
+// start and, before each later one, refuses to start them changed: the
+// sandbox keeps them read-only inside, and this catches a way around it
+// (another name for the file in a writable grant, another server).
+func (r *relay) checkProgram() error {
+	if r.spec.Unconfined {
+		return nil
+	}
+	if r.program == nil {
+		id := sandbox.ProgramOf(r.spec)
+		r.program = &id
+		return nil
+	}
+	return r.program.Unchanged()
 }

@@ -99,6 +99,7 @@ type relay struct {
 	// environment it gets was handed in); start and release are the
 	// process's (Options): the relay reads no global state.
 	spec    sandbox.Spec
+	program *sandbox.ProgramID // the program files as the first start found them (checkProgram)
 	start   func(sandbox.Spec, *slog.Logger) (sandbox.Process, error)
 	release func()
 	events  func(Event)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/egress"
+	"github.com/mcpsandbox/mcpsandbox/launch"
 
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
@@ -40,6 +41,7 @@ func SpecOf(name string, p policy.Policy, stateDir string, lookupEnv func(string
 	return sandbox.Spec{
 		Name:       name,
 		Args:       p.Command,
+		Script:     launch.Script(p.Command),
 		Env:        env,
 		Dir:        p.WorkDir,
 		Tmpfs:      p.Tmpfs,

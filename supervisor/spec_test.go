@@ -18,7 +18,7 @@ func TestSpecOfCarriesEverySetting(t *testing.T) {
 	env := map[string]string{"PASSED": "v"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	p := policy.Default()
-	p.Command = []string{"srv"}
+	p.Command = []string{"node", "srv.js"}
 	p.Env = []string{"PASSED", "SET=1", "UNSET", "PATH"}
 	p.WorkDir, p.Tmpfs, p.State = "/srv", []string{"/opt/x"}, true
 	p.ReadOnly, p.ReadWrite = []string{"/a"}, []string{"/b"}
@@ -27,6 +27,9 @@ func TestSpecOfCarriesEverySetting(t *testing.T) {
 	spec := SpecOf("srv", p, "/var/lib/mcpsandbox/srv", lookup)
 	if !slices.Equal(spec.Env, []string{"PASSED=v", "SET=1"}) {
 		t.Errorf("env %q: want the passed variable's value from the environment given, the unset ones (PATH too) left out", spec.Env)
+	}
+	if spec.Script != "srv.js" {
+		t.Errorf("script %q, want node's srv.js", spec.Script)
 	}
 	if spec.Net != sandbox.NetHost {
 		t.Errorf("net %s, want host", spec.Net)

@@ -33,6 +33,8 @@ func (e explanation) mountLines() []string {
 			grants = append(grants, fmt.Sprintf("%-5s %s  (the state directory)", mode, quoteArg(m.Path)))
 		case sandbox.Program:
 			grants = append(grants, fmt.Sprintf("%-5s %s  (the program itself)", mode, quoteArg(m.Path)))
+		case sandbox.Pinned:
+			grants = append(grants, fmt.Sprintf("%-5s %s  (%s)", "pin", quoteArg(m.Path), m.What))
 		case sandbox.Masked:
 			grants = append(grants, fmt.Sprintf("%-5s %s  (a unix socket in a grant: masked, connecting is refused)", "mask", quoteArg(m.Path)))
 		default:

@@ -12,6 +12,7 @@ var probes = []probe{
 	{"proc_root_traversal", probeProcRootTraversal},
 	{"host_service_sockets", probeHostServiceSockets},
 	{"grant_sockets", probeGrantSockets},
+	{"program_rewrite", probeProgramRewrite},
 
 	// Network.
 	{"net_host_loopback_tcp", probeHostLoopbackTCP},
@@ -91,6 +92,7 @@ var probes = []probe{
 	{"proc_pressure", probeProcPressure},
 	{"proc_loadavg", probeProcLoadavg},
 	{"proc_boot_id", probeProcBootID},
+	{"mountinfo_host_facts", probeMountInfo},
 
 	// Kernel budgets shared with the host.
 	{"aio_budget", probeAIOBudget},

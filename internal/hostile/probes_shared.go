@@ -68,6 +68,12 @@ func probeProcHostInfo(a *Args, at *attempts) {
 			at.note("%s: %s", p, errText(err))
 		case fi.Mode()&os.ModeCharDevice != 0:
 			at.note("%s: masked (a device node)", p)
+		case fi.Mode().IsRegular() && !sameFilesystem(p, "/proc/self"):
+			if data, err := os.ReadFile(p); err == nil && len(data) > 0 {
+				at.got("%s is covered by a file that is not empty (%d bytes)", p, len(data))
+			} else {
+				at.note("%s: masked (an empty file of another file system)", p)
+			}
 		default:
 			data, _ := os.ReadFile(p)
 			at.got("%s is the host's (%d bytes)", p, len(data))

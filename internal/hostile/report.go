@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -37,6 +38,16 @@ type Args struct {
 	// the grants.
 	HostBootID   string   `json:"host_boot_id,omitempty"`
 	GrantSockets []string `json:"grant_sockets,omitempty"`
+	// Files the server's program is read from besides its executable (an
+	// interpreter's script), which it must not change.
+	ProgramFiles []string `json:"program_files,omitempty"`
+	// The host's words /proc/self/mountinfo, mounts and mountstats must
+	// not show, and where the host's devtmpfs may (its device nodes bound
+	// where the sandbox cannot make its own).
+	HostFacts       []string `json:"host_facts,omitempty"`
+	DevtmpfsAllowed []string `json:"devtmpfs_allowed,omitempty"`
+	// Only runs just these classes ("" or none: all).
+	Only []string `json:"only,omitempty"`
 }
 
 // Result is one escape class: Blocked is false as soon as one attempt got
@@ -116,6 +127,9 @@ type probe struct {
 func runProbes(a *Args) map[string]Result {
 	out := make(map[string]Result, len(probes))
 	for _, p := range probes {
+		if len(a.Only) > 0 && !slices.Contains(a.Only, p.name) {
+			continue
+		}
 		out[p.name] = runOne(p, a)
 	}
 	return out

@@ -13,6 +13,11 @@ type Config struct {
 	// Unix sockets found in the grants, each covered by an empty read-only
 	// file once the grants are mounted.
 	MaskedSockets []string
+	// The server's program files within writable grants, and the
+	// directories and symlinks on the way to them there, parents first:
+	// each made a mount point (never renamed or removed inside), files
+	// and symlinks read-only.
+	Pins []string
 
 	TmpSize   int64
 	Tmpfs     []string // more tmpfs mounts like HOME's (TmpSize each), parents first

@@ -34,6 +34,7 @@ enum {
 	CFG_TMPFS = 17,   // path of one more tmpfs like HOME's (repeated, parents first)
 	CFG_LANDLOCK = 31, // uint64 access beneath /, uint64 access beneath each place, places NUL-separated: the ruleset at LANDLOCK_FD (init_landlock.c)
 	CFG_MASK_SOCKET = 26, // path of a unix socket in a grant, covered by an empty read-only file (repeated)
+	CFG_PIN = 32,     // a program file, or a directory or symlink on the way, in a writable grant: made a mount point, read-only but for directories (repeated, parents first)
 	CG_JOIN = 20,     // cgroup v1 tasks file the forking thread joins (repeated)
 	CG_VIEW = 21,     // name NUL host dir [NUL link]...: a cgroup directory shown at CGROUP_MOUNT/name
 	CFG_EGRESS = 30,  // uint32 tcp4, uint32 tcp6: make egress capture's sockets and hand them over on EGRESS_FD (init_net.c)
@@ -134,7 +135,7 @@ struct landlock_rules {
 };
 
 struct init_config {
-	struct str_list args, env, join, tmpfs, masked_sockets;
+	struct str_list args, env, join, tmpfs, masked_sockets, pins;
 	char *exe, *dir;
 	struct bind *binds;
 	size_t nbinds;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,7 +36,10 @@ static int do_mount(const char *src, const char *dst, const char *type, unsigned
 // hosts they are directories bound read-only.
 static const char *const merged_usr[] = {"bin", "sbin", "lib", "lib32", "lib64", "libx32", NULL};
 // The only devices the server gets.
-static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", NULL};
+static const struct {
+	const char *name;
+	unsigned minor; // of the memory devices' major 1
+} dev_nodes[] = {{"null", 3}, {"zero", 5}, {"full", 7}, {"random", 8}, {"urandom", 9}, {NULL, 0}};
 // /etc: host files copied (so their host symlinks into /run etc. do not
 // matter), links kept as links, directories bound read-only.
 static const char *const etc_copied[] = {"ld.so.cache", "ld.so.conf", "nsswitch.conf", "host.conf", "gai.conf", "timezone", NULL};
@@ -354,10 +358,24 @@ static int populate_dev(int root) {
 	if (devfd < 0)
 		return fail_at("%s", err_text(errno));
 	int rc = 0;
-	for (const char *const *n = dev_nodes; *n && rc == 0; n++) {
+	for (size_t i = 0; dev_nodes[i].name && rc == 0; i++) {
+		const char *name = dev_nodes[i].name;
 		char src[32], leaf[32];
-		snprintf(src, sizeof src, "/dev/%s", *n);
-		snprintf(leaf, sizeof leaf, "/%s", *n);
+		snprintf(src, sizeof src, "/dev/%s", name);
+		snprintf(leaf, sizeof leaf, "/%s", name);
+		// Made here where the init stage may (as root), so that no mount
+		// of the host's devtmpfs shows its size (half the host's RAM) in
+		// mountinfo. In a user namespace mknod is refused: the host's
+		// nodes are bound instead.
+		if (mknodat(devfd, name, S_IFCHR | 0666, makedev(1, dev_nodes[i].minor)) == 0) {
+			if (fchmodat(devfd, name, 0666, 0) < 0)
+				rc = fail_at("%s: %s", src, err_text(errno));
+			continue;
+		}
+		if (errno != EPERM) {
+			rc = fail_at("%s: %s", src, err_text(errno));
+			break;
+		}
 		struct tree t;
 		if (system_tree(src, ATTR_DEV, &t) < 0) {
 			rc = fail_at("%s: %s", src, err_text(errno));
@@ -406,9 +424,8 @@ static int replace_boot_id(const char *proc) {
 // or change.
 static int populate_proc(int root) {
 	(void)root; // /proc is a file system of its own
-	char proc[STAGED_MAX], null[STAGED_MAX];
+	char proc[STAGED_MAX];
 	staged(proc, sizeof proc, "/proc");
-	staged(null, sizeof null, "/dev/null");
 	if (mkdir(proc, 0555) < 0)
 		return fail_at("%s", err_text(errno));
 	if (do_mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
@@ -417,9 +434,12 @@ static int populate_proc(int root) {
 		return fail_at("mounting proc: %s", err_text(errno));
 	}
 	char p[PATH_MAX];
+	// An empty read-only file of the root's own tmpfs, not /dev/null:
+	// where /dev/null is the host's devtmpfs node (in a user namespace),
+	// each mask would show that file system's size in mountinfo.
 	for (const char *const *n = proc_masked_files; *n; n++) {
 		snprintf(p, sizeof p, "%s/%s", proc, *n);
-		if (fs_bind_over(null, p, ATTR_PROC) < 0 && errno != ENOENT)
+		if (bind_content_over("", 0, p) < 0 && errno != ENOENT)
 			return fail_at("masking /proc/%s: %s", *n, err_text(errno));
 	}
 	for (const char *const *n = proc_masked_dirs; *n; n++) {
@@ -664,6 +684,32 @@ static void mask_sockets(const struct init_config *c, int root) {
 	}
 }
 
+// pin_program makes each of the configuration's pins (the server's
+// program in a writable grant, and the directories and symlinks on the
+// way there) a mount point of this namespace, over itself: inside, the
+// kernel refuses to rename or remove a mount point (EBUSY), so the server
+// can neither replace its program nor move a directory above it aside and
+// make another. Files and symlinks are mounted read-only; directories keep
+// their grant's attributes (and idmapping) and their submounts, so the
+// rest of the grant stays as writable as granted. Pins are parents first:
+// each lands on the mount the one before made.
+static void pin_program(const struct init_config *c, int root) {
+	for (size_t i = 0; i < c->pins.n; i++) {
+		const char *path = c->pins.v[i];
+		int fd = fs_open_no_symlinks(root, path + strspn(path, "/"), O_NOFOLLOW);
+		if (fd < 0)
+			init_fail("keeping the server's program %s read-only: %s", path,
+				errno == ELOOP ? "the path changed to go through a symlink" : err_text(errno));
+		struct stat st;
+		struct tree t = {-1, false};
+		int tree = fstat(fd, &st) < 0 ? -1 : fs_clone_tree(fd, "");
+		if (tree < 0 || finish_tree(tree, S_ISDIR(st.st_mode) ? 0 : ATTR_RO, &t) < 0 || fs_attach(t.fd, fd) < 0)
+			init_fail("keeping the server's program %s read-only: %s", path, err_text(errno));
+		close_tree(&t);
+		close(fd);
+	}
+}
+
 // show_cgroup builds /sys: a read-only tmpfs holding only fs/cgroup, with
 // the server's cgroup directories in it. They come last, once the cgroup
 // exists; a cgroup beneath staging (never a real cgroupfs) is refused,
@@ -778,6 +824,7 @@ void root_finish(struct init_config *c, struct prepared_root *p, void (*enter_cg
 	if (c->exe_bind && attach_bind(p->root, c->exe, &src.exe) < 0)
 		init_fail("making the server executable %s visible: %s", c->exe, err);
 	mask_sockets(c, p->root);
+	pin_program(c, p->root);
 	make_workdir(p->root, c);
 	close_sources(c, &src);
 	enter_cgroup(c);

@@ -101,6 +101,11 @@ static int record(struct init_config *c, uint8_t tag, const unsigned char *v, ui
 			return -1;
 		push(&c->masked_sockets, dupz(v, n));
 		return 0;
+	case CFG_PIN:
+		if (n < 2 || v[0] != '/')
+			return -1;
+		push(&c->pins, dupz(v, n));
+		return 0;
 	case CFG_EXE:
 		c->exe = dupz(v, n);
 		return 0;

@@ -35,6 +35,7 @@ const (
 	cfgNoExec  = C.CFG_NOEXEC_TMP
 	cfgTmpfs   = C.CFG_TMPFS
 	cfgMask    = C.CFG_MASK_SOCKET
+	cfgPin     = C.CFG_PIN
 	cgJoin     = C.CG_JOIN
 	cgView     = C.CG_VIEW
 	cfgEgress  = C.CFG_EGRESS
@@ -80,6 +81,7 @@ func (c *Config) Encode() (*Message, error) {
 		strs = append(strs, c.Landlock.Places...)
 	}
 	strs = append(strs, c.MaskedSockets...)
+	strs = append(strs, c.Pins...)
 	for _, s := range strs {
 		if strings.IndexByte(s, 0) >= 0 {
 			return nil, fmt.Errorf("the server's command, environment and paths cannot contain NUL bytes: %q", s)
@@ -113,6 +115,9 @@ func (c *Config) Encode() (*Message, error) {
 	m.flag(cfgExeBind, c.ExeBind)
 	for _, p := range c.MaskedSockets {
 		m.str(cfgMask, p)
+	}
+	for _, p := range c.Pins {
+		m.str(cfgPin, p)
 	}
 	m.u64(cfgTmpSize, uint64(c.TmpSize))
 	for _, p := range c.Tmpfs {
