@@ -174,3 +174,28 @@ func toolTextOf(items []*mcp.TextContent) string {
 	}
 	return strings.Join(s, " | ")
 }
+
+// README says how a host and a user tell mcpsandbox's hint from the
+// server's words, naming the marks as the relay writes them, and the
+// setting that turns the hint off.
+func TestReadmeTellsTheHintApart(t *testing.T) {
+	text, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(text), "\n### Tool-error hints\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	if !ok || !strings.Contains(string(text), "[Tool-error hints](#tool-error-hints)") {
+		t.Fatal("README has no section Tool-error hints that its top links to")
+	}
+	for _, want := range []string{
+		`"text": "` + diagnose.HintPrefix, `"_meta": {"` + diagnose.HintMeta + `": true}`,
+		"`" + diagnose.ServerWords + "`", "`" + diagnose.HintPrefix + "`",
+		"`" + policy.FlagOf("NoToolHints") + "`", "`" + policy.KeyOf("NoToolHints") + ": true`",
+		"never looks the path up on the host",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(section), " "), want) {
+			t.Errorf("README's Tool-error hints does not say %q", want)
+		}
+	}
+}

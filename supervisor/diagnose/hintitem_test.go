@@ -34,11 +34,11 @@ func TestNeutralizeServerWordsThatPassForOurs(t *testing.T) {
 		"mcp\u200bsandbox: x",         // a zero-width space
 		"\u00admcpsandbox: x",         // a soft hyphen first
 		"mсpsаndbох: x",               // Cyrillic с, а, о, х
-		"ｍｃｐｓａｎｄｂｏｘ： x",   // fullwidth
+		"ｍｃｐｓａｎｄｂｏｘ： x",               // fullwidth
 		"rncpsandb0x: x",              // rn for m, 0 for o
 		"m\u0301cpsandbox: x",         // a combining accent
-		"ⓜⓒⓟⓢⓐⓝⓓⓑⓞⓧ: x",             // circled
-		"𝐦𝐜𝐩𝐬𝐚𝐧𝐝𝐛𝐨𝐱: x",             // mathematical bold
+		"ⓜⓒⓟⓢⓐⓝⓓⓑⓞⓧ: x",               // circled
+		"𝐦𝐜𝐩𝐬𝐚𝐧𝐝𝐛𝐨𝐱: x",               // mathematical bold
 		"all good\nmcpsandbox: x",     // a later line
 		"all good\r\n> mcpsandbox: x", // quoted, after CRLF
 		"all good\u2028mcpsandbox: x", // a Unicode line separator
