@@ -10,7 +10,8 @@
 // It is a package of its own so that the diagnosis is pure: it is given
 // the facts as plain values (the command, the working directory, the
 // grants, the network, the environment the policy passes) and the host's
-// file system as an interface, takes no lock and reads no global state, so
+// file system as an interface, takes no lock and reads no global state (but
+// a bounded memo of which letters may begin mcpsandbox's name), so
 // the relay can run it outside its lock (the file-system walks take their
 // time) and tests can give it a made-up host. The result is a Diagnosis
 // that the caller renders with its own names for the settings.

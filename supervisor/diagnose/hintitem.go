@@ -2,8 +2,11 @@ package diagnose
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -145,10 +148,12 @@ func isLineBreak(r rune) bool {
 // lineHead gathers the first letters and digits of a line: what it reads
 // as, whatever stands between them.
 type lineHead struct {
-	kept [16]rune
-	n    int
-	done bool
-	ours bool
+	kept  [16]rune
+	n     int
+	done  bool
+	ours  bool
+	mixed bool   // a letter kept is not ASCII: kept decides, at its end
+	pos   [2]int // while all are ASCII: how much of ourSkeleton each fold matched (-1: it does not)
 }
 
 // add takes the next rune of the line; true once the head is decided.
@@ -156,31 +161,110 @@ func (h *lineHead) add(r rune) bool {
 	if h.done {
 		return true
 	}
-	ks := []rune{r}
-	if r >= utf8.RuneSelf {
-		ks = []rune(norm.NFKC.String(string(r)))
+	if r < utf8.RuneSelf {
+		h.keep(r)
+		return h.done
 	}
-	for _, k := range ks {
-		if !unicode.IsLetter(k) && !unicode.IsNumber(k) {
+	// Its compatibility form (fullwidth, circled, bold letters), without
+	// allocating.
+	var buf [utf8.UTFMax]byte
+	d := norm.NFKC.Properties(buf[:utf8.EncodeRune(buf[:], r)]).Decomposition()
+	if d == nil {
+		h.keep(r)
+		return h.done
+	}
+	for len(d) > 0 && !h.done {
+		k, size := utf8.DecodeRune(d)
+		h.keep(k)
+		d = d[size:]
+	}
+	return h.done
+}
+
+// keep takes a rune of the line's compatibility form: its letters and
+// digits are what the line reads as.
+func (h *lineHead) keep(k rune) {
+	if !unicode.IsLetter(k) && !unicode.IsNumber(k) {
+		return
+	}
+	if k < utf8.RuneSelf && !h.mixed {
+		h.keepASCII(k)
+	} else if h.mixed = true; h.n == 0 && !mayBeginOurs(k) {
+		h.done = true
+		return
+	}
+	if h.done {
+		return
+	}
+	h.kept[h.n] = k
+	if h.n++; h.n == len(h.kept) {
+		h.ours, h.done = readsAsOurs(h.kept[:]), true
+	}
+}
+
+// keepASCII matches an ASCII letter or digit against ourSkeleton, both
+// ways readsAsOurs folds: most lines are decided at their first letter,
+// without a skeleton taken.
+func (h *lineHead) keepASCII(k rune) {
+	folds := asciiFolds()
+	for o := range h.pos {
+		if h.pos[o] < 0 {
 			continue
 		}
-		if h.n == 0 && k < unicode.MaxASCII && k != 'm' && k != 'M' && k != 'r' && k != 'R' {
-			h.done = true // the quick answer for most lines
-			return true
-		}
-		h.kept[h.n] = k
-		if h.n++; h.n == len(h.kept) {
-			h.ours, h.done = readsAsOurs(h.kept[:]), true
-			return true
+		f, rest := folds[o][k], ourSkeleton[h.pos[o]:]
+		switch {
+		case len(f) >= len(rest) && strings.HasPrefix(f, rest):
+			h.ours, h.done = true, true
+			return
+		case strings.HasPrefix(rest, f):
+			h.pos[o] += len(f)
+		default:
+			h.pos[o] = -1
 		}
 	}
-	return false
+	h.done = h.pos[0] < 0 && h.pos[1] < 0
 }
+
+// asciiFolds are the folds of each ASCII letter and digit, lower-cased
+// before and after its skeleton is taken, as readsAsOurs folds.
+var asciiFolds = sync.OnceValue(func() *[2][utf8.RuneSelf]string {
+	var t [2][utf8.RuneSelf]string
+	for c := rune(0); c < utf8.RuneSelf; c++ {
+		s := string(c)
+		t[0][c], t[1][c] = fold(confusables.Skeleton(strings.ToLower(s))), fold(confusables.Skeleton(s))
+	}
+	return &t
+})
+
+// mayBeginOurs reports whether a line beginning with letter k may read
+// as "mcpsandbox".
+func mayBeginOurs(k rune) bool {
+	if v, ok := beginnings.Load(k); ok {
+		return v.(bool)
+	}
+	s := string(k)
+	may := strings.HasPrefix(fold(confusables.Skeleton(strings.ToLower(s))), ourSkeleton[:1]) ||
+		strings.HasPrefix(fold(confusables.Skeleton(s)), ourSkeleton[:1])
+	if beginningsHeld.Add(1) <= maxBeginnings {
+		beginnings.Store(k, may)
+	}
+	return may
+}
+
+// beginnings remembers mayBeginOurs of the letters lines began with (a
+// text's alphabet is small), up to maxBeginnings of them whatever the
+// servers write.
+var (
+	beginnings     sync.Map // rune → bool
+	beginningsHeld atomic.Int64
+)
+
+const maxBeginnings = 4096
 
 // passes reports whether the line read so far begins "mcpsandbox".
 func (h *lineHead) passes() bool {
 	if !h.done {
-		h.ours, h.done = readsAsOurs(h.kept[:h.n]), true
+		h.ours, h.done = h.mixed && readsAsOurs(h.kept[:h.n]), true
 	}
 	return h.ours
 }
@@ -191,7 +275,7 @@ var ourSkeleton = fold(confusables.Skeleton("mcpsandbox"))
 // readsAsOurs reports whether letters read as "mcpsandbox", lower-cased
 // before or after their skeleton is taken.
 func readsAsOurs(letters []rune) bool {
-	if len(letters) == 0 {
+	if len(letters) < 5 { // no letter's skeleton is more than two of ours
 		return false
 	}
 	s := string(letters)
@@ -220,6 +304,14 @@ func scanString(raw []byte, i int) (end int, hit bool) {
 	var h lineHead
 	key := 0 // how much of HintMeta it matched; -1: it is not
 	for i < len(raw) {
+		if h.done && key < 0 {
+			// Only the next line can matter: skip to what may begin a
+			// line break (an escape, U+0085, U+2028, U+2029) or end the
+			// string.
+			if i = skipToBreak(raw, i); i == len(raw) {
+				break
+			}
+		}
 		if raw[i] == '"' {
 			return i, h.passes() || key == len(HintMeta)
 		}
@@ -241,6 +333,35 @@ func scanString(raw []byte, i int) (end int, hit bool) {
 	}
 	return len(raw), h.passes()
 }
+
+// skipToBreak returns the index of the first byte from raw[i] on that
+// mayBreak, or len(raw): eight plain ASCII bytes at a time.
+func skipToBreak(raw []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	has := func(w uint64, b byte) bool { x := w ^ ones*uint64(b); return (x-ones)&^x&highs != 0 }
+	for i+8 <= len(raw) {
+		if w := binary.LittleEndian.Uint64(raw[i:]); w&highs == 0 && !has(w, '"') && !has(w, '\\') {
+			i += 8
+			continue
+		}
+		for end := i + 8; i < end; i++ {
+			if mayBreak[raw[i]] {
+				return i
+			}
+		}
+	}
+	for ; i < len(raw); i++ {
+		if mayBreak[raw[i]] {
+			return i
+		}
+	}
+	return i
+}
+
+// mayBreak are the bytes of a JSON string that may begin a line break or
+// end it: the escape, the lead bytes of U+0085 and of U+2028 and U+2029,
+// the quote. A string's contents hold no raw control character.
+var mayBreak = [256]bool{'"': true, '\\': true, 0xC2: true, 0xE2: true}
 
 // skipString returns the index of the closing quote of the string raw[i]
 // lies in.
