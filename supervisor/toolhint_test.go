@@ -183,7 +183,7 @@ func TestReadmeTellsTheHintApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(text), "\n### Tool-error hints\n")
+	_, section, ok := strings.Cut(string(text), "\n## Tool-error hints\n")
 	section, _, _ = strings.Cut(section, "\n## ")
 	if !ok || !strings.Contains(string(text), "[Tool-error hints](#tool-error-hints)") {
 		t.Fatal("README has no section Tool-error hints that its top links to")
