@@ -58,9 +58,13 @@ func (f *Facts) policyGrantOf(path string) (grant string, writable bool) {
 // namedRoot is the innermost path the command line names (an absolute
 // argument, or one's value after '=', or the working directory) that
 // holds path; "" when none does, or it is / or a place no hint names.
+// The program is no such path: the sandbox shows it whatever is granted.
 func (f *Facts) namedRoot(path string) string {
 	named := []string{f.WorkDir}
-	for _, a := range f.Command {
+	for i, a := range f.Command {
+		if i == 0 {
+			continue
+		}
 		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(v, "/") {
 			a = v
 		}
