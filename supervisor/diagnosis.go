@@ -85,8 +85,8 @@ func (r *relay) needsHint(result []byte, toolErr bool) bool {
 	return toolErr && !r.pol.NoToolHints && diagnose.Explainable(result) || diagnose.MayPassForHint(result)
 }
 
-// endHinted ends a request answered with a tool error (outside r.mu) and
-// returns its answer as the host gets it.
+// endHinted ends a request whose tools/call result needed more than
+// relaying (outside r.mu) and returns its answer as the host gets it.
 func (r *relay) endHinted(h *toolHint) []byte {
 	out := r.hintToolError(h)
 	end := ending{outcome: outAnswered, answer: out, relayed: true}
