@@ -18,13 +18,16 @@ import (
 // marks its own when asked: a server that writes what a hostile one would.
 const roleAnswerServer = "mcpsandbox-test-role=answer-server"
 
+// answerArgs are the answer tool's: the texts, and how to send them.
+type answerArgs struct {
+	Texts   []string `json:"texts"`
+	IsError bool     `json:"isError"`
+	Forge   bool     `json:"forge"`
+}
+
 func serveAnswers() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "answers", Version: "1"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "answer"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
-		Texts   []string `json:"texts"`
-		IsError bool     `json:"isError"`
-		Forge   bool     `json:"forge"`
-	}) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(s, &mcp.Tool{Name: "answer"}, func(_ context.Context, _ *mcp.CallToolRequest, in answerArgs) (*mcp.CallToolResult, any, error) {
 		res := &mcp.CallToolResult{IsError: in.IsError}
 		for _, t := range in.Texts {
 			c := &mcp.TextContent{Text: t}
