@@ -12,12 +12,14 @@ require (
 	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/miekg/dns v1.1.73
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/mtibben/confusables v0.0.0-20210201002637-9d1b0723b659
 	github.com/opencontainers/runtime-spec v1.3.0
 	github.com/seccomp/libseccomp-golang v0.11.1
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/vishvananda/netlink v1.3.1
 	github.com/vishvananda/netns v0.0.5
 	golang.org/x/sys v0.50.0
+	golang.org/x/text v0.40.0
 	golang.org/x/time v0.15.0
 )
 

@@ -17,6 +17,7 @@ var flags = map[string]string{
 	"DenyResources":      "deny-resource",
 	"RateLimits":         "rate-limit",
 	"MaxConcurrentCalls": "max-concurrent-calls",
+	"NoToolHints":        "no-tool-hints",
 	"AuditLog":           "audit-log",
 	"AuditMaxSize":       "audit-max-size",
 	"AuditMask":          "audit-mask",

@@ -75,6 +75,7 @@ var keys = []Key{
 	{"mcp", "deny-resources", "DenyResources", false},
 	{"mcp", "rate-limits", "RateLimits", false},
 	{"mcp", "max-concurrent-calls", "MaxConcurrentCalls", false},
+	{"mcp", "no-tool-hints", "NoToolHints", false},
 
 	{"audit", "file", "AuditLog", true},
 	{"audit", "max-size", "AuditMaxSize", false},

@@ -58,6 +58,7 @@ type Policy struct {
 	DenyResources      []string // --deny-resource GLOB on URIs (repeatable; wins over allow)
 	RateLimits         []string // --rate-limit [GLOB=]N/DURATION (repeatable; see ParseRateLimit)
 	MaxConcurrentCalls int      // --max-concurrent-calls (0 = no cap)
+	NoToolHints        bool     // --no-tool-hints: add no mcpsandbox item to a failed tools/call
 
 	// Audit log of the host's tools/call, prompts/get and resources/read.
 	AuditLog     string   // --audit-log FILE ("" = none)

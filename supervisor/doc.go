@@ -49,16 +49,21 @@
 //
 // # The tool-error hint
 //
-// Beside the ids, the relay changes one thing on its own (the MCP rules,
-// when set, change what they say): a tools/call result with isError true
-// whose text quotes EROFS, EACCES, ENOENT or "[Errno N]" for a path the
-// confinement explains (not granted, granted read-only, not readable by the
-// server's user; package diagnose reads the host to tell it from a real
-// error) gets one more content item, {"type":"text","text":"mcpsandbox:
-// ..."}, after the server's own, saying what of the confinement caused it
-// and which setting fixes it. The server's items and every other member of
-// the result stay as the server wrote them; the diagnosis runs outside the
-// relay's lock.
+// Beside the ids, the relay changes tools/call results on its own (the MCP
+// rules, when set, change what they say): one with isError true whose
+// text quotes EROFS, EACCES, ENOENT or "[Errno N]" for a path the policy
+// explains (in a read-only grant, a granted path the server's own user
+// may not read, a path under one the command line names that is not
+// granted; package diagnose decides from the policy alone, never from the
+// host, so the server cannot probe the host through it) gets one more
+// content item after the server's own, {"type":"text","text":"mcpsandbox:
+// ...","_meta":{"io.github.mcpsandbox/hint":true}}, saying what of the
+// confinement caused it and which setting fixes it (NoToolHints: never).
+// And in every tools/call result, the server's lines that read as
+// beginning "mcpsandbox" get "[the server's words] " put before them and
+// its items lose that _meta key, so nothing of the server's passes for
+// mcpsandbox's. Results with nothing to change are relayed as the server
+// wrote them; the parsing runs outside the relay's lock.
 //
 // # Crash, hang and restart
 //

@@ -169,7 +169,7 @@ func newRelay(opts Options) *relay {
 		pol:         opts.Policy,
 		stateDir:    opts.StateDir,
 		rules:       mcprules.New(opts.Policy, mcprules.Options{Setting: opts.Setting}),
-		facts:       factsOf(opts.Policy, opts.LookupEnv),
+		facts:       factsOf(opts.Policy, opts.StateDir, opts.LookupEnv),
 		spec:        opts.spec(),
 		start:       opts.Start,
 		release:     opts.ReleaseMemory,

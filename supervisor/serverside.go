@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
-	"github.com/mcpsandbox/mcpsandbox/supervisor/diagnose"
 )
 
 // Server → host. One goroutine per server process reads its stdout. Only
@@ -26,7 +25,7 @@ type serverActs struct {
 	waiterMsg      []byte
 	refusal        []byte // an error answer to write to the server
 	refusedWhy     string
-	hint           *toolHint // a tool error to diagnose, then end
+	hint           *toolHint // a tools/call result to diagnose or neutralise, then end
 }
 
 func (r *relay) readServer(g *generation) {
@@ -120,10 +119,10 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 				}
 			}
 			toolErr := req.method == mToolsCall && e.HasResult && isToolError(e)
-			if toolErr && diagnose.Explainable(e.Result) {
-				// The diagnosis walks the host's file system: it runs,
-				// and the request ends, once r.mu is released.
-				acts.hint = &toolHint{req: req, result: e.Result, out: out}
+			if req.method == mToolsCall && e.HasResult && r.needsHint(e.Result, toolErr) {
+				// The diagnosis and the rewriting parse the result: they
+				// run, and the request ends, once r.mu is released.
+				acts.hint = &toolHint{req: req, result: e.Result, out: out, toolErr: toolErr}
 				return out
 			}
 			end := serverEnd(e, out, toolErr)

@@ -54,6 +54,9 @@ var runFlags = []runFlag{
 	{"max-concurrent-calls", "N", "MaxConcurrentCalls", "MCP rules",
 		"Most tools/call the host may have in flight at once (held for a restarting server included). One more is answered by mcpsandbox at once with error -31110, not queued, and never reaches the server. 0 means no cap.",
 		func(p *policy.Policy) flag.Value { return intValue{&p.MaxConcurrentCalls} }},
+	{"no-tool-hints", "", "NoToolHints", "MCP rules",
+		"Add no hint of mcpsandbox's to a failed tools/call. By default a tool error quoting EROFS, EACCES, ENOENT or [Errno N] for a path the policy explains (in a read-only grant, or in a path the command names that is not granted) gets one more text item, beginning \"mcpsandbox: \" and marked in its _meta with io.github.mcpsandbox/hint, naming the setting that fixes it; it is decided from the policy alone and never says whether a file exists on the host.",
+		func(p *policy.Policy) flag.Value { return boolValue{&p.NoToolHints} }},
 
 	{"audit-log", "FILE", "AuditLog", "Audit",
 		"Append one JSON line per tools/call, prompts/get and resources/read of the host to FILE when the call ends: time, server, session, method, tool, prompt or URI, arguments with the values of secret-looking keys masked as ***, outcome, error code, duration and bytes each way. The file is created mode 0600 (an existing one of yours is set to 0600); a path mcpsandbox cannot open stops it at the start.",

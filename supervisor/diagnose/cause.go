@@ -15,24 +15,29 @@ const StderrLines = 64
 // StartFailure reads the stderr lines of a server that failed before it
 // served (the last StderrLines are enough) and says what of the
 // confinement kept it from starting; false when nothing did, as far as it
-// can tell (a restart may then help).
+// can tell (a restart may then help). It tries what the lines say, the
+// last line first, and returns the first cause the host confirms.
+//
+// Unlike a tool error's (grantable.go), this diagnosis reads the host:
+// whether the path exists, where its links lead, the modes on its way.
+// That is no oracle for the server: a diagnosed start failure is
+// permanent, the relay stops the server at once and starts it no more, so
+// the answer never reaches it through the relay; it goes to the log and to
+// the host's error for a server that never served (whose tools the model
+// never saw). What it
+// recommends granting is never one of the places no hint names
+// (neverGranted, Facts.Own).
 func StartFailure(stderr []string, f Facts) (Diagnosis, bool) {
-	return diagnose(stderr, &f, true)
-}
-
-// diagnose tries what the lines say, the last line first, and returns the
-// first cause the host confirms.
-func diagnose(lines []string, f *Facts, atStart bool) (Diagnosis, bool) {
-	for _, found := range findCauses(lines) {
-		if d, ok := causeOf(found, f, atStart); ok {
-			d.Permanent = atStart
+	for _, found := range findCauses(stderr) {
+		if d, ok := causeOf(found, &f); ok {
+			d.Permanent = true
 			return d, true
 		}
 	}
 	return Diagnosis{}, false
 }
 
-func causeOf(found stderrFinding, f *Facts, atStart bool) (Diagnosis, bool) {
+func causeOf(found stderrFinding, f *Facts) (Diagnosis, bool) {
 	switch found.pattern.kind {
 	case causeEnv:
 		return envCause(found.path, f)
@@ -46,7 +51,7 @@ func causeOf(found stderrFinding, f *Facts, atStart bool) (Diagnosis, bool) {
 	p := filepath.Clean(found.path)
 	real, err := fsys.EvalSymlinks(p)
 	if err != nil {
-		if atStart && found.pattern.kind == causeMissing && errors.Is(err, fs.ErrNotExist) {
+		if found.pattern.kind == causeMissing && errors.Is(err, fs.ErrNotExist) {
 			if arg, ok := f.scriptArg(p, found.pattern.entry); ok {
 				d := Diagnosis{Kind: ScriptMissing, Path: p, Setting: "Command"}
 				if arg != "" {
@@ -69,6 +74,9 @@ func causeOf(found stderrFinding, f *Facts, atStart bool) (Diagnosis, bool) {
 			return Diagnosis{}, false
 		}
 		d := Diagnosis{Kind: NotGranted, Path: p, Setting: "ReadOnly", grantDir: f.grantDir(real, found)}
+		if f.ungrantable(d.grantDir) || d.grantDir == "/" {
+			return Diagnosis{}, false
+		}
 		if real != p && f.visible(p) {
 			d.real = real
 		}

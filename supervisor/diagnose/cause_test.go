@@ -214,3 +214,17 @@ func TestErrorLine(t *testing.T) {
 		t.Errorf("ErrorLine(nil) = %q", got)
 	}
 }
+
+// A start failure may be checked against the host (the server is stopped
+// for good, the answer never reaches it), but what it recommends granting
+// is never a place no policy should grant: mcpsandbox's own state (other
+// servers' code), the user's, a system directory.
+func TestStartFailureNamesNoGrantOfOurOwn(t *testing.T) {
+	fsys := newFS().file("/var/lib/mcpsandbox/other/npm/x.js", 0o644).file("/home/ann/.local/state/mcpsandbox/b/k", 0o600).file("/etc/ssl/private/k", 0o600)
+	f := Facts{Command: []string{"node", "/srv/a.js"}, Own: []string{"/home/ann/.local/state/mcpsandbox"}, FS: fsys}
+	for _, p := range []string{"/var/lib/mcpsandbox/other/npm/x.js", "/home/ann/.local/state/mcpsandbox/b/k", "/etc/ssl/private/k"} {
+		if d, ok := StartFailure([]string{"Error: EACCES: permission denied, open '" + p + "'"}, f); ok {
+			t.Errorf("%s: diagnosed %q", p, render(d))
+		}
+	}
+}

@@ -37,7 +37,8 @@ type Diagnosis struct {
 
 	real      string      // NotGranted: Path is a symbolic link to real, which is not granted
 	grantDir  string      // NotGranted: what to grant
-	grant     string      // ReadOnlyGrant: the read-only grant Path lies in ("" none)
+	grant     string      // ReadOnlyGrant: the read-only grant Path lies in ("" none); Denied of a tool error: its grant
+	named     string      // a tool error's path lies in this path the command line names, not granted
 	stateEnv  string      // ReadOnlyGrant: the variable that moves this server's state, and
 	stateFile string      // the file's usual name
 	dir       string      // Denied: the directory that keeps the user out
@@ -74,6 +75,9 @@ func (d Diagnosis) Render(setting, fileKey field.Namer) string {
 	switch d.Kind {
 	case NotGranted:
 		what := "it exists on the host but is not granted to the server"
+		if d.named != "" {
+			what = "it lies in " + d.named + ", which the command line names but the policy does not grant (the server sees only its grants)"
+		}
 		if d.real != "" {
 			what = "it is a symbolic link to " + d.real + ", which is not granted to the server"
 		}
@@ -84,6 +88,10 @@ func (d Diagnosis) Render(setting, fileKey field.Namer) string {
 		if d.grant != "" {
 			where = "it lies in " + d.grant + ", granted read-only (" + setting("ReadOnly") + ")"
 		}
+		if d.named != "" {
+			return fmt.Sprintf("the server could not write %s: it lies in %s, which the command line names but the policy does not grant; grant it writable with %s %s%s",
+				d.Path, d.named, setting("ReadWrite"), d.named, hint("ReadWrite"))
+		}
 		fix := fmt.Sprintf("grant a writable directory with %s DIR%s and have the server write there", setting("ReadWrite"), hint("ReadWrite"))
 		if d.stateEnv != "" {
 			fix += fmt.Sprintf(" (this server takes it from %s: %s %s=DIR/%s)", d.stateEnv, setting("Env"), d.stateEnv, d.stateFile)
@@ -92,6 +100,10 @@ func (d Diagnosis) Render(setting, fileKey field.Namer) string {
 		}
 		return fmt.Sprintf("the server could not write %s: %s; %s", d.Path, where, fix)
 	case Denied:
+		if d.dir == "" {
+			return fmt.Sprintf("the server could not open %s: it lies in %s, which is granted, but the server runs as an unprivileged user of its own, to whom the host's permissions apply as to any other user; let others read it on the host or run the server as its owner with %s NAME",
+				d.Path, d.grant, setting("User"))
+		}
 		perm := map[bool]string{true: "r", false: "x"}[d.final]
 		return fmt.Sprintf("the server could not open %s: it is granted, but %s (mode %#o) keeps the server's unprivileged user out; let others in (chmod o+%s %s) or run the server as its owner with %s NAME",
 			d.Path, d.dir, d.mode, perm, d.dir, setting("User"))

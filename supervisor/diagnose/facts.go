@@ -34,6 +34,10 @@ type Facts struct {
 	User      string   // the user the server runs as ("": a fresh unprivileged one when Root)
 	Root      bool     // mcpsandbox runs as root
 	Env       []string // the policy's environment: NAME passes mcpsandbox's on, NAME=VALUE sets it
+	Tmpfs     []string // private tmpfs: the server's own, not the host's
+	// Own are mcpsandbox's own places on this host (its state, its
+	// configuration, its sockets): a diagnosis never names them as a grant.
+	Own []string
 
 	// HostEnv reports whether mcpsandbox's own environment has the
 	// variable; nil: it has none.

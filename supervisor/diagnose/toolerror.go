@@ -32,8 +32,9 @@ func Explainable(result []byte) bool {
 }
 
 // ToolError reads the text of a tools/call result (its raw result member)
-// that is a tool error and says what of the confinement caused it; false
-// when nothing did, or the result is no tool error.
+// that is a tool error and says what of the confinement caused it, from
+// the policy alone (grantable.go); false when the policy explains nothing,
+// or the result is no tool error.
 func ToolError(result []byte, f Facts) (Diagnosis, bool) {
 	if !Explainable(result) {
 		return Diagnosis{}, false
@@ -53,28 +54,10 @@ func ToolError(result []byte, f Facts) (Diagnosis, bool) {
 			lines = append(lines, strings.Split(c.Text, "\n")...)
 		}
 	}
-	return diagnose(lines, &f, false)
-}
-
-// AddText returns result (a raw tools/call result) with a text item
-// holding text appended to its content, its other members as they were;
-// false when result is not an object.
-func AddText(result []byte, text string) ([]byte, bool) {
-	var res map[string]json.RawMessage
-	if json.Unmarshal(result, &res) != nil || res == nil {
-		return nil, false
+	for _, found := range findCauses(lines) {
+		if d, ok := toolCause(found, &f); ok {
+			return d, true
+		}
 	}
-	item, _ := json.Marshal(map[string]string{"type": "text", "text": text})
-	list := bytes.TrimSuffix(bytes.TrimSpace(res["content"]), []byte("]"))
-	if len(bytes.TrimSpace(list)) > 1 {
-		list = append(list, ',')
-	}
-	res["content"] = append(append(list, item...), ']')
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false) // the server's strings as it wrote them
-	if enc.Encode(res) != nil {
-		return nil, false
-	}
-	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), true
+	return Diagnosis{}, false
 }

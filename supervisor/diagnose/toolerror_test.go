@@ -35,12 +35,19 @@ func TestToolErrorOfAReadOnlyGrant(t *testing.T) {
 		t.Errorf("in a writable grant: diagnosed %q", render(d))
 	}
 	f.ReadWrite = nil
-	other, _ := json.Marshal(map[string]any{"isError": true, "content": []any{
-		map[string]string{"type": "text", "text": "Error: EROFS: read-only file system, open '/tmp/state/x'"},
-	}})
-	if d, _ := ToolError(other, f); !strings.Contains(render(d), "it is not in a writable grant") || !strings.Contains(render(d), "servers commonly take the path from an environment variable") {
-		t.Errorf("outside every grant: %q", render(d))
+	other := toolErrorQuoting("Error: EROFS: read-only file system, open '/home/ann/proj/state.json'")
+	if d, ok := ToolError(other, f); ok {
+		t.Errorf("outside every grant and every path the command names: %q", render(d))
 	}
+	f.WorkDir = "/home/ann/proj"
+	if d, _ := ToolError(other, f); !strings.Contains(render(d), "it lies in /home/ann/proj, which the command line names but the policy does not grant; grant it writable with ReadWrite /home/ann/proj") {
+		t.Errorf("in the working directory, not granted: %q", render(d))
+	}
+}
+
+func toolErrorQuoting(text string) []byte {
+	result, _ := json.Marshal(map[string]any{"isError": true, "content": []any{map[string]string{"type": "text", "text": text}}})
+	return result
 }
 
 // Results that are no tool error, or name nothing of the confinement, are
@@ -63,18 +70,18 @@ func TestToolErrorReadsOnlyToolErrors(t *testing.T) {
 	}
 }
 
-// The explanation is one more text item; the server's members and strings
-// are kept as written.
-func TestAddTextKeepsTheResult(t *testing.T) {
-	out, ok := AddText([]byte(`{"isError":true,"content":[{"type":"text","text":"a <b> & c"}],"_meta":{"k":1}}`), "mcpsandbox: why")
-	if want := `{"_meta":{"k":1},"content":[{"type":"text","text":"a <b> & c"},{"text":"mcpsandbox: why","type":"text"}],"isError":true}`; !ok || string(out) != want {
-		t.Errorf("AddText = %s, %v\nwant %s", out, ok, want)
+// mcpsandbox's item is one more text item, marked in its _meta; the
+// server's members and strings are kept as written.
+func TestAddHintKeepsTheResult(t *testing.T) {
+	out, ok := AddHint([]byte(`{"isError":true,"content":[{"type":"text","text":"a <b> & c"}],"_meta":{"k":1}}`), "why")
+	if want := `{"_meta":{"k":1},"content":[{"type":"text","text":"a <b> & c"},{"_meta":{"io.github.mcpsandbox/hint":true},"text":"mcpsandbox: why","type":"text"}],"isError":true}`; !ok || string(out) != want {
+		t.Errorf("AddHint = %s, %v\nwant %s", out, ok, want)
 	}
-	out, ok = AddText([]byte(`{"isError":true,"content":[]}`), "why")
-	if want := `{"content":[{"text":"why","type":"text"}],"isError":true}`; !ok || string(out) != want {
-		t.Errorf("AddText to empty content = %s, %v", out, ok)
+	out, ok = AddHint([]byte(`{"isError":true,"content":[]}`), "why")
+	if want := `{"content":[{"_meta":{"io.github.mcpsandbox/hint":true},"text":"mcpsandbox: why","type":"text"}],"isError":true}`; !ok || string(out) != want {
+		t.Errorf("AddHint to empty content = %s, %v", out, ok)
 	}
-	if _, ok := AddText([]byte(`[1]`), "why"); ok {
-		t.Error("AddText to an array succeeded")
+	if _, ok := AddHint([]byte(`[1]`), "why"); ok {
+		t.Error("AddHint to an array succeeded")
 	}
 }
