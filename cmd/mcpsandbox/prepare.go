@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
@@ -20,7 +21,13 @@ import (
 // confined as run would start the server but reaching the package index
 // (prepareNetwork), so that run needs no network.
 func prepareCommand(args []string, std stdio) int {
-	r, status, ok := runPolicy("prepare", args, std)
+	return prepare(args, launch.FromProcess(), std)
+}
+
+// prepare is prepareCommand for a server started on host (wrap: with the
+// variables of the host file's entry).
+func prepare(args []string, host launch.Host, std stdio) int {
+	r, status, ok := runPolicyOn("prepare", args, host, std)
 	if !ok {
 		return status
 	}
@@ -41,6 +48,10 @@ func prepareCommand(args []string, std stdio) int {
 	}
 	p.Command = step.Command
 	p.Env = append(append(p.Env, step.Env...), indexEnv...)
+	// The hosts given on prepare's command line count, for install scripts
+	// that fetch from elsewhere; the policy's own are what the server may
+	// reach when it runs, which is not what its install needs.
+	hosts = append(hosts, r.Overrides.AllowHosts...)
 	p.Net, p.AllowHosts = policy.NetEgress, hosts
 	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, std.Err)
 	if err != nil {
@@ -53,7 +64,8 @@ func prepareCommand(args []string, std stdio) int {
 	defer cancel()
 	go catchSignals(cancel)
 	start := time.Now()
-	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.Launch.Name, Policy: p, StateDir: r.StateDir(), Log: log, Setting: flagOf, LookupEnv: r.Host.LookupEnv, Environ: os.Environ()}, std.Err)
+	out := &outputTail{w: std.Err}
+	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.Launch.Name, Policy: p, StateDir: r.StateDir(), Log: log, Setting: flagOf, LookupEnv: r.Host.LookupEnv, Environ: os.Environ()}, out)
 	switch {
 	case ex.SetupErr != nil:
 		fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", field.Message(ex.SetupErr, flagOf))
@@ -62,7 +74,9 @@ func prepareCommand(args []string, std stdio) int {
 		fmt.Fprintln(std.Err, "mcpsandbox prepare: stopped")
 		return exitFailure
 	case ex.Failed():
-		fmt.Fprintf(std.Err, "mcpsandbox prepare: fetching the packages failed (%s); its output is above\n", ex)
+		cache, _ := policyEnv(p, "npm_config_cache", nil)
+		f := prepareFailure{once: ex, script: failedScript(r.StateDir(), cache, start), last: out.lastLine(), args: args}
+		fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", f)
 		return exitFailure
 	}
 	fmt.Fprintf(std.Out, "prepared %s in %s: its packages are in %s; `mcpsandbox run` starts it offline now\n",
