@@ -71,14 +71,12 @@ type prepareFailure struct {
 func (f prepareFailure) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fetching the packages failed (%s)", f.once.Exit)
-	what := "the install"
 	if f.script != "" {
 		fmt.Fprintf(&b, ": %s", f.script)
-		what = "it"
 	}
 	if len(f.once.Refused) > 0 {
 		if f.script == "" {
-			b.WriteString(":")
+			b.WriteString(": the install")
 		} else {
 			b.WriteString(" and")
 		}
@@ -86,7 +84,7 @@ func (f prepareFailure) String() string {
 		if f.once.RefusedMore {
 			hosts += " and more"
 		}
-		fmt.Fprintf(&b, " %s tried to reach %s (not allowed); prepare with: %s", what, hosts, shellLine(f.fix()))
+		fmt.Fprintf(&b, " tried to reach %s (not allowed); prepare with: %s", hosts, shellLine(f.fix()))
 		return b.String()
 	}
 	switch {
