@@ -161,22 +161,38 @@ func TestPrepareAllowHostReachesWhatTheInstallFetches(t *testing.T) {
 
 // wrap passes the entry's env to the prepare it runs: the package's own
 // variable in the host's file skips the download, and the entry is
-// prepared and wrapped, with nothing fetched from the other host.
+// prepared and wrapped, with nothing fetched from the other host. Without
+// it the entry is left unwrapped, its line naming the host and the
+// commands that prepare and wrap it.
 func TestWrapPreparesWithTheEntrysEnv(t *testing.T) {
 	e := fetchNet(t)
 	home, env := frictionHome(t)
-	base := newStateBase(t)
-	env = append(env, "npm_config_registry=http://"+testnet.RegistryName+"/", "MCPSANDBOX_STATE_DIR="+base.dir)
-	writeTree(t, home, map[string]string{".cursor/mcp.json": fmt.Sprintf(`{"mcpServers": {"fetcher": {"command": "npx", "args": ["-y", %q], "env": {%q: "true"}}}}`, fetchSpec, fetchSkipVar)})
+	env = append(env, "npm_config_registry=http://"+testnet.RegistryName+"/")
 	file := filepath.Join(home, ".cursor", "mcp.json")
-	out, stderr, code := runIn(t, e, home, env, "wrap", "--command", "/usr/local/bin/mcpsandbox", file)
+	wrap := func(entryEnv string) (string, string, int, string) {
+		t.Helper()
+		writeTree(t, home, map[string]string{".cursor/mcp.json": fmt.Sprintf(`{"mcpServers": {"fetcher": {"command": "npx", "args": ["-y", %q], "env": {%s}}}}`, fetchSpec, entryEnv)})
+		base := newStateBase(t) // each wrap prepares into a state directory of its own
+		out, stderr, code := runIn(t, e, home, append(env, "MCPSANDBOX_STATE_DIR="+base.dir), "wrap", "--command", "/usr/local/bin/mcpsandbox", file)
+		return out, stderr, code, base.dir
+	}
+
+	out, stderr, code, _ := wrap(`"OTHER": "x"`)
+	want := "  fetcher: not wrapped: preparing it failed: fetching the packages failed (exited with status 1): the install script of " + fetchSpec +
+		" (node install.js) exited with status 1 and tried to reach " + testnet.OtherName + " (not allowed); prepare with: mcpsandbox prepare --allow-host " + testnet.OtherName +
+		" --env OTHER -- npx -y " + fetchSpec + "; once it is prepared, mcpsandbox wrap --no-prepare " + file + " wraps it\n"
+	if code != exitFailure || !strings.Contains(out, want) {
+		t.Errorf("wrap without %s: exit %d, want %d and %q:\n%s%s", fetchSkipVar, code, exitFailure, want, out, stderr)
+	}
+
+	out, stderr, code, state := wrap(fmt.Sprintf(`%q: "true"`, fetchSkipVar))
 	if code != exitOK || !strings.Contains(out, "  fetcher: wrapped: /usr/local/bin/mcpsandbox run --env "+fetchSkipVar+" -- npx -y "+fetchSpec) {
 		t.Fatalf("wrap: exit %d\n%s%s", code, out, stderr)
 	}
 	if n := downloads(e); n != 0 {
 		t.Errorf("%s saw %d connections", testnet.OtherName, n)
 	}
-	if got := downloaded(t, base.dir); got != "" {
+	if got := downloaded(t, state); got != "" {
 		t.Errorf("the install script downloaded: %q", got)
 	}
 }

@@ -70,7 +70,7 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 			continue
 		}
 		if !o.dryRun && !o.noPrepare && needsPrepare(launch) {
-			if err := prepareEntry(e.Name, env, launch, host, std); err != nil {
+			if err := prepareEntry(path, e.Name, env, launch, host, std); err != nil {
 				note(e.Name, "not wrapped: %v", err)
 				ok = false
 				continue
@@ -266,16 +266,17 @@ func needsPrepare(launch []string) bool {
 	return slices.Contains([]string{"npx", "uvx"}, filepath.Base(launch[0]))
 }
 
-// prepareEntry runs prepare's code path for the launch line, as run will
-// start it on host, with one progress line on std.Err.
-func prepareEntry(name string, env, launch []string, host launch.Host, std stdio) error {
+// prepareEntry runs prepare's code path for the launch line of file's
+// entry name, as run will start it on host, with one progress line on
+// std.Err.
+func prepareEntry(file, name string, env, launch []string, host launch.Host, std stdio) error {
 	fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s (%s) ...\n", name, shellLine(launch))
 	var out, errs bytes.Buffer
 	code, failed := prepare(runArgs(env, launch), host, stdio{In: strings.NewReader(""), Out: &out, Err: &errs})
 	if code != exitOK {
 		fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s failed:\n%s", name, errs.String())
 		if failed != nil && len(failed.once.Refused) > 0 {
-			return fmt.Errorf("preparing it failed (%s); once it is prepared, wrap it with --no-prepare", failed)
+			return fmt.Errorf("preparing it failed: %s; once it is prepared, %s wraps it", failed, shellLine([]string{"mcpsandbox", "wrap", "--no-prepare", file}))
 		}
 		return fmt.Errorf("preparing it failed (%s)", finalLine(errs.String()))
 	}
