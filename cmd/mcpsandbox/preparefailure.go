@@ -46,13 +46,15 @@ func (t *outputTail) Write(p []byte) (int, error) {
 	return t.w.Write(p)
 }
 
-// lastLine is the last line of output that says something.
+// lastLine is the last line of output that says something (npm's
+// pointer to its log says nothing of what failed).
 func (t *outputTail) lastLine() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := strings.Split(strings.TrimSpace(string(t.tail)), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" && !strings.HasPrefix(l, "npm notice") {
+		l := strings.TrimSpace(lines[i])
+		if l != "" && !strings.HasPrefix(l, "npm notice") && !strings.HasPrefix(l, "npm error A complete log of this run") {
 			return l
 		}
 	}
