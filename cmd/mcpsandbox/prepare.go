@@ -55,7 +55,8 @@ func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) 
 	// reach when it runs, which is not what its install needs.
 	hosts = append(hosts, r.Overrides.AllowHosts...)
 	p.Net, p.AllowHosts = policy.NetEgress, hosts
-	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, std.Err)
+	out := &outputTail{w: std.Err}
+	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, out.log())
 	if err != nil {
 		return usageFailure("prepare", err.Error(), std), nil
 	}
@@ -66,7 +67,6 @@ func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) 
 	defer cancel()
 	go catchSignals(cancel)
 	start := time.Now()
-	out := &outputTail{w: std.Err}
 	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.Launch.Name, Policy: p, StateDir: r.StateDir(), Log: log, Setting: flagOf, LookupEnv: r.Host.LookupEnv, Environ: os.Environ()}, out)
 	switch {
 	case ex.SetupErr != nil:

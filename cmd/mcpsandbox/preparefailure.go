@@ -29,7 +29,9 @@ const (
 	npmLogBytes = 1 << 20 // the end of npm's debug log read
 )
 
-// outputTail copies the tool's output on and keeps its end.
+// outputTail copies the tool's output on and keeps its end. The log
+// shares the writer (log), under the same lock: wrap's prepare writes both
+// into one buffer.
 type outputTail struct {
 	w    io.Writer
 	mu   sync.Mutex
@@ -38,12 +40,23 @@ type outputTail struct {
 
 func (t *outputTail) Write(p []byte) (int, error) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.tail = append(t.tail, p...)
 	if len(t.tail) > tailBytes {
 		t.tail = slices.Clone(t.tail[len(t.tail)-tailBytes:])
 	}
-	t.mu.Unlock()
 	return t.w.Write(p)
+}
+
+// log is the writer for prepare's own log lines, which are not the tool's.
+func (t *outputTail) log() io.Writer { return logBeside{t} }
+
+type logBeside struct{ t *outputTail }
+
+func (l logBeside) Write(p []byte) (int, error) {
+	l.t.mu.Lock()
+	defer l.t.mu.Unlock()
+	return l.t.w.Write(p)
 }
 
 // lastLine is the last line of output that says something (npm's
