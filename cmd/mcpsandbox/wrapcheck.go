@@ -17,7 +17,9 @@ import (
 // fetches.
 
 // entryHost is this machine as the entry's server is started on it: the
-// host gives it the entry's env over its own environment.
+// host gives it the entry's env over its own environment. Wrap prepares
+// in this process, so the values reach prepare through this lookup and
+// never a command line (ps would show one).
 func entryHost(values map[string]string) launch.Host {
 	h := launch.FromProcess()
 	h.LookupEnv = func(name string) (string, bool) {

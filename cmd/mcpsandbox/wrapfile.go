@@ -269,10 +269,10 @@ func needsPrepare(launch []string) bool {
 // prepareEntry runs prepare's code path for the launch line of file's
 // entry name, as run will start it on host, with one progress line on
 // std.Err.
-func prepareEntry(file, name string, env, launch []string, host launch.Host, std stdio) error {
-	fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s (%s) ...\n", name, shellLine(launch))
+func prepareEntry(file, name string, env, line []string, host launch.Host, std stdio) error {
+	fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s (%s) ...\n", name, shellLine(line))
 	var out, errs bytes.Buffer
-	code, failed := prepare(runArgs(env, launch), host, stdio{In: strings.NewReader(""), Out: &out, Err: &errs})
+	code, failed := prepare(runArgs(env, line), host, stdio{In: strings.NewReader(""), Out: &out, Err: &errs})
 	if code != exitOK {
 		fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s failed:\n%s", name, errs.String())
 		if failed != nil && len(failed.once.Refused) > 0 {
