@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+
+	"golang.org/x/sys/unix"
 )
 
 // CheckGrants says whether Start would refuse spec's grants, as it would
@@ -22,9 +24,7 @@ func CheckGrants(spec Spec) error {
 }
 
 // grantsUsable is planBindOwners' verdict for the user the server will
-// run as, without leasing one: a dynamic uid not yet given out stands as
-// the first (the check asks only whether an owner can be shown as the
-// server, which holds for every dynamic uid but the grant owner's own).
+// run as, without leasing one.
 func grantsUsable(spec Spec, cfg *initConfig) error {
 	u, err := describedUser(spec)
 	if err != nil {
@@ -36,7 +36,11 @@ func grantsUsable(spec Spec, cfg *initConfig) error {
 	return planBindOwners(&c, slog.New(slog.DiscardHandler))
 }
 
-// describedUser is chooseUser's answer without leasing a dynamic id.
+// describedUser is chooseUser's answer without leasing a dynamic id: the
+// owner of the state directory, which is the server's uid once it ran;
+// else the first dynamic id stands for the one it will get (the check
+// asks only whether a grant's owner can be shown as the server, which
+// holds for every dynamic uid but the grant owner's own).
 func describedUser(spec Spec) (*sandboxUser, error) {
 	switch {
 	case os.Geteuid() != 0:
@@ -44,5 +48,10 @@ func describedUser(spec Spec) (*sandboxUser, error) {
 	case spec.User != "":
 		return namedUser(spec.User)
 	}
-	return &sandboxUser{uid: DynamicIDFirst, gid: DynamicIDFirst, name: "sandbox"}, nil
+	id := uint32(DynamicIDFirst)
+	var st unix.Stat_t
+	if spec.StateDir != "" && unix.Lstat(spec.StateDir, &st) == nil && isDynamicID(st.Uid) {
+		id = st.Uid
+	}
+	return &sandboxUser{uid: id, gid: id, name: "sandbox"}, nil
 }
