@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -77,20 +79,44 @@ func (t *outputTail) lastLine() string {
 // prepareFailure is what is known of a failed prepare.
 type prepareFailure struct {
 	once   supervisor.Once
-	script string   // "the install script of PKG@VER (CMD) exited with status N", from npm's log
-	last   string   // the tool's last line of output
-	args   []string // prepare's own arguments, for the command that prepares it
+	script npmScript // from npm's log
+	last   string    // the tool's last line of output
+	args   []string  // prepare's own arguments, for the command that prepares it
+}
+
+// npmScript is a package's script that failed, as npm's log tells it.
+type npmScript struct {
+	Package string // NAME@VERSION
+	Text    string // "the install script of PKG@VER (CMD) exited with status N"
+}
+
+// skipDownloadVars are the variables with which packages whose install
+// downloads a program skip that download.
+var skipDownloadVars = map[string]string{
+	"puppeteer": "PUPPETEER_SKIP_DOWNLOAD=true",
+	"electron":  "ELECTRON_SKIP_BINARY_DOWNLOAD=1",
+	"cypress":   "CYPRESS_INSTALL_BINARY=0",
+}
+
+// skipVar is the variable that skips the failed script's download, if
+// its package has one.
+func (f prepareFailure) skipVar() string {
+	name := f.script.Package
+	if i := strings.LastIndex(name, "@"); i > 0 {
+		name = name[:i]
+	}
+	return skipDownloadVars[name]
 }
 
 // String is the summary, after "mcpsandbox prepare: ".
 func (f prepareFailure) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fetching the packages failed (%s)", f.once.Exit)
-	if f.script != "" {
-		fmt.Fprintf(&b, ": %s", f.script)
+	if f.script.Text != "" {
+		fmt.Fprintf(&b, ": %s", f.script.Text)
 	}
 	if len(f.once.Refused) > 0 {
-		if f.script == "" {
+		if f.script.Text == "" {
 			b.WriteString(": the install")
 		} else {
 			b.WriteString(" and")
@@ -100,6 +126,9 @@ func (f prepareFailure) String() string {
 			hosts += " and more"
 		}
 		fmt.Fprintf(&b, " tried to reach %s (not allowed); prepare with: %s", hosts, shellLine(f.fix()))
+		if v := f.skipVar(); v != "" {
+			fmt.Fprintf(&b, ", or skip the download: %s", shellLine(append([]string{"mcpsandbox", "prepare", "--env", v}, f.args...)))
+		}
 		return b.String()
 	}
 	switch {
@@ -108,7 +137,7 @@ func (f prepareFailure) String() string {
 			f.last = f.last[:quotedBytes] + "..."
 		}
 		fmt.Fprintf(&b, "; its last line: %q", f.last)
-	case f.script == "":
+	case f.script.Text == "":
 		b.WriteString("; it printed nothing")
 	}
 	return b.String()
@@ -134,14 +163,14 @@ var npmRunEnd = regexp.MustCompile(`^\{ code: (\w+), signal: (\S+) \}$`)
 // inside the state directory) for the last script that failed, if npm
 // wrote it since. The cache
 // is the sandboxed npm's to write, so nothing in it is followed out of it.
-func failedScript(stateDir, cache string, since time.Time) string {
+func failedScript(stateDir, cache string, since time.Time) npmScript {
 	rel, err := filepath.Rel(stateDir, filepath.Join(cache, "_logs"))
 	if err != nil || stateDir == "" || cache == "" || rel == ".." || strings.HasPrefix(rel, "../") {
-		return ""
+		return npmScript{}
 	}
 	state, err := os.Open(stateDir)
 	if err != nil {
-		return ""
+		return npmScript{}
 	}
 	defer state.Close()
 	beneath := func(path string, flags int) (*os.File, error) {
@@ -156,31 +185,31 @@ func failedScript(stateDir, cache string, since time.Time) string {
 	}
 	dir, err := beneath(rel, unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
-		return ""
+		return npmScript{}
 	}
 	names, _ := dir.Readdirnames(-1)
 	dir.Close()
 	names = slices.DeleteFunc(names, func(n string) bool { return !strings.HasSuffix(n, ".log") })
 	if len(names) == 0 {
-		return ""
+		return npmScript{}
 	}
 	f, err := beneath(filepath.Join(rel, slices.Max(names)), unix.O_RDONLY) // npm names them by the time they began
 	if err != nil {
-		return ""
+		return npmScript{}
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() || st.ModTime().Before(since) {
-		return ""
+		return npmScript{}
 	}
 	data, _ := io.ReadAll(io.NewSectionReader(f, max(0, st.Size()-npmLogBytes), npmLogBytes))
 	return scriptOf(data)
 }
 
 // scriptOf is the last failed script npm's debug log records.
-func scriptOf(log []byte) string {
+func scriptOf(log []byte) npmScript {
 	commands := map[string]string{} // "PKG SCRIPT" → its command
-	failed := ""
+	var failed npmScript
 	for _, line := range bytes.Split(log, []byte("\n")) {
 		m := npmRunLine.FindSubmatch(line)
 		if m == nil {
@@ -201,14 +230,15 @@ func scriptOf(log []byte) string {
 		if end[2] != "null" {
 			how = "was killed by " + strings.Trim(end[2], "'")
 		}
-		failed = fmt.Sprintf("the %s script of %s", script, pkg)
+		failed = npmScript{Package: pkg, Text: fmt.Sprintf("the %s script of %s", script, pkg)}
 		if cmd := commands[pkg+" "+script]; cmd != "" {
-			failed += fmt.Sprintf(" (%s)", cmd)
+			failed.Text += fmt.Sprintf(" (%s)", cmd)
 		}
-		failed += " " + how
+		failed.Text += " " + how
 	}
-	if len(failed) > 2*quotedBytes || strings.ContainsFunc(failed, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		return "" // not a line npm wrote: the cache is the server's
+	printable := utf8.ValidString(failed.Text) && !strings.ContainsFunc(failed.Text, func(r rune) bool { return !unicode.IsPrint(r) })
+	if len(failed.Text) > 2*quotedBytes || !printable {
+		return npmScript{} // not a line npm wrote: the cache is the server's
 	}
 	return failed
 }
