@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/internal/testnet"
 )
 
@@ -105,14 +107,18 @@ func fetchNet(t *testing.T) *testnet.Env {
 // resolving with its DNS, with env; it returns its output and exit status.
 func runIn(t *testing.T, e *testnet.Env, dir string, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(self(t), append([]string{asCLI}, args...)...)
-	cmd.Dir, cmd.Env = dir, env
+	ctx, cancel := context.WithTimeout(t.Context(), testenv.Wait(3*time.Minute))
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self(t), append([]string{asCLI}, args...)...)
+	cmd.Dir, cmd.Env, cmd.WaitDelay = dir, env, 10*time.Second
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := e.StartDirect(cmd); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Wait()
+	if err := cmd.Wait(); ctx.Err() != nil {
+		t.Fatalf("mcpsandbox %s: %v after %s\n%s%s", strings.Join(args, " "), err, testenv.Wait(3*time.Minute), &out, &errOut)
+	}
 	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
 }
 
