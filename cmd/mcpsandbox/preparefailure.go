@@ -161,8 +161,8 @@ var npmRunEnd = regexp.MustCompile(`^\{ code: (\w+), signal: (\S+) \}$`)
 
 // failedScript reads npm's newest debug log in its cache (npm_config_cache,
 // inside the state directory) for the last script that failed, if npm
-// wrote it since. The cache
-// is the sandboxed npm's to write, so nothing in it is followed out of it.
+// wrote it since. The cache is the sandboxed npm's to write, so nothing in
+// it is followed out of it, and only a regular file is read.
 func failedScript(stateDir, cache string, since time.Time) npmScript {
 	rel, err := filepath.Rel(stateDir, filepath.Join(cache, "_logs"))
 	if err != nil || stateDir == "" || cache == "" || rel == ".." || strings.HasPrefix(rel, "../") {
