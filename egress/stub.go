@@ -149,6 +149,9 @@ func (p *Proxy) nameAllowed(name string) bool {
 
 // noteName logs a denied name, once, then at the 10th, 100th... query.
 func (p *Proxy) noteName(name string) {
+	if p.onName != nil && validName(name) {
+		p.onName(name)
+	}
 	n, log, shared := p.dnsNotes.note("name " + name)
 	if !log {
 		return

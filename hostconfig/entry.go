@@ -53,10 +53,13 @@ type Entry struct {
 	Command string
 	Args    []string
 	Env     []string // the names of its env map, in file order
-	EnvFile string
-	Raw     []byte // the entry's value, exactly as in the file
-	Indent  string // the indentation of the line its name starts on
-	Line    int    // where its name is, 1-based
+	// EnvValue are its env's values, by name: a string's contents, a
+	// number's or boolean's text (hosts pass those on as text too).
+	EnvValue map[string]string
+	EnvFile  string
+	Raw      []byte // the entry's value, exactly as in the file
+	Indent   string // the indentation of the line its name starts on
+	Line     int    // where its name is, 1-based
 }
 
 // Entries are the server entries of data, a file of Sections' forms (not
@@ -146,8 +149,18 @@ func classify(e *Entry, v *hujson.Value) {
 	}
 	if m := memberOf(obj, "env"); m != nil {
 		if env, ok := m.Value.Value.(*hujson.Object); ok {
+			e.EnvValue = map[string]string{}
 			for _, kv := range env.Members {
-				e.Env = append(e.Env, kv.Name.Value.(hujson.Literal).String())
+				name := kv.Name.Value.(hujson.Literal).String()
+				e.Env = append(e.Env, name)
+				if l, ok := kv.Value.Value.(hujson.Literal); ok {
+					switch l.Kind() {
+					case '"':
+						e.EnvValue[name] = l.String()
+					case '0', 't', 'f':
+						e.EnvValue[name] = string(l)
+					}
+				}
 			}
 		}
 	}

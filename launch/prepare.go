@@ -31,8 +31,10 @@ func (l Launch) PrepareStep() (Prepare, error) {
 		for _, s := range ln.specs {
 			cmd = append(cmd, "--package="+s)
 		}
-		// true exits at once: npx installs the packages first.
-		return Prepare{Command: append(cmd, "--", "true"), Env: []string{"npm_config_offline=false"}}, nil
+		// true exits at once: npx installs the packages first. Install
+		// scripts run in the foreground, so that what one says when it
+		// fails is shown (npm keeps it to its debug log otherwise).
+		return Prepare{Command: append(cmd, "--", "true"), Env: []string{"npm_config_offline=false", "npm_config_foreground_scripts=true"}}, nil
 	case "uvx":
 		if ln.refuse != "" || len(ln.specs) == 0 {
 			return Prepare{}, errors.New("cannot prepare this uvx line: " + ln.refuse)

@@ -92,6 +92,9 @@ func Describe(spec Spec) Description {
 	d.Exe = exe
 	cfg, err := layoutConfig(spec)
 	problem(err)
+	if cfg != nil {
+		problem(grantsUsable(spec, cfg))
+	}
 	if cfg == nil {
 		// The grants cannot be laid out: show the sandbox's own part.
 		cfg = &initConfig{}

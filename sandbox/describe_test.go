@@ -98,3 +98,36 @@ func TestDescribeSaysWhatStartRefuses(t *testing.T) {
 		t.Errorf("working directory %s empty=%v: want /srv/describe, made empty", d.WorkDir, d.WorkDirEmpty)
 	}
 }
+
+// A grant the server's user could not use is among what Describe says
+// Start refuses, in Start's words, and CheckGrants says the same: for
+// root, another user's directory that user may not enter; for an ordinary
+// user, their own (the server is them).
+func TestDescribeSaysWhichGrantTheServerCouldNotUse(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "closed")
+	if err := os.Mkdir(dir, 0o000); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		if err := os.Chown(dir, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := sbxSpec("sh")
+	spec.ReadOnly = []string{dir}
+	err := CheckGrants(spec)
+	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "may not read it") {
+		t.Fatalf("CheckGrants: %v, want %s refused as unreadable", err, dir)
+	}
+	if d := Describe(spec); !slices.ContainsFunc(d.Problems, func(p error) bool { return p.Error() == err.Error() }) {
+		t.Errorf("Describe's problems %v lack %v", d.Problems, err)
+	}
+	open := t.TempDir()
+	if err := os.Chmod(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec.ReadOnly = []string{open}
+	if err := CheckGrants(spec); err != nil {
+		t.Errorf("CheckGrants of a directory anyone may read: %v", err)
+	}
+}

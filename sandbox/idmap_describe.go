@@ -20,8 +20,7 @@ const describeUID = DynamicIDFirst + DynamicIDCount - 1
 
 // describeGrantOwners plans the grants of cfg as Start will for a root
 // supervisor's dynamic uid (planBindOwners): each idmapped grant's Mount
-// says whose files the server is shown as its own, and a grant Start
-// would refuse is among d's Problems in Start's words.
+// says whose files the server is shown as its own.
 func describeGrantOwners(spec Spec, cfg *initConfig, d *Description) {
 	if os.Geteuid() != 0 || spec.User != "" {
 		return // the server keeps the host's permissions
@@ -35,14 +34,8 @@ func describeGrantOwners(spec Spec, cfg *initConfig, d *Description) {
 		}
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := planBindOwners(&plan, spec.Seccomp == "default" && !spec.SeccompLog, quiet); err != nil {
-		var fe *field.Error
-		if errors.As(err, &fe) { // the uid is leased at the start: name none
-			placeholder := "uid " + strconv.FormatUint(describeUID, 10)
-			fe.Problem = strings.ReplaceAll(fe.Problem, placeholder, "its dynamic uid")
-			fe.Fix = strings.ReplaceAll(fe.Fix, placeholder, "its dynamic uid")
-		}
-		d.Problems = append(d.Problems, err)
+	if planBindOwners(&plan, spec.Seccomp == "default" && !spec.SeccompLog, quiet) != nil {
+		return // grantsUsable puts the refusal among d's Problems
 	}
 	for _, b := range plan.Binds {
 		if b.IDMap == nil {
@@ -61,4 +54,16 @@ func describeIDMap(m initstage.IDMap) string {
 		return fmt.Sprintf("root's, lent to the server (idmapped): root is shown as its uid, and what it writes lands as root's (group %d)", m.GID)
 	}
 	return fmt.Sprintf("idmapped: its owner %d:%d is shown as the server's uid, and what it writes lands as the owner's", m.UID, m.GID)
+}
+
+// unnameStandIn words err, planned for describeUID, for the uid the start
+// will lease: Describe and CheckGrants lease none, so they name none.
+func unnameStandIn(err error, uid uint32) error {
+	var fe *field.Error
+	if errors.As(err, &fe) {
+		placeholder := "uid " + strconv.FormatUint(uint64(uid), 10)
+		fe.Problem = strings.ReplaceAll(fe.Problem, placeholder, "its dynamic uid")
+		fe.Fix = strings.ReplaceAll(fe.Fix, placeholder, "its dynamic uid")
+	}
+	return err
 }

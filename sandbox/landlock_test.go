@@ -231,6 +231,9 @@ func TestLandlockDescribed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(inTmp)
+	if err := os.Chmod(inTmp, 0o777); err != nil { // a grant the server may write, as Start requires
+		t.Fatal(err)
+	}
 	spec := sbxSpec("/bin/true")
 	spec.ReadWrite = []string{rw, inTmp}
 	spec.Net = NetHost

@@ -13,8 +13,9 @@ import (
 // egressOf makes the egress proxy of a policy in mode egress (nil for any
 // other mode): one per relay, so names keep their addresses across
 // restarts. Connections are logged by the proxy; c (nil: none) ties each to
-// the calls in flight and writes its audit line.
-func egressOf(p policy.Policy, o Options, c *connections) (*egress.Proxy, error) {
+// the calls in flight and writes its audit line; refused (nil: none) notes
+// the hosts the policy kept the server from.
+func egressOf(p policy.Policy, o Options, c *connections, refused *refusedHosts) (*egress.Proxy, error) {
 	if p.Net != policy.NetEgress {
 		return nil, nil
 	}
@@ -31,6 +32,9 @@ func egressOf(p policy.Policy, o Options, c *connections) (*egress.Proxy, error)
 	eo := egress.Options{Rules: rules, Resolver: resolver, Log: o.Log.With("server", o.Name)}
 	if c != nil {
 		eo.OnOpen, eo.OnClose = c.open, c.close
+	}
+	if refused != nil {
+		eo.OnNameDenied, eo.OnClose = refused.name, refused.conn
 	}
 	proxy, err := egress.New(eo)
 	if err != nil {

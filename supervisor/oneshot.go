@@ -8,19 +8,31 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 )
 
+// Once is how a RunOnce ended: the command's exit, and under egress the
+// hosts the policy kept it from.
+type Once struct {
+	sandbox.Exit
+	// Refused are the --allow-host values that would have let the command
+	// reach what it asked for and was refused, first asked first, at most
+	// a few; RefusedMore: it asked for more than those.
+	Refused     []string
+	RefusedMore bool
+}
+
 // RunOnce runs the policy's command once to its end, confined as Run would
 // start it, with no host: its standard input closed, its standard output
 // and error copied to out. `mcpsandbox prepare` fills a server's package
 // cache with it. Cancelling ctx kills the command.
-func RunOnce(ctx context.Context, opts Options, out io.Writer) (sandbox.Exit, error) {
+func RunOnce(ctx context.Context, opts Options, out io.Writer) (Once, error) {
 	if err := opts.Policy.Validate(); err != nil {
-		return sandbox.Exit{}, err
+		return Once{}, err
 	}
 	opts = opts.withDefaults()
 	opts.moveFormerState()
-	proxy, err := egressOf(opts.Policy, opts, nil)
+	var refused refusedHosts
+	proxy, err := egressOf(opts.Policy, opts, nil, &refused)
 	if err != nil {
-		return sandbox.Exit{SetupErr: err}, err
+		return Once{Exit: sandbox.Exit{SetupErr: err}}, err
 	}
 	if proxy != nil {
 		defer proxy.Close()
@@ -29,7 +41,7 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (sandbox.Exit, er
 	defer stopEgress()
 	proc, err := opts.Start(spec, opts.Log)
 	if err != nil {
-		return sandbox.Exit{SetupErr: err}, err
+		return Once{Exit: sandbox.Exit{SetupErr: err}}, err
 	}
 	defer proc.Close()
 	proc.Stdin().Close()
@@ -49,7 +61,10 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (sandbox.Exit, er
 		<-proc.Done()
 	}
 	copied.Wait()
-	return proc.Exit(), ctx.Err()
+	stopEgress() // its connections' ends are noted before they are read
+	once := Once{Exit: proc.Exit()}
+	once.Refused, once.RefusedMore = refused.list()
+	return once, ctx.Err()
 }
 
 type lockedWriter struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
@@ -20,54 +21,69 @@ import (
 // confined as run would start the server but reaching the package index
 // (prepareNetwork), so that run needs no network.
 func prepareCommand(args []string, std stdio) int {
-	r, status, ok := runPolicy("prepare", args, std)
+	status, _ := prepare(args, launch.FromProcess(), std)
+	return status
+}
+
+// prepare is prepareCommand for a server started on host (wrap: with the
+// variables of the host file's entry), with what is known of a fetch
+// that failed.
+func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) {
+	r, status, ok := runPolicyOn("prepare", args, host, std)
 	if !ok {
-		return status
+		return status, nil
 	}
 	step, err := r.Launch.PrepareStep()
 	if err != nil {
-		return usageFailure("prepare", err.Error(), std)
+		return usageFailure("prepare", err.Error(), std), nil
 	}
 	p := r.Policy
 	if p.Unconfined {
-		return usageFailure("prepare", "an unconfined server uses your own package cache: there is nothing to prepare", std)
+		return usageFailure("prepare", "an unconfined server uses your own package cache: there is nothing to prepare", std), nil
 	}
 	if !p.State {
-		return usageFailure("prepare", fmt.Sprintf("the policy %s keeps no package cache (no state directory): prepare fills the one of npx and uvx policies; turn it on with --state", r.Ref), std)
+		return usageFailure("prepare", fmt.Sprintf("the policy %s keeps no package cache (no state directory): prepare fills the one of npx and uvx policies; turn it on with --state", r.Ref), std), nil
 	}
 	hosts, indexEnv, err := prepareNetwork(filepath.Base(r.Launch.Given[0]), r, p)
 	if err != nil {
-		return usageFailure("prepare", err.Error(), std)
+		return usageFailure("prepare", err.Error(), std), nil
 	}
 	p.Command = step.Command
 	p.Env = append(append(p.Env, step.Env...), indexEnv...)
+	// The hosts given on prepare's command line count, for install scripts
+	// that fetch from elsewhere; the policy's own are what the server may
+	// reach when it runs, which is not what its install needs.
+	hosts = append(hosts, r.Overrides.AllowHosts...)
 	p.Net, p.AllowHosts = policy.NetEgress, hosts
-	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, std.Err)
+	out := &outputTail{w: std.Err}
+	log, closeLog, err := newLogger(p.LogFile, p.LogLevel, out.log())
 	if err != nil {
-		return usageFailure("prepare", err.Error(), std)
+		return usageFailure("prepare", err.Error(), std), nil
 	}
 	defer closeLog()
 	logChoice(r, log)
-	log.Info("mcpsandbox: prepare reaches only the package index", "server", r.Launch.Name, "hosts", strings.Join(hosts, " "))
+	log.Info("mcpsandbox: prepare reaches only the package index and the hosts given", "server", r.Launch.Name, "hosts", strings.Join(hosts, " "))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go catchSignals(cancel)
 	start := time.Now()
-	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.Launch.Name, Policy: p, StateDir: r.StateDir(), FormerState: r.FormerState(), Log: log, Setting: flagOf, LookupEnv: r.Host.LookupEnv, Environ: os.Environ()}, std.Err)
+	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.Launch.Name, Policy: p, StateDir: r.StateDir(), FormerState: r.FormerState(), Log: log, Setting: flagOf, LookupEnv: r.Host.LookupEnv, Environ: os.Environ()}, out)
 	switch {
 	case ex.SetupErr != nil:
 		fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", field.Message(ex.SetupErr, flagOf))
-		return exitFailure
+		return exitFailure, nil
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(std.Err, "mcpsandbox prepare: stopped")
-		return exitFailure
+		return exitFailure, nil
 	case ex.Failed():
-		fmt.Fprintf(std.Err, "mcpsandbox prepare: fetching the packages failed (%s); its output is above\n", ex)
-		return exitFailure
+		cache, _ := policyEnv(p, "npm_config_cache", nil)
+		f := prepareFailure{once: ex, script: failedScript(r.StateDir(), cache, start), last: out.lastLine(), args: args}
+		fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", f)
+		return exitFailure, &f
 	}
 	fmt.Fprintf(std.Out, "prepared %s in %s: its packages are in %s; `mcpsandbox run` starts it offline now\n",
 		r.Launch.Name, time.Since(start).Round(100*time.Millisecond), r.StateDir())
-	return exitOK
+	return exitOK, nil
 }
 
 func preparePage() *cmdline.Page {
@@ -77,6 +93,7 @@ func preparePage() *cmdline.Page {
 		Description: []string{
 			"Takes the same options and COMMAND as `mcpsandbox run` and the same policy (the built-in the command selects, or --policy), and fetches the packages that COMMAND's npx or uvx would fetch at start into the server's own package cache, in its state directory. It runs confined as run would, and writes nowhere but that directory. It runs nothing of the packages.",
 			"Its network reaches the package index and nothing else (network mode egress, whatever the policy's): for npx the registry npm on this host uses (`npm config get registry`, run where you are, so a project's .npmrc counts; https://registry.npmjs.org/ by default) or the policy's npm_config_registry; for uvx pypi.org and files.pythonhosted.org, or the indexes UV_DEFAULT_INDEX, UV_INDEX_URL, UV_INDEX and UV_EXTRA_INDEX_URL name (from the policy or your environment). The sandboxed npm or uv is told that index, since it sees none of your configuration files. A proxy or a scoped registry in your .npmrc is not followed.",
+			"Some packages' install scripts fetch from elsewhere (puppeteer a browser from storage.googleapis.com, prebuilt binaries from github.com): --allow-host HOST given to prepare lets the install reach HOST too. The policy's own allowed hosts do not count: they are what the server may reach when it runs, not what its install needs. A prepare that fails says in its last line what failed (npm's install scripts run in the foreground, so their own words are shown), which hosts the install tried to reach and was kept from, and the prepare command that allows them; or skip the download with the package's own variable, if it has one: --env PUPPETEER_SKIP_DOWNLOAD=true (under wrap: in the entry's env; the last line names it for puppeteer, electron and cypress).",
 			"Afterwards run starts the server offline, in about a second. An npx or uvx server that was not prepared fails at once when it has no network, with a message naming this command.",
 			"Prepare again to fetch another version: the cache is keyed by the package specs as written (npx -y pkg@1.2.3).",
 		},
@@ -84,7 +101,7 @@ func preparePage() *cmdline.Page {
 			cmdline.Option{Group: "Other", Flag: "--help, -h", Text: "Print this page. The other options are run's (mcpsandbox help run)."}),
 		ExitStatus: []string{
 			"0 when the packages are in the cache.",
-			"1 when fetching them failed; npm's or uv's output says why.",
+			"1 when fetching them failed; the last line says why and what prepares it.",
 			"2 on a wrong command line, or a COMMAND that fetches nothing at start (not npx or uvx).",
 		},
 		Examples: []cmdline.Example{

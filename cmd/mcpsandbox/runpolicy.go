@@ -15,6 +15,13 @@ import (
 // false: return status). The resolution itself is package resolve's, the
 // one every command shares.
 func runPolicy(cmdName string, args []string, std stdio) (r resolve.Resolution, status int, ok bool) {
+	return runPolicyOn(cmdName, args, launch.FromProcess(), std)
+}
+
+// runPolicyOn is runPolicy for a server started on host: wrap's prepare
+// reads passed variables from the host file's entry before its own
+// environment, as the host will give them.
+func runPolicyOn(cmdName string, args []string, host launch.Host, std stdio) (r resolve.Resolution, status int, ok bool) {
 	flagged := policy.Default()
 	fs := newFlagSet(cmdName)
 	bindRunFlags(fs, &flagged)
@@ -27,7 +34,7 @@ func runPolicy(cmdName string, args []string, std stdio) (r resolve.Resolution, 
 		Policy:    *ref,
 		Overrides: flagged,
 		Given:     givenFields(fs),
-		Host:      launch.FromProcess(),
+		Host:      host,
 	})
 	if err != nil {
 		return r, usageFailure(cmdName, field.Message(err, flagOf), std), false

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/daemon/config"
 	"github.com/mcpsandbox/mcpsandbox/hostconfig"
+	"github.com/mcpsandbox/mcpsandbox/launch"
 )
 
 // daemonKeys are the keys of a host's entry that wrap --daemon copies into
@@ -58,12 +59,18 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 			continue
 		}
 		launch := append([]string{e.Command}, e.Args...)
-		env, warning := entryEnvNames(path, e)
+		env, values, warning := entryEnv(path, e)
 		if warning != "" {
 			note(e.Name, "%s", warning)
 		}
+		host := entryHost(values)
+		if err := checkEntry(env, launch, host); err != nil {
+			note(e.Name, "not wrapped: %v", err)
+			ok = false
+			continue
+		}
 		if !o.dryRun && !o.noPrepare && needsPrepare(launch) {
-			if err := prepareEntry(e.Name, env, launch, std); err != nil {
+			if err := prepareEntry(path, e.Name, env, launch, host, std); err != nil {
 				note(e.Name, "not wrapped: %v", err)
 				ok = false
 				continue
@@ -84,11 +91,7 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 				state.record(e, "")
 			}
 		} else {
-			args = []string{"run"}
-			for _, name := range env {
-				args = append(args, "--env", name)
-			}
-			args = append(append(args, "--"), launch...)
+			args = append([]string{"run"}, runArgs(env, launch)...)
 			state.record(e, "")
 		}
 		next, err := hostconfig.SetLaunch(out, e.Section, e.Name, o.command, args)
@@ -263,17 +266,18 @@ func needsPrepare(launch []string) bool {
 	return slices.Contains([]string{"npx", "uvx"}, filepath.Base(launch[0]))
 }
 
-// prepareEntry runs prepare's code path for the launch line, as run will
-// start it, with one progress line on std.Err.
-func prepareEntry(name string, env, launch []string, std stdio) error {
-	fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s (%s) ...\n", name, shellLine(launch))
-	args := []string{}
-	for _, n := range env {
-		args = append(args, "--env", n)
-	}
+// prepareEntry runs prepare's code path for the launch line of file's
+// entry name, as run will start it on host, with one progress line on
+// std.Err.
+func prepareEntry(file, name string, env, line []string, host launch.Host, std stdio) error {
+	fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s (%s) ...\n", name, shellLine(line))
 	var out, errs bytes.Buffer
-	if code := prepareCommand(append(append(args, "--"), launch...), stdio{In: strings.NewReader(""), Out: &out, Err: &errs}); code != exitOK {
+	code, failed := prepare(runArgs(env, line), host, stdio{In: strings.NewReader(""), Out: &out, Err: &errs})
+	if code != exitOK {
 		fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s failed:\n%s", name, errs.String())
+		if failed != nil && len(failed.once.Refused) > 0 {
+			return fmt.Errorf("preparing it failed: %s; once it is prepared, %s wraps it", failed, shellLine([]string{"mcpsandbox", "wrap", "--no-prepare", file}))
+		}
 		return fmt.Errorf("preparing it failed (%s)", finalLine(errs.String()))
 	}
 	fmt.Fprintf(std.Err, "mcpsandbox wrap: prepared %s\n", name)
@@ -291,12 +295,31 @@ func finalLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-// entryEnvNames are the variables the host gives the server: its env's,
-// then those of its envFile, when wrap can read that.
-func entryEnvNames(file string, e hostconfig.Entry) (names []string, warning string) {
-	names = slices.Clone(e.Env)
+// runArgs are run's (and prepare's) arguments for the launch line, passing
+// the variables named.
+func runArgs(env, launch []string) []string {
+	var args []string
+	for _, name := range env {
+		args = append(args, "--env", name)
+	}
+	return append(append(args, "--"), launch...)
+}
+
+// entryEnv are the variables the host gives the server, its env's then
+// those of its envFile (when wrap can read that), by name and with the
+// values wrap knows: those that need no expanding by the host.
+func entryEnv(file string, e hostconfig.Entry) (names []string, values map[string]string, warning string) {
+	names, values = slices.Clone(e.Env), map[string]string{}
+	keep := func(name, v string) {
+		if _, seen := values[name]; !seen && !strings.Contains(v, "${") {
+			values[name] = v
+		}
+	}
+	for name, v := range e.EnvValue {
+		keep(name, v)
+	}
 	if e.EnvFile == "" {
-		return names, ""
+		return names, values, ""
 	}
 	path := e.EnvFile
 	home, _ := os.UserHomeDir()
@@ -312,18 +335,23 @@ func entryEnvNames(file string, e hostconfig.Entry) (names []string, warning str
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return names, fmt.Sprintf("its envFile %s could not be read (%v): the variables in it will not reach the server; add them to its env", e.EnvFile, err)
+		return names, values, fmt.Sprintf("its envFile %s could not be read (%v): the variables in it will not reach the server; add them to its env", e.EnvFile, err)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "export "))
-		name, _, found := strings.Cut(line, "=")
+		name, v, found := strings.Cut(line, "=")
 		name = strings.TrimSpace(name)
 		if !found || name == "" || strings.HasPrefix(name, "#") || slices.Contains(names, name) {
 			continue
 		}
 		names = append(names, name)
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		keep(name, v)
 	}
-	return names, ""
+	return names, values, ""
 }
 
 // daemonEdit is wrap --daemon's change to the daemon's file.

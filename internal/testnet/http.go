@@ -46,7 +46,11 @@ func Greeting(host, scheme string) string {
 // serve serves the host's web service on l, over TLS when tlsCfg is set,
 // until the test ends.
 func (e *Env) serve(l *Listener, scheme string, tlsCfg *tls.Config) {
-	srv := &http.Server{Handler: e.handler(l.Host, scheme), ReadHeaderTimeout: 10 * time.Second, ErrorLog: discardLog}
+	e.serveHandler(l, e.handler(l.Host, scheme), tlsCfg)
+}
+
+func (e *Env) serveHandler(l *Listener, h http.Handler, tlsCfg *tls.Config) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: discardLog}
 	ln := asNetListener{l}
 	if tlsCfg != nil {
 		go srv.Serve(tls.NewListener(ln, tlsCfg))
