@@ -50,6 +50,9 @@ type Options struct {
 	// what an --unconfined server inherits. Nil: nothing but its policy's
 	// Env. Confined servers never see it.
 	Environ []string
+	// Prepared, when set, guards a server that starts offline from what a
+	// prepare fetched: its starts are refused while that is incomplete.
+	Prepared *Prepared
 }
 
 // spec is what the sandbox starts for o's server.

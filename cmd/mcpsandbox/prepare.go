@@ -52,8 +52,14 @@ func prepareCommand(args []string, std stdio) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go catchSignals(cancel)
+	if err := r.Launch.BeginPrepare(r.Policy); err != nil {
+		return usageFailure("prepare", err.Error(), std)
+	}
 	start := time.Now()
 	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.Launch.Name, Policy: p, StateDir: r.StateDir(), Log: log, Setting: flagOf, LookupEnv: r.Host.LookupEnv, Environ: os.Environ()}, std.Err)
+	if err := r.Launch.FinishPrepare(r.Policy, err == nil && ex.SetupErr == nil && !ex.Failed()); err != nil {
+		log.Error("mcpsandbox: recording how prepare ended", "error", err)
+	}
 	switch {
 	case ex.SetupErr != nil:
 		fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", field.Message(ex.SetupErr, flagOf))
