@@ -85,6 +85,7 @@ func preparePage() *cmdline.Page {
 			"Its network reaches the package index and nothing else (network mode egress, whatever the policy's): for npx the registry npm on this host uses (`npm config get registry`, run where you are, so a project's .npmrc counts; https://registry.npmjs.org/ by default) or the policy's npm_config_registry; for uvx pypi.org and files.pythonhosted.org, or the indexes UV_DEFAULT_INDEX, UV_INDEX_URL, UV_INDEX and UV_EXTRA_INDEX_URL name (from the policy or your environment). The sandboxed npm or uv is told that index, since it sees none of your configuration files. A proxy or a scoped registry in your .npmrc is not followed.",
 			"Afterwards run starts the server offline, in about a second. An npx or uvx server that was not prepared fails at once when it has no network, with a message naming this command.",
 			"Prepare again to fetch another version: the cache is keyed by the package specs as written (npx -y pkg@1.2.3).",
+			"Each npx launch line's success is recorded in the state directory. Until a prepare of its packages succeeded, run and the daemon refuse the server at once with an error naming this command, rather than start it from what a failed or stopped prepare left; a prepare can always be redone, as it first clears what such a one left behind.",
 		},
 		Options: append([]cmdline.Option{{Group: "Policy", Flag: "--policy FILE|NAME", Text: policyUsage}},
 			cmdline.Option{Group: "Other", Flag: "--help, -h", Text: "Print this page. The other options are run's (mcpsandbox help run)."}),
