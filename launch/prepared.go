@@ -83,7 +83,7 @@ func (l Launch) Unprepared(p policy.Policy) error {
 	}
 	return unprepared{&field.Error{
 		Problem: fmt.Sprintf("the packages of %s %s, and the server installs offline from its cache", strings.Join(l.line.specs, " "), what),
-		Fix:     fmt.Sprintf("prepare them once with `%s`, or let every start download them with {Policy} default {Net} host", l.PrepareCommand()),
+		Fix:     fmt.Sprintf("prepare them once with `%s`, or let every start download them ({Policy} default, {Net} host)", l.PrepareCommand()),
 	}}
 }
 

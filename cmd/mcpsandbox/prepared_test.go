@@ -43,12 +43,34 @@ func unpreparedRefusal(t *testing.T, s *started, line []string) {
 func TestRunAfterAFailedPrepareIsRefusedNamingPrepare(t *testing.T) {
 	requireConfinement(t)
 	testenv.NPMServer(t, "server-memory") // the npm test tier: prepare needs the registry
+	b, line := failedPrepare(t)
+	unpreparedRefusal(t, b.start(t, append([]string{"--"}, line...)...), line)
+}
+
+// The daemon refuses such a server too: a host that connects gets the
+// refusal at once, naming the prepare command.
+func TestDaemonAfterAFailedPrepareRefusesNamingPrepare(t *testing.T) {
+	requireConfinement(t)
+	testenv.NPMServer(t, "server-memory")
+	b, line := failedPrepare(t)
+	d := startE2EDaemon(t, claudeConfig(t, daemonEntry{"ripgrep", map[string]any{"command": line[0], "args": line[1:]}}), b.env)
+	m, took, err := host(t, "", b.env, nil, d.connectArgv("ripgrep")...)
+	unpreparedRefusal(t, &started{mcpsandbox: m, took: took, err: err}, line)
+	if strings.Contains(d.log(), `msg="server started"`) {
+		t.Errorf("the daemon started the server from the half-prepared cache; its log:\n%s", d.log())
+	}
+}
+
+// failedPrepare runs a prepare that fails, in a state base of the test's
+// own, and returns the base and the launch line.
+func failedPrepare(t *testing.T) (*stateBase, []string) {
+	t.Helper()
 	b := newStateBase(t)
 	line := []string{"npx", "-y", failingInstallPkg}
 	if out, err := cliIn(t, "", b.env, append([]string{"prepare", "--"}, line...)...); err == nil {
 		t.Fatalf("prepare of %s succeeded; the test needs its install to fail:\n%s", failingInstallPkg, out)
 	}
-	unpreparedRefusal(t, b.start(t, append([]string{"--"}, line...)...), line)
+	return b, line
 }
 
 // A start that leaves npx's directory with node_modules and no
