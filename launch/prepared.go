@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
@@ -143,6 +144,9 @@ func (l Launch) BeginPrepare(p policy.Policy) error {
 		return nil
 	}
 	for _, e := range ents {
+		if inUse(filepath.Join(npx, e.Name())) {
+			continue // another npx is installing there now
+		}
 		if _, err := os.Lstat(filepath.Join(npx, e.Name(), "package.json")); errors.Is(err, fs.ErrNotExist) {
 			if err := os.RemoveAll(filepath.Join(npx, e.Name())); err != nil {
 				return fmt.Errorf("removing what an earlier npx left half-installed: %w", err)
@@ -162,7 +166,7 @@ func (l Launch) FinishPrepare(p policy.Policy, succeeded bool) error {
 	}
 	if !succeeded {
 		for _, h := range npxHashes(l.line.specs) {
-			if d := filepath.Join(cache, "_npx", h); realDirs(l.StateDir, d) {
+			if d := filepath.Join(cache, "_npx", h); realDirs(l.StateDir, d) && !inUse(d) {
 				if err := os.RemoveAll(d); err != nil {
 					return err
 				}
@@ -243,6 +247,17 @@ func npxHashes(specs []string) []string {
 	}
 	permute(specs, nil)
 	return hashes
+}
+
+// npxLockStale is when npx takes its lock on a directory of _npx for
+// abandoned: a live npx touches it every second.
+const npxLockStale = 60 * time.Second
+
+// inUse: a live npx holds dir's lock (another prepare, or a start that is
+// installing), so what it holds is not to be removed under it.
+func inUse(dir string) bool {
+	st, err := os.Lstat(filepath.Join(dir, "concurrency.lock"))
+	return err == nil && time.Since(st.ModTime()) < npxLockStale
 }
 
 // realDirs: every path from base down to dir is a directory, not a

@@ -71,6 +71,15 @@ func TestUnpreparedNpxServerIsRefusedNamingPrepare(t *testing.T) {
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("BeginPrepare removed another launch line's complete directory: %v", err)
 	}
+	// One that a live npx is installing into (it holds its lock) stays.
+	busy := filepath.Join(l.StateDir, "npm", "_npx", "fedcba9876543210")
+	mkdirs(t, filepath.Join(busy, "concurrency.lock"))
+	if err := l.BeginPrepare(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(busy); err != nil {
+		t.Errorf("BeginPrepare removed a directory a live npx holds the lock of: %v", err)
+	}
 	// It fails: what it left goes; it succeeds: the marker says so.
 	npxTree(t, l, false)
 	if err := l.FinishPrepare(p, false); err != nil {
