@@ -38,7 +38,8 @@ var pinnedServers = []pinnedServer{
 // Each real server is prepared through the registry, started by `run`
 // under the built-in its launch line selects with no network, and lists
 // exactly the tools the same installed package lists unconfined (in a
-// network namespace of its own, with no network either).
+// network namespace of its own, with no network either, and a pid
+// namespace that nothing it starts outlives).
 func TestRealServersListTheirToolsConfined(t *testing.T) {
 	requireConfinement(t)
 	testenv.NPMServer(t, "server-memory") // the npm test tier: prepare needs the registry
@@ -65,7 +66,9 @@ func TestRealServersListTheirToolsConfined(t *testing.T) {
 
 			bin := installedBin(t, b, srv)
 			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-			m, _ := mustHost(t, "", env, append([]string{unshare, "--net", "--", bin}, args...)...)
+			// A pid namespace too: what the server leaves running in the
+			// background (chrome-devtools-mcp's npm) ends with it.
+			m, _ := mustHost(t, "", env, append([]string{unshare, "--net", "--pid", "--fork", "--kill-child", "--", bin}, args...)...)
 			unconfined := m.tools(t)
 			slices.Sort(unconfined)
 			m.cs.Close()
