@@ -46,6 +46,7 @@ func (s *server) newInstance() *instance {
 
 // options are the supervisor's for one instance of s. Under d.mu.
 func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor.Options {
+	check, prepare := s.res.Launch.OfflineCheck(s.res.Policy)
 	return supervisor.Options{
 		Name:          s.name,
 		Policy:        s.res.Policy,
@@ -58,6 +59,7 @@ func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor
 		LookupEnv:     s.d.opts.LookupEnv,
 		Environ:       s.d.opts.Environ,
 		ReleaseMemory: s.d.release,
+		Prepared:      &supervisor.Prepared{Check: check, Command: prepare},
 		// Its audit lines go to the server's ring, for `logs`.
 		AuditTap: func(line []byte) {
 			s.d.rings.add(s.name, "audit instance="+inst.id+" "+strings.TrimSuffix(string(line), "\n")+"\n")

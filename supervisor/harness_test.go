@@ -83,7 +83,9 @@ func (s *syncBuffer) waitForCount(t testing.TB, substr string, n int) {
 	}
 }
 
-func startRelay(t testing.TB, pol policy.Policy) *relay {
+// startRelay supervises pol's server for a host the test plays; with
+// sets the options the harness leaves alone.
+func startRelay(t testing.TB, pol policy.Policy, with ...func(*supervisor.Options)) *relay {
 	t.Helper()
 	if !pol.Unconfined {
 		requireConfinement(t)
@@ -102,10 +104,14 @@ func startRelay(t testing.TB, pol policy.Policy) *relay {
 	r.cancel = cancel
 	log := slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	go func() {
-		out, err := supervisor.Run(ctx, supervisor.Options{
+		opts := supervisor.Options{
 			Name: "test", Policy: pol, HostIn: hostInR, HostOut: hostOutW, Log: log, LookupEnv: os.LookupEnv,
 			Events: func(e supervisor.Event) { r.events <- e },
-		})
+		}
+		for _, f := range with {
+			f(&opts)
+		}
+		out, err := supervisor.Run(ctx, opts)
 		if err != nil {
 			out.Reason = "Run error: " + err.Error()
 		}

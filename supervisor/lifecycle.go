@@ -27,6 +27,9 @@ func (r *relay) afterExit(ctx context.Context, g *generation, reason string, fai
 			if early {
 				cause = r.startCause(g.stderr.lastLines(diagnose.StderrLines))
 			}
+			r.mu.Lock()
+			r.startsFailed = early
+			r.mu.Unlock()
 		}
 		restart, delay, stop, end := r.decide(reason, failed, cause, requested)
 		requested = false
@@ -151,8 +154,8 @@ func (r *relay) decide(reason string, failed bool, cause string, requested bool)
 		}
 		r.restarts = recent
 		if r.pol.MaxRestarts > 0 && len(recent) >= r.pol.MaxRestarts {
-			stop = fmt.Sprintf("crash loop: the server failed %d times within %s (last: %s%s); mcpsandbox stopped restarting it (%s %d, %s %s)",
-				len(recent)+1, r.pol.RestartWindow, reason, r.sameErrorLocked(), r.setting("MaxRestarts"), r.pol.MaxRestarts, r.setting("RestartWindow"), r.pol.RestartWindow)
+			stop = fmt.Sprintf("crash loop: the server failed %d times within %s (last: %s%s); mcpsandbox stopped restarting it (%s %d, %s %s)%s",
+				len(recent)+1, r.pol.RestartWindow, reason, r.sameErrorLocked(), r.setting("MaxRestarts"), r.pol.MaxRestarts, r.setting("RestartWindow"), r.pol.RestartWindow, r.crashLoopHintLocked())
 			r.stopDetail = r.fail.lastLine
 		} else {
 			delay = r.pol.RestartBackoff.Min << len(recent)

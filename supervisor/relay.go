@@ -106,6 +106,11 @@ type relay struct {
 	hostIn  io.Reader
 	host    *hostWriter
 
+	// prepared guards the starts (start refuses what it refuses already)
+	// and names its command in a crash loop of starts (startsFailed).
+	prepared     *Prepared
+	startsFailed bool // the last process failed at start (r.mu)
+
 	hostGone     chan struct{} // the host closed its side (EOF or write error)
 	hostGoneOnce sync.Once
 
@@ -171,7 +176,8 @@ func newRelay(opts Options) *relay {
 		rules:       mcprules.New(opts.Policy, mcprules.Options{Setting: opts.Setting}),
 		facts:       factsOf(opts.Policy, opts.StateDir, opts.LookupEnv),
 		spec:        opts.spec(),
-		start:       opts.Start,
+		start:       opts.Prepared.guardStart(opts.Start),
+		prepared:    opts.Prepared,
 		release:     opts.ReleaseMemory,
 		setting:     opts.Setting,
 		log:         opts.Log.With("server", opts.Name),

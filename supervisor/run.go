@@ -56,6 +56,9 @@ type Options struct {
 	// StateDir before the first start when it is this server's, else
 	// left, the log saying which and why (statemove.go).
 	FormerState launch.Former
+	// Prepared, when set, guards a server that starts offline from what a
+	// prepare fetched: its starts are refused while that is incomplete.
+	Prepared *Prepared
 }
 
 // spec is what the sandbox starts for o's server.

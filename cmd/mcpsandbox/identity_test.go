@@ -25,10 +25,12 @@ func requireRootConfinement(t *testing.T) {
 
 // startOnce runs `mcpsandbox run -- npx -y pkg` with the host gone at
 // once: the server's state directory is made (owned by its uid) and the
-// start, unprepared and offline, ends. It returns the log.
+// session ends. npm_config_offline=false: an unprepared server offline is
+// refused before its sandbox (and state directory) is made; the server
+// fetches nothing here, its host being gone. It returns the log.
 func (b *stateBase) startOnce(t *testing.T, pkg string) string {
 	t.Helper()
-	cmd := exec.Command(self(t), asCLI, "run", "--restart", "never", "--", "npx", "-y", pkg)
+	cmd := exec.Command(self(t), asCLI, "run", "--restart", "never", "--env", "npm_config_offline=false", "--", "npx", "-y", pkg)
 	cmd.Env = b.env
 	out, _ := cmd.CombinedOutput() // it fails: nothing was prepared
 	return string(out)

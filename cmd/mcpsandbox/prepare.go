@@ -66,8 +66,14 @@ func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go catchSignals(cancel)
+	if err := r.Launch.BeginPrepare(r.Policy); err != nil {
+		return usageFailure("prepare", err.Error(), std), nil
+	}
 	start := time.Now()
 	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.Launch.Name, Policy: p, StateDir: r.StateDir(), FormerState: r.FormerState(), Log: log, Setting: flagOf, LookupEnv: r.Host.LookupEnv, Environ: os.Environ()}, out)
+	if err := r.Launch.FinishPrepare(r.Policy, err == nil && ex.SetupErr == nil && !ex.Failed()); err != nil {
+		log.Error("mcpsandbox: recording how prepare ended", "error", err)
+	}
 	switch {
 	case ex.SetupErr != nil:
 		fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", field.Message(ex.SetupErr, flagOf))
@@ -96,6 +102,7 @@ func preparePage() *cmdline.Page {
 			"Some packages' install scripts fetch from elsewhere (puppeteer a browser from storage.googleapis.com, prebuilt binaries from github.com): --allow-host HOST given to prepare lets the install reach HOST too. The policy's own allowed hosts do not count: they are what the server may reach when it runs, not what its install needs. A prepare that fails says in its last line what failed (npm's install scripts run in the foreground, so their own words are shown), which hosts the install tried to reach and was kept from, and the prepare command that allows them; or skip the download with the package's own variable, if it has one: --env PUPPETEER_SKIP_DOWNLOAD=true (under wrap: in the entry's env; the last line names it for puppeteer, electron and cypress).",
 			"Afterwards run starts the server offline, in about a second. An npx or uvx server that was not prepared fails at once when it has no network, with a message naming this command.",
 			"Prepare again to fetch another version: the cache is keyed by the package specs as written (npx -y pkg@1.2.3).",
+			"Each npx launch line's success is recorded in the state directory. Until a prepare of its packages succeeded, run and the daemon refuse the server at once with an error naming this command, rather than start it from what a failed or stopped prepare left; a prepare can always be redone, as it first clears what such a one left behind.",
 		},
 		Options: append([]cmdline.Option{{Group: "Policy", Flag: "--policy FILE|NAME", Text: policyUsage}},
 			cmdline.Option{Group: "Other", Flag: "--help, -h", Text: "Print this page. The other options are run's (mcpsandbox help run)."}),

@@ -31,6 +31,7 @@ func runCommand(args []string, std stdio) int {
 	// host can meet a closed pipe.
 	go catchSignals(cancel)
 
+	check, prepare := r.Launch.OfflineCheck(p)
 	out, err := supervisor.Run(ctx, supervisor.Options{
 		Name:          r.Launch.Name,
 		Policy:        p,
@@ -43,6 +44,7 @@ func runCommand(args []string, std stdio) int {
 		LookupEnv:     r.Host.LookupEnv,
 		Environ:       os.Environ(),
 		ReleaseMemory: supervisor.MemoryReleaser(200 * time.Millisecond),
+		Prepared:      &supervisor.Prepared{Check: check, Command: prepare},
 	})
 	if err != nil {
 		log.Error("mcpsandbox stopped", "err", field.Message(err, flagOf), "reason", out.Reason)
