@@ -58,9 +58,11 @@ var egressProbes = map[string]string{
 	"loopback":                "ok", // its own listener on 127.0.0.1
 }
 
-func egressProbeList() string {
+func egressProbeList() string { return probeList(egressProbes) }
+
+func probeList(probes map[string]string) string {
 	var l []string
-	for p := range egressProbes {
+	for p := range probes {
 		l = append(l, p)
 	}
 	return strings.Join(l, ",")
@@ -205,11 +207,17 @@ func egressSpec(e *egressEcho) Spec {
 // checkEgressProbes compares the probe's report with egressProbes.
 func checkEgressProbes(t *testing.T, out string) {
 	t.Helper()
+	checkProbes(t, out, egressProbes)
+}
+
+// checkProbes compares the probe's report with probes.
+func checkProbes(t *testing.T, out string, probes map[string]string) {
+	t.Helper()
 	var got map[string]string
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("probe output %q: %v", out, err)
 	}
-	for p, want := range egressProbes {
+	for p, want := range probes {
 		if got[p] != want {
 			t.Errorf("%s: %q, want %q", p, got[p], want)
 		}
