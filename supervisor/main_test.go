@@ -52,6 +52,9 @@ func TestMain(m *testing.M) {
 		case roleListServer:
 			serveList()
 			os.Exit(0)
+		case roleLookupServer:
+			serveLookups(os.Args[2:])
+			os.Exit(0)
 		}
 	}
 	os.Exit(m.Run())

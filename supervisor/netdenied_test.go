@@ -1,0 +1,136 @@
+package supervisor_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/supervisor"
+)
+
+const roleLookupServer = "mcpsandbox-test-role=lookup-server"
+
+// serveLookups is a server that needs the network at start, as
+// @stripe/mcp does: it looks up each name of its arguments with Go's
+// resolver, then never answers anything (it reads stdin to its end).
+func serveLookups(names []string) {
+	for _, name := range names {
+		addrs, err := net.LookupHost(name)
+		fmt.Fprintln(os.Stderr, "lookup", name, addrs, err)
+	}
+	io.Copy(io.Discard, os.Stdin)
+}
+
+// nodeLookupServer is the same in Node, whose dns.lookup is glibc's
+// getaddrinfo (what fetch uses): a server that never answers.
+func nodeLookupServer(name string) []string {
+	return []string{"node", "-e", `require("dns").lookup(process.argv[1], (e, a) => { console.error("lookup", e ? e.code : a); process.stdin.resume(); })`, name}
+}
+
+// connectFails connects the official Go SDK client (protocol version,
+// "" for the stateless 2026-07-28 one, whose first request is
+// server/discover) and returns mcpsandbox's error for it.
+func connectFails(t *testing.T, r *relay, version string) *jsonrpc.Error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	var so *mcp.ClientSessionOptions
+	if version != "" {
+		so = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0"}, nil)
+	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: r.fromRly, Writer: r.toRelay}, so)
+	if err == nil {
+		cs.Close()
+		t.Fatal("connected to a server that never answers")
+	}
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) {
+		t.Fatalf("connect: %v, want mcpsandbox's JSON-RPC error (not a hang, not the client's own timeout)", err)
+	}
+	return rpcErr
+}
+
+// Under the default policy (no network) a server that looks up a host at
+// start and then never answers: the host gets mcpsandbox's -31112 within
+// --start-timeout naming the host and the --allow-host that allows it, and
+// status names it too. Go's resolver and glibc's (Node) alike.
+func TestNoNetworkServerThatNeverAnswersNamesTheHost(t *testing.T) {
+	exe, _ := os.Executable()
+	for _, c := range []struct {
+		name, version string
+		cmd           []string
+	}{
+		{"go-initialize", "2025-11-25", []string{exe, roleLookupServer, "mcp.stripe.com"}},
+		{"node-discover", "", nodeLookupServer("mcp.stripe.com")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pol := testPolicy(c.cmd)
+			pol.StartTimeout = time.Second
+			s, r := startSession(t, pol)
+			// The lookup is made before the host connects: the error names
+			// what was denied by then.
+			r.logs.waitFor(t, "name=mcp.stripe.com")
+			e := connectFails(t, r, c.version)
+			if c.version == "" {
+				// The SDK tries initialize after the failed discover: each
+				// got its answer.
+				r.logs.waitFor(t, "did not answer the host's server/discover in time")
+			}
+			if e.Code != supervisor.CodeStartTimeout || !strings.Contains(e.Message, "did not answer initialize within mcpsandbox's StartTimeout 1s") ||
+				!strings.Contains(e.Message, "tried to reach mcp.stripe.com") || !strings.Contains(e.Message, "allow it with --allow-host mcp.stripe.com") {
+				t.Errorf("error %d %q, want %d naming the host and --allow-host mcp.stripe.com", e.Code, e.Message, supervisor.CodeStartTimeout)
+			}
+			st := s.Status()
+			if len(st.Denied.Hosts) != 1 || st.Denied.Hosts[0].Host != "mcp.stripe.com" || st.Denied.Hosts[0].Fix != "--allow-host mcp.stripe.com" {
+				t.Errorf("status: denied %+v, want mcp.stripe.com and its --allow-host", st.Denied)
+			}
+			if st.State == "stopped" || st.Pid == 0 {
+				t.Errorf("status %+v: the server is still supervised, not stopped", st)
+			}
+		})
+	}
+}
+
+// Under egress with the host allowed, it is not reported; a host the
+// policy does not allow still is, and the error for a server that never
+// answers says only that when nothing was denied.
+func TestEgressAllowedHostIsNotReported(t *testing.T) {
+	exe, _ := os.Executable()
+	pol := testPolicy([]string{exe, roleLookupServer, "mcp.stripe.com", "denied.example.test"})
+	pol.Net = policy.NetEgress
+	pol.AllowHosts = []string{"mcp.stripe.com"}
+	pol.Resolver = testNameServer(t, nil)
+	pol.StartTimeout = time.Second
+	s, r := startSession(t, pol)
+	r.logs.waitFor(t, "name=denied.example.test")
+	e := connectFails(t, r, "2025-11-25")
+	if e.Code != supervisor.CodeStartTimeout || strings.Contains(e.Message, "mcp.stripe.com") || !strings.Contains(e.Message, "--allow-host denied.example.test") {
+		t.Errorf("error %d %q, want %d naming denied.example.test alone", e.Code, e.Message, supervisor.CodeStartTimeout)
+	}
+	if d := s.Status().Denied; len(d.Hosts) != 1 || d.Hosts[0].Host != "denied.example.test" {
+		t.Errorf("status: denied %+v, want denied.example.test alone", d)
+	}
+}
+
+// A server that denied nothing and never answers: the error says so.
+func TestServerThatNeverAnswersGetsAnAnswerInTime(t *testing.T) {
+	exe, _ := os.Executable()
+	pol := testPolicy([]string{exe, roleLookupServer})
+	pol.StartTimeout = time.Second
+	_, r := startSession(t, pol)
+	e := connectFails(t, r, "2025-11-25")
+	if e.Code != supervisor.CodeStartTimeout || e.Message != "MCP server did not answer initialize within mcpsandbox's StartTimeout 1s" {
+		t.Errorf("error %d %q, want %d saying it did not answer in time", e.Code, e.Message, supervisor.CodeStartTimeout)
+	}
+}
