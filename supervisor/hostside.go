@@ -247,6 +247,7 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 	}
 	r.seq++
 	req.seq = r.seq
+	req.denials = r.denialMark()
 	if live {
 		req.gen = r.gen.n
 	}
@@ -256,7 +257,6 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 	if req.call != nil {
 		if d := req.call.Timeout(); d > 0 {
 			req.timer = r.armCallTimeout(key, req.seq, d)
-			req.denials = r.denialMark()
 		}
 	}
 	if (mk == mInitialize || mk == mDiscover) && r.pol.StartTimeout > 0 {

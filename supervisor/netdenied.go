@@ -1,10 +1,13 @@
 package supervisor
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/egress"
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/diagnose"
 )
 
 // A server that needs a host its policy does not allow often fails in a
@@ -71,4 +74,21 @@ func (r *relay) withDenied(message string, data errorData, mark uint64) (string,
 	}
 	data.DeniedHosts = deniedNames(d)
 	return message + ": " + text, data
+}
+
+// noteDeniedInToolError gives a tool error (result, and out as the host
+// gets it) a text item naming the hosts the server was denied while the
+// call ran: its own "fetch failed" does not tell the model why. The item
+// is rendered as the confinement diagnosis renders its own
+// (diagnose.AddText); nothing changes when nothing was denied. r.mu is held.
+func (r *relay) noteDeniedInToolError(req hostRequest, result, out []byte) ([]byte, []byte) {
+	text := r.deniedText(r.deniedSince(req.denials))
+	if text == "" {
+		return result, out
+	}
+	res, ok := diagnose.AddText(result, "mcpsandbox: during this call "+text)
+	if !ok {
+		return result, out
+	}
+	return res, bytes.TrimSuffix(jsonrpc.NewResult([]byte(req.hostID), res), []byte("\n"))
 }

@@ -134,3 +134,29 @@ func TestServerThatNeverAnswersGetsAnAnswerInTime(t *testing.T) {
 		t.Errorf("error %d %q, want %d saying it did not answer in time", e.Code, e.Message, supervisor.CodeStartTimeout)
 	}
 }
+
+// A tool that fails with its own words after a lookup the policy denied
+// ("no such host", "fetch failed") tells the model the cause: a text item
+// names the host and the --allow-host; a later failure with no denied
+// lookup of its own gets none.
+func TestToolErrorAfterDeniedLookupNamesTheHost(t *testing.T) {
+	exe, _ := os.Executable()
+	r := startRelay(t, testPolicy([]string{exe, roleFetchServer}))
+	cs := r.sdkClient("", nil)
+	defer cs.Close()
+	res, err := callTool(t, cs, "get", map[string]any{"url": "https://api.example.test/v1"})
+	if err != nil || !res.IsError || len(res.Content) != 2 {
+		t.Fatalf("get: %v %+v, want a tool error of two items", err, res)
+	}
+	own, note := res.Content[0].(*mcp.TextContent).Text, res.Content[1].(*mcp.TextContent).Text
+	if !strings.Contains(own, "no such host") {
+		t.Errorf("the server's own error %q, want its resolver's", own)
+	}
+	if want := "mcpsandbox: during this call the server tried to reach api.example.test, which its policy does not allow (network mode none); allow it with --allow-host api.example.test"; note != want {
+		t.Errorf("note %q, want %q", note, want)
+	}
+	res, err = callTool(t, cs, "get", map[string]any{"url": "http://192.0.2.1/"})
+	if err != nil || !res.IsError || len(res.Content) != 1 {
+		t.Errorf("get by address: %v %+v, want the server's tool error alone", err, res)
+	}
+}

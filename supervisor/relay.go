@@ -153,7 +153,7 @@ type hostRequest struct {
 	timer    *time.Timer   // the --call-timeout clock; nil without one
 	audit    *audit.Call   // its audit record; nil when not audited
 	call     mcprules.Call // what the MCP rules keep of it; nil: nothing
-	denials  uint64        // the denials so far at its arrival, with a timer (denialMark)
+	denials  uint64        // the server's denials so far at its arrival (denialMark)
 }
 
 // serverRequest is a server→host request awaiting the host's response.

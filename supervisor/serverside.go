@@ -120,10 +120,14 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 				}
 			}
 			toolErr := req.method == mToolsCall && e.HasResult && isToolError(e)
-			if toolErr && diagnose.Explainable(e.Result) {
+			result := e.Result
+			if toolErr {
+				result, out = r.noteDeniedInToolError(req, result, out)
+			}
+			if toolErr && diagnose.Explainable(result) {
 				// The diagnosis walks the host's file system: it runs,
 				// and the request ends, once r.mu is released.
-				acts.hint = &toolHint{req: req, result: e.Result, out: out}
+				acts.hint = &toolHint{req: req, result: result, out: out}
 				return out
 			}
 			end := serverEnd(e, out, toolErr)
