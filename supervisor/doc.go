@@ -216,6 +216,8 @@
 //	-31111 CodeServerUnavailable  no instance of the server can be had (the daemon's
 //	                            connect: no daemon, unknown server, uid not allowed,
 //	                            max-instances)
+//	-31112 CodeStartTimeout     the server did not answer initialize (or server/discover)
+//	                            within --start-timeout; names the hosts it was denied
 //	-32700 / -32600             the host sent a line that is not JSON / not a JSON-RPC request
 //	                            (the server gets them too, for a request of its that is not)
 package supervisor
