@@ -160,3 +160,15 @@ func TestToolErrorAfterDeniedLookupNamesTheHost(t *testing.T) {
 		t.Errorf("get by address: %v %+v, want the server's tool error alone", err, res)
 	}
 }
+
+// A prestarted server that fails before it is ready names the hosts it was
+// denied: the daemon shows the error as the prestarts' backoff reason.
+func TestPrestartFailureNamesDeniedHosts(t *testing.T) {
+	requireConfinement(t)
+	pol := testPolicy([]string{"node", "-e", `require("dns").lookup("mcp.stripe.com", () => process.exit(3))`})
+	pol.Restart = policy.RestartNever
+	_, err := supervisor.Prestart(context.Background(), supervisor.Options{Name: "test", Policy: pol, LookupEnv: os.LookupEnv})
+	if err == nil || !strings.Contains(err.Error(), "exited with status 3 before it answered: the server tried to reach mcp.stripe.com") {
+		t.Errorf("prestart: %v, want its failure naming mcp.stripe.com", err)
+	}
+}
