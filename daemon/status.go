@@ -46,9 +46,9 @@ type InstanceStatus struct {
 	// attempts at hosts past those.
 	DeniedHosts  []DeniedHost `json:"denied_hosts,omitempty"`
 	DeniedOthers uint64       `json:"denied_others,omitempty"`
-	ClientUID  *int       `json:"client_uid,omitempty"` // absent while warm
-	ClientPid  *int       `json:"client_pid,omitempty"` // the connecting process
-	Attached   *time.Time `json:"attached,omitempty"`   // since when it has its client
+	ClientUID    *int         `json:"client_uid,omitempty"` // absent while warm
+	ClientPid    *int         `json:"client_pid,omitempty"` // the connecting process
+	Attached     *time.Time   `json:"attached,omitempty"`   // since when it has its client
 }
 
 // DeniedHost is a host a server tried that its policy does not allow.
