@@ -41,14 +41,14 @@ type InstanceStatus struct {
 	Memory     uint64     `json:"memory_bytes"`
 	Pids       uint64     `json:"pids"`
 	LastExit   string     `json:"last_exit"`
+	ClientUID  *int       `json:"client_uid,omitempty"` // absent while warm
+	ClientPid  *int       `json:"client_pid,omitempty"` // the connecting process
+	Attached   *time.Time `json:"attached,omitempty"`   // since when it has its client
 	// DeniedHosts are the hosts the server tried that its policy does not
 	// allow, each with the flag that allows it; DeniedOthers counts the
 	// attempts at hosts past those.
 	DeniedHosts  []DeniedHost `json:"denied_hosts,omitempty"`
 	DeniedOthers uint64       `json:"denied_others,omitempty"`
-	ClientUID    *int         `json:"client_uid,omitempty"` // absent while warm
-	ClientPid    *int         `json:"client_pid,omitempty"` // the connecting process
-	Attached     *time.Time   `json:"attached,omitempty"`   // since when it has its client
 }
 
 // DeniedHost is a host a server tried that its policy does not allow.
