@@ -2,6 +2,7 @@ package supervisor_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -95,9 +96,6 @@ func TestNoNetworkServerThatNeverAnswersNamesTheHost(t *testing.T) {
 			if len(st.Denied.Hosts) != 1 || st.Denied.Hosts[0].Host != "mcp.stripe.com" || st.Denied.Hosts[0].Fix != "--allow-host mcp.stripe.com" {
 				t.Errorf("status: denied %+v, want mcp.stripe.com and its --allow-host", st.Denied)
 			}
-			if st.State == "stopped" || st.Pid == 0 {
-				t.Errorf("status %+v: the server is still supervised, not stopped", st)
-			}
 		})
 	}
 }
@@ -123,16 +121,36 @@ func TestEgressAllowedHostIsNotReported(t *testing.T) {
 	}
 }
 
-// A server that denied nothing and never answers: the error says so.
+// A server that denied nothing and never answers: the error says so, and
+// the host, still connected, has its server still running, the same
+// process: the answer ends the wait, not the server. A host that asks
+// again is answered in time again.
 func TestServerThatNeverAnswersGetsAnAnswerInTime(t *testing.T) {
 	exe, _ := os.Executable()
 	pol := testPolicy([]string{exe, roleLookupServer})
 	pol.StartTimeout = time.Second
-	_, r := startSession(t, pol)
-	e := connectFails(t, r, "2025-11-25")
-	if e.Code != supervisor.CodeStartTimeout || e.Message != "MCP server did not answer initialize within mcpsandbox's StartTimeout 1s" {
-		t.Errorf("error %d %q, want %d saying it did not answer in time", e.Code, e.Message, supervisor.CodeStartTimeout)
+	s, r := startSession(t, pol)
+	h := r.rawHost()
+	params := `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`
+	m := h.call("1", "initialize", params)
+	var e struct {
+		Code    int
+		Message string
+		Data    struct{ Kind, Limit string }
 	}
+	if err := json.Unmarshal(m["error"], &e); err != nil || e.Code != supervisor.CodeStartTimeout || e.Data.Kind != "start-timeout" || e.Data.Limit != "1s" ||
+		e.Message != "MCP server did not answer initialize within mcpsandbox's StartTimeout 1s" {
+		t.Errorf("answer %s, want %d saying it did not answer in time", m["error"], supervisor.CodeStartTimeout)
+	}
+	st := s.Status()
+	if st.State != "running" || st.Generation != 1 || st.Pid == 0 || len(st.Denied.Hosts) != 0 {
+		t.Errorf("status %+v: want the same server running, nothing denied", st)
+	}
+	if m := h.call("2", "initialize", params); errorCode(m) != supervisor.CodeStartTimeout {
+		t.Errorf("the second initialize: %s", m["error"])
+	}
+	r.end()
+	h.checkOneAnswerEach()
 }
 
 // A tool that fails with its own words after a lookup the policy denied
