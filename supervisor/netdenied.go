@@ -92,3 +92,19 @@ func (r *relay) noteDeniedInToolError(req hostRequest, result, out []byte) ([]by
 	}
 	return res, bytes.TrimSuffix(jsonrpc.NewResult([]byte(req.hostID), res), []byte("\n"))
 }
+
+// logDeniedBeforeError logs the hosts the server was denied while it
+// handled req, which it answered with an error of its own ("fetch failed"
+// to a tools/list): the error is the server's to word, the log says why.
+// r.mu is held.
+func (r *relay) logDeniedBeforeError(req hostRequest) {
+	d := r.deniedSince(req.denials)
+	if len(d.Hosts) == 0 || !r.logLimit.allow(r.log) {
+		return
+	}
+	method := methodNames[req.method]
+	if method == "" {
+		method = "a request"
+	}
+	r.log.Warn("the server answered "+method+" with an error after it was denied hosts; "+r.deniedText(d), "denied_hosts", deniedNames(d))
+}

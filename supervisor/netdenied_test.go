@@ -1,6 +1,7 @@
 package supervisor_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,7 +20,10 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
-const roleLookupServer = "mcpsandbox-test-role=lookup-server"
+const (
+	roleLookupServer  = "mcpsandbox-test-role=lookup-server"
+	roleFetchesOnCall = "mcpsandbox-test-role=fetches-on-call"
+)
 
 // serveLookups is a server that needs the network at start, as
 // @stripe/mcp does: it looks up each name of its arguments with Go's
@@ -30,6 +34,29 @@ func serveLookups(names []string) {
 		fmt.Fprintln(os.Stderr, "lookup", name, addrs, err)
 	}
 	io.Copy(io.Discard, os.Stdin)
+}
+
+// serveFetchesOnCall answers every request, initialize aside, as a server
+// whose every method fetches from its API (@supabase/mcp-server-supabase's
+// tools/list): it looks the API's host up, then answers its own error.
+func serveFetchesOnCall(host string) {
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		var req struct {
+			ID     json.RawMessage
+			Method string
+		}
+		if json.Unmarshal(sc.Bytes(), &req) != nil || req.ID == nil {
+			continue
+		}
+		if req.Method == "initialize" {
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"f","version":"1"}}}`+"\n", req.ID)
+			continue
+		}
+		_, err := net.LookupHost(host)
+		fmt.Fprintln(os.Stderr, "fetch:", err)
+		fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"fetch failed"}}`+"\n", req.ID)
+	}
 }
 
 // nodeLookupServer is the same in Node, whose dns.lookup is glibc's
@@ -189,4 +216,19 @@ func TestPrestartFailureNamesDeniedHosts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "exited with status 3 before it answered: the server tried to reach mcp.stripe.com") {
 		t.Errorf("prestart: %v, want its failure naming mcp.stripe.com", err)
 	}
+}
+
+// A server that answers tools/list with its own "fetch failed" after a
+// denied lookup: its error reaches the host as it wrote it, and the log
+// names the host and the --allow-host.
+func TestServerErrorAfterDeniedLookupIsExplainedInTheLog(t *testing.T) {
+	exe, _ := os.Executable()
+	r := startRelay(t, testPolicy([]string{exe, roleFetchesOnCall, "api.supabase.com"}))
+	h := r.rawHost()
+	h.initialize("2025-11-25")
+	m := h.call("2", "tools/list", "{}")
+	if string(m["error"]) != `{"code":-32603,"message":"fetch failed"}` {
+		t.Errorf("tools/list: %s, want the server's own error as it wrote it", m["error"])
+	}
+	r.logs.waitFor(t, "the server answered tools/list with an error after it was denied hosts; the server tried to reach api.supabase.com, which its policy does not allow (network mode none); allow it with --allow-host api.supabase.com")
 }

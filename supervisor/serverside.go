@@ -130,6 +130,9 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 				acts.hint = &toolHint{req: req, result: result, out: out}
 				return out
 			}
+			if e.HasError {
+				r.logDeniedBeforeError(req)
+			}
 			end := serverEnd(e, out, toolErr)
 			r.endLocked("", &req, end)
 			return out
