@@ -318,6 +318,9 @@ func init() {
 func sbxEgressZygoteRole() int {
 	e := &egressEcho{}
 	defer e.close()
+	if os.Getenv(sbxEgressZygoteEnv) == "resolver" {
+		return runZygoteRole(resolverSpec(e), zygoteRoleResult{})
+	}
 	return runZygoteRole(egressSpec(e), zygoteRoleResult{})
 }
 
@@ -327,8 +330,16 @@ func TestConfinedEgressPreforkedInitStage(t *testing.T) {
 	if cgroups.Mode() == cgroups.Unified {
 		t.Skip("no init stage is pre-forked on cgroup v2: it must start inside its cgroup (CLONE_INTO_CGROUP)")
 	}
-	cmd := exec.Command(os.Args[0], "run", "--net", "egress", "--", "server")
-	cmd.Env = append(os.Environ(), sbxEgressZygoteEnv+"=1")
+	checkEgressProbes(t, preforkedProbe(t, "1", "--net", "egress"))
+}
+
+// preforkedProbe runs the probe under a supervisor whose init stage was
+// pre-forked (the role chosen by role, with the run flags given), and
+// returns its report.
+func preforkedProbe(t *testing.T, role string, flags ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append(append([]string{"run"}, flags...), "--", "server")...)
+	cmd.Env = append(os.Environ(), sbxEgressZygoteEnv+"="+role)
 	res := zygoteRoleOutput(t, cmd)
 	if !res.Preforked {
 		t.Fatalf("the pre-forked init stage was not adopted (%s)", res.Err)
@@ -336,5 +347,5 @@ func TestConfinedEgressPreforkedInitStage(t *testing.T) {
 	if res.Exit != "exited with status 0" {
 		t.Fatalf("probe %s\nstderr: %s", res.Exit, res.Err)
 	}
-	checkEgressProbes(t, res.Out)
+	return res.Out
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/containerd/cgroups/v3"
 )
 
 // resolverProbes are what a server under NetNone with the supervisor's
@@ -18,6 +20,25 @@ var resolverProbes = map[string]string{
 	"loopback":            "listen: operation not permitted",
 }
 
+// resolverSpec runs the probe confined under NetNone with the resolver
+// served by e.
+func resolverSpec(e *egressEcho) Spec {
+	spec := sbxSpec(os.Args[0])
+	spec.Env = []string{sbxEgressEnv + "=" + probeList(resolverProbes)}
+	spec.Resolver = e.serve
+	return spec
+}
+
+// The pre-forked init stage hands over the resolver's sockets as the
+// exec'd one does.
+func TestConfinedNoneResolverPreforkedInitStage(t *testing.T) {
+	requireConfinement(t)
+	if cgroups.Mode() == cgroups.Unified {
+		t.Skip("no init stage is pre-forked on cgroup v2: it must start inside its cgroup (CLONE_INTO_CGROUP)")
+	}
+	checkProbes(t, preforkedProbe(t, "resolver"), resolverProbes)
+}
+
 // NetNone with a Resolver: the server's resolv.conf names 127.0.0.1, its
 // queries reach the listener the supervisor was handed, and it gets UDP
 // sockets only, to no address but its own loopback.
@@ -25,9 +46,7 @@ func TestConfinedNoneResolverAnswersAndNothingElse(t *testing.T) {
 	requireConfinement(t)
 	e := &egressEcho{}
 	defer e.close()
-	spec := sbxSpec(os.Args[0])
-	spec.Env = []string{sbxEgressEnv + "=" + probeList(resolverProbes)}
-	spec.Resolver = e.serve
+	spec := resolverSpec(e)
 	out, errOut, ex := sbxRun(t, spec)
 	if ex.Failed() {
 		t.Fatalf("probe: %v\nstderr:\n%s", ex, errOut)
