@@ -118,7 +118,7 @@ func Default() Policy {
 		PingInterval:   15 * time.Second,
 		PingTimeout:    5 * time.Second,
 		PingFailures:   3,
-		StartTimeout:   30 * time.Second,
+		StartTimeout:   45 * time.Second, // below hosts' 60 s; a cold npx start under emulation takes 20-40 s
 		Restart:        RestartOnFailure,
 		RestartBackoff: Backoff{Min: 100 * time.Millisecond, Max: 30 * time.Second},
 		MaxRestarts:    5,
@@ -154,7 +154,7 @@ func (p *Policy) validate(hostsUnknown bool) error {
 	case p.PingInterval < 0:
 		return bad("PingInterval", p.PingInterval.String(), "must not be negative", "use 0 to turn pings off")
 	case p.StartTimeout < 0:
-		return bad("StartTimeout", p.StartTimeout.String(), "must not be negative", "0 means no bound, e.g. 30s")
+		return bad("StartTimeout", p.StartTimeout.String(), "must not be negative", "0 means no bound, e.g. 45s")
 	case p.PingTimeout < 0:
 		return bad("PingTimeout", p.PingTimeout.String(), "must not be negative", "e.g. 5s")
 	case p.PingInterval > 0 && p.PingTimeout <= 0:
