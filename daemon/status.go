@@ -44,6 +44,17 @@ type InstanceStatus struct {
 	ClientUID  *int       `json:"client_uid,omitempty"` // absent while warm
 	ClientPid  *int       `json:"client_pid,omitempty"` // the connecting process
 	Attached   *time.Time `json:"attached,omitempty"`   // since when it has its client
+	// DeniedHosts are the hosts the server tried that its policy does not
+	// allow, each with the flag that allows it; DeniedOthers counts the
+	// attempts at hosts past those.
+	DeniedHosts  []DeniedHost `json:"denied_hosts,omitempty"`
+	DeniedOthers uint64       `json:"denied_others,omitempty"`
+}
+
+// DeniedHost is a host a server tried that its policy does not allow.
+type DeniedHost struct {
+	Host string `json:"host"`
+	Fix  string `json:"fix"` // "--allow-host HOST"
 }
 
 // status reports every server, in config order.
@@ -86,6 +97,10 @@ func (d *daemon) status() *Status {
 		is.State, is.Generation, is.Pid, is.Restarts = sup.State, sup.Generation, sup.Pid, sup.Restarts
 		is.PingRTTMs = float64(sup.PingRTT) / float64(time.Millisecond)
 		is.Memory, is.Pids, is.LastExit = sup.Memory, sup.Pids, sup.LastExit
+		for _, h := range sup.Denied.Hosts {
+			is.DeniedHosts = append(is.DeniedHosts, DeniedHost{Host: h.Host, Fix: h.Fix})
+		}
+		is.DeniedOthers = sup.Denied.Others
 		if !sup.Started.IsZero() {
 			started := sup.Started
 			is.Started, is.UptimeMs = &started, now.Sub(started).Milliseconds()

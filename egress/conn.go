@@ -167,6 +167,7 @@ func (p *Proxy) deny(f *flow, c *Conn, r *refusal) {
 	f.release()
 	c.Reason, c.Fix = r.reason, r.fix
 	c.Duration = time.Since(c.Start)
+	p.denied.note(c.Host(), c.Fix)
 	p.noteDenial(fmt.Sprintf("%s:%d", c.Host(), c.Port), "egress: connection denied", c.attrs()...)
 	p.event(p.onOpen, c)
 	p.event(p.onClose, c)

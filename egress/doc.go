@@ -30,7 +30,11 @@
 // Options.OnClose and one log line: name, port, the address dialled, bytes
 // each way, duration, and for a denied one the reason and the --allow-host
 // that would allow it. Repeated denials and failed dials of one destination
-// are counted, not each logged (the first, the 10th, the 100th...). A hostile server cannot grow the Proxy's memory
+// are counted, not each logged (the first, the 10th, the 100th...). The
+// hosts denied, names and destinations, are kept for Denied (the first
+// MaxDeniedHosts; the rest counted), so the supervisor can name them to
+// the host; NewOffline's Proxy is a resolver alone for a server with no
+// network, which answers every name NXDOMAIN and notes it so. A hostile server cannot grow the Proxy's memory
 // without bound: names, resolutions, open connections and DNS-over-TCP
 // connections are all capped.
 package egress

@@ -64,6 +64,8 @@ type Proxy struct {
 	open     atomic.Int64
 	denials  repeats
 	dnsNotes repeats
+	denied   deniedHosts
+	offline  bool // NewOffline's: no network, every name denied
 
 	mu      sync.Mutex
 	closed  bool

@@ -147,22 +147,31 @@ func (p *Proxy) nameAllowed(name string) bool {
 	return false
 }
 
-// noteName logs a denied name, once, then at the 10th, 100th... query.
+// noteName notes a denied name and logs it, once, then at the 10th,
+// 100th... query.
 func (p *Proxy) noteName(name string) {
-	if p.onName != nil && validName(name) {
-		p.onName(name)
+	fix := policy.AllowFlag(name, policy.DefaultPorts[0])
+	if validName(name) { // else no flag could allow it
+		p.denied.note(name, fix)
+		if p.onName != nil {
+			p.onName(name)
+		}
 	}
 	n, log, shared := p.dnsNotes.note("name " + name)
 	if !log {
 		return
 	}
-	attrs := []any{"name", name, "fix", policy.AllowFlag(name, policy.DefaultPorts[0])}
+	msg := "egress: name denied (NXDOMAIN)"
+	if p.offline {
+		msg = "no network: the server looked up a name; answered NXDOMAIN"
+	}
+	attrs := []any{"name", name, "fix", fix}
 	if shared {
 		attrs = append(attrs, "note", "denied names past the first distinct ones are counted together", "count", n)
 	} else if n > 1 {
 		attrs = append(attrs, "repeated", n)
 	}
-	p.log.Warn("egress: name denied (NXDOMAIN)", attrs...)
+	p.log.Warn(msg, attrs...)
 }
 
 // validName: labels of letters, digits, hyphens and underscores. Anything

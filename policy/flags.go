@@ -26,6 +26,7 @@ var flags = map[string]string{
 	"PingInterval":       "ping-interval",
 	"PingTimeout":        "ping-timeout",
 	"PingFailures":       "ping-failures",
+	"StartTimeout":       "start-timeout",
 	"Restart":            "restart",
 	"RestartBackoff":     "restart-backoff",
 	"MaxRestarts":        "max-restarts",

@@ -58,6 +58,7 @@ var keys = []Key{
 	{"health", "ping-interval", "PingInterval", false},
 	{"health", "ping-timeout", "PingTimeout", false},
 	{"health", "ping-failures", "PingFailures", false},
+	{"health", "start-timeout", "StartTimeout", false},
 
 	{"restart", "mode", "Restart", false},
 	{"restart", "backoff", "RestartBackoff", false},

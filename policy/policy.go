@@ -73,6 +73,10 @@ type Policy struct {
 	PingInterval time.Duration // --ping-interval (0 disables)
 	PingTimeout  time.Duration // --ping-timeout
 	PingFailures int           // --ping-failures
+	// StartTimeout bounds the wait for the server's answer to the host's
+	// initialize (or stateless server/discover): past it mcpsandbox answers
+	// with an error naming the hosts the server was denied, if any.
+	StartTimeout time.Duration // --start-timeout (0 = none)
 
 	// Restart.
 	Restart        string        // --restart
@@ -115,6 +119,7 @@ func Default() Policy {
 		PingInterval:   15 * time.Second,
 		PingTimeout:    5 * time.Second,
 		PingFailures:   3,
+		StartTimeout:   45 * time.Second, // below hosts' 60 s; a cold npx start under emulation takes 20-40 s
 		Restart:        RestartOnFailure,
 		RestartBackoff: Backoff{Min: 100 * time.Millisecond, Max: 30 * time.Second},
 		MaxRestarts:    5,
@@ -149,6 +154,8 @@ func (p *Policy) validate(hostsUnknown bool) error {
 		return bad("MaxMessage", p.MaxMessage.String(), "is too small", "use at least 1KiB (default "+Default().MaxMessage.String()+")")
 	case p.PingInterval < 0:
 		return bad("PingInterval", p.PingInterval.String(), "must not be negative", "use 0 to turn pings off")
+	case p.StartTimeout < 0:
+		return bad("StartTimeout", p.StartTimeout.String(), "must not be negative", "0 means no bound, e.g. 45s")
 	case p.PingTimeout < 0:
 		return bad("PingTimeout", p.PingTimeout.String(), "must not be negative", "e.g. 5s")
 	case p.PingInterval > 0 && p.PingTimeout <= 0:

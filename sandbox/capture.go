@@ -67,6 +67,16 @@ var errNoEgress = &field.Error{Field: "Egress", Problem: "is not set: NetEgress 
 // says which sockets the init stage must make; nil without NetEgress.
 func captureSockets(spec Spec) (*initstage.EgressSockets, CaptureSpec, error) {
 	c := spec.Capture
+	if spec.Resolver != nil {
+		if spec.Net != NetNone {
+			return nil, CaptureSpec{}, &field.Error{Field: "Resolver", Problem: "is only for NetNone, and the network is " + spec.Net.String(), Fix: "leave {Resolver} unset: NetEgress has {Egress}'s stub, NetHost the host's resolver"}
+		}
+		if len(c.Ports) > 0 || len(c.Local) > 0 || spec.Egress != nil {
+			return nil, CaptureSpec{}, &field.Error{Field: "Capture", Problem: "is only for NetEgress, and the network is none", Fix: "leave {Capture} and {Egress} unset"}
+		}
+		// The DNS sockets alone: no TCP listener, no captured range.
+		return &initstage.EgressSockets{}, CaptureSpec{}, nil
+	}
 	if spec.Net != NetEgress {
 		if len(c.Ports) > 0 || len(c.Local) > 0 || spec.Egress != nil {
 			name := "Capture"

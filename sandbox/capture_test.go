@@ -58,9 +58,11 @@ var egressProbes = map[string]string{
 	"loopback":                "ok", // its own listener on 127.0.0.1
 }
 
-func egressProbeList() string {
+func egressProbeList() string { return probeList(egressProbes) }
+
+func probeList(probes map[string]string) string {
 	var l []string
-	for p := range egressProbes {
+	for p := range probes {
 		l = append(l, p)
 	}
 	return strings.Join(l, ",")
@@ -205,11 +207,17 @@ func egressSpec(e *egressEcho) Spec {
 // checkEgressProbes compares the probe's report with egressProbes.
 func checkEgressProbes(t *testing.T, out string) {
 	t.Helper()
+	checkProbes(t, out, egressProbes)
+}
+
+// checkProbes compares the probe's report with probes.
+func checkProbes(t *testing.T, out string, probes map[string]string) {
+	t.Helper()
 	var got map[string]string
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("probe output %q: %v", out, err)
 	}
-	for p, want := range egressProbes {
+	for p, want := range probes {
 		if got[p] != want {
 			t.Errorf("%s: %q, want %q", p, got[p], want)
 		}
@@ -310,6 +318,9 @@ func init() {
 func sbxEgressZygoteRole() int {
 	e := &egressEcho{}
 	defer e.close()
+	if os.Getenv(sbxEgressZygoteEnv) == "resolver" {
+		return runZygoteRole(resolverSpec(e), zygoteRoleResult{})
+	}
 	return runZygoteRole(egressSpec(e), zygoteRoleResult{})
 }
 
@@ -319,8 +330,16 @@ func TestConfinedEgressPreforkedInitStage(t *testing.T) {
 	if cgroups.Mode() == cgroups.Unified {
 		t.Skip("no init stage is pre-forked on cgroup v2: it must start inside its cgroup (CLONE_INTO_CGROUP)")
 	}
-	cmd := exec.Command(os.Args[0], "run", "--net", "egress", "--", "server")
-	cmd.Env = append(os.Environ(), sbxEgressZygoteEnv+"=1")
+	checkEgressProbes(t, preforkedProbe(t, "1", "--net", "egress"))
+}
+
+// preforkedProbe runs the probe under a supervisor whose init stage was
+// pre-forked (the role chosen by role, with the run flags given), and
+// returns its report.
+func preforkedProbe(t *testing.T, role string, flags ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append(append([]string{"run"}, flags...), "--", "server")...)
+	cmd.Env = append(os.Environ(), sbxEgressZygoteEnv+"="+role)
 	res := zygoteRoleOutput(t, cmd)
 	if !res.Preforked {
 		t.Fatalf("the pre-forked init stage was not adopted (%s)", res.Err)
@@ -328,5 +347,5 @@ func TestConfinedEgressPreforkedInitStage(t *testing.T) {
 	if res.Exit != "exited with status 0" {
 		t.Fatalf("probe %s\nstderr: %s", res.Exit, res.Err)
 	}
-	checkEgressProbes(t, res.Out)
+	return res.Out
 }

@@ -32,6 +32,9 @@ type initConfig struct {
 	// serves it; the init stage sees only Egress's socket counts.
 	capture CaptureSpec
 	egress  func(Listeners) error
+	// With NetNone and Spec.Resolver: egress serves the DNS listeners
+	// alone, and resolv.conf and seccomp let the server ask them.
+	resolver bool
 	// Where the search for sockets in the grants stopped ("" it did not):
 	// Config.MaskedSockets holds what it found.
 	SocketSearchCut string
@@ -275,7 +278,7 @@ func layoutConfig(spec Spec) (*initConfig, error) {
 		NoExecTmp:     spec.NoExecTmp,
 		Egress:        egress,
 		MaskedSockets: sockets.Sockets,
-	}, Net: spec.Net, capture: capture, egress: spec.Egress, SocketSearchCut: sockets.Cut}, nil
+	}, Net: spec.Net, capture: capture, egress: serveOf(spec), resolver: spec.Resolver != nil, SocketSearchCut: sockets.Cut}, nil
 }
 
 // checkNoFile refuses a NOFILE limit a user namespace cannot grant.

@@ -66,7 +66,7 @@ func startConfined(spec Spec, log *slog.Logger) (Process, error) {
 	if cfg.SocketSearchCut != "" {
 		log.Warn("sandbox: the search for unix sockets in the grants stopped; sockets past it stay reachable", "name", spec.Name, "where", cfg.SocketSearchCut)
 	}
-	if cfg.Seccomp, err = seccomp.Program(spec.Seccomp, cfg.Net.SocketFamilies(), spec.SeccompLog); err != nil {
+	if cfg.Seccomp, err = seccomp.Program(spec.Seccomp, socketFamilies(cfg.Net, cfg.resolver), spec.SeccompLog); err != nil {
 		return fail(fmt.Errorf("sandbox: seccomp cannot be enforced: %w", err))
 	}
 	if p.user, err = chooseUser(spec, cfg); err != nil {

@@ -127,6 +127,9 @@ func Describe(spec Spec) Description {
 			}
 			d.Network += ": " + describeCapture(capture)
 		}
+		if spec.Net == NetNone && spec.Resolver != nil {
+			d.Network += "; DNS to the supervisor's resolver at 127.0.0.1:53, which answers every name NXDOMAIN and notes it (UDP sockets only)"
+		}
 	} else {
 		d.Network = spec.Net.String()
 	}
@@ -234,7 +237,7 @@ func describeSeccomp(spec Spec) ([]string, error) {
 		what = "default: Docker's allowlist less the calls that need capabilities"
 	}
 	lines := []string{what}
-	prog, err := seccomp.Program(spec.Seccomp, spec.Net.SocketFamilies(), spec.SeccompLog)
+	prog, err := seccomp.Program(spec.Seccomp, socketFamilies(spec.Net, spec.Resolver != nil), spec.SeccompLog)
 	if err != nil {
 		return lines, fmt.Errorf("sandbox: seccomp cannot be enforced: %w", err)
 	}

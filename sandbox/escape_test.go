@@ -342,6 +342,7 @@ func escapeTable(t *testing.T, hostile string) {
 
 	t.Run("program_rewrite/program_in_grant", func(t *testing.T) { escapeProgramInGrant(t, hostile) })
 	t.Run("net_egress", func(t *testing.T) { escapeEgressTable(t, hostile) })
+	t.Run("net_none_resolver", func(t *testing.T) { escapeResolverTable(t, hostile) })
 	t.Run("symlink_in_granted_dir/second_start", func(t *testing.T) { escapeSecondStart(t, c, hostile) })
 	t.Run("net_host", func(t *testing.T) { escapeNetHostTable(t, hostile) })
 }

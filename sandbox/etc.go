@@ -23,7 +23,11 @@ func etcConfigFiles(cfg *initConfig) (map[string][]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("network %s has no /etc files", cfg.Net)
 	}
-	if err := m.etc(files); err != nil {
+	etc := m.etc
+	if cfg.resolver {
+		etc = resolverEtc
+	}
+	if err := etc(files); err != nil {
 		return nil, err
 	}
 	return files, nil
@@ -39,6 +43,16 @@ func loopbackEtc(files map[string][]byte) error {
 // egressEtc names the supervisor's DNS stub, which listens on the
 // namespace's own loopback (capture.go), and lo's addresses.
 func egressEtc(files map[string][]byte) error {
+	files["resolv.conf"] = []byte("nameserver 127.0.0.1\n")
+	return loopbackEtc(files)
+}
+
+// resolverEtc names the supervisor's resolver of NetNone, which answers
+// every name with NXDOMAIN (and notes it): glibc, Go and c-ares then fail
+// at once with "not found", no retry, where without resolv.conf they ask
+// 127.0.0.1 themselves, get no socket, and some report a temporary
+// failure that a client retries.
+func resolverEtc(files map[string][]byte) error {
 	files["resolv.conf"] = []byte("nameserver 127.0.0.1\n")
 	return loopbackEtc(files)
 }

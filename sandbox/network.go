@@ -68,3 +68,22 @@ func (n Network) SocketFamilies() seccomp.Families {
 	}
 	return seccomp.AFUnix
 }
+
+// socketFamilies are the socket families a server with network n gets:
+// SocketFamilies, and with the supervisor's resolver under NetNone the
+// datagram sockets its queries need.
+func socketFamilies(n Network, resolver bool) seccomp.Families {
+	if n == NetNone && resolver {
+		return n.SocketFamilies() | seccomp.InetQueries
+	}
+	return n.SocketFamilies()
+}
+
+// serveOf is who serves the listeners a start hands over: Egress's, or
+// the resolver's under NetNone; nil when none.
+func serveOf(spec Spec) func(Listeners) error {
+	if spec.Resolver != nil {
+		return spec.Resolver
+	}
+	return spec.Egress
+}

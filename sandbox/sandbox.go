@@ -53,6 +53,14 @@ type Spec struct {
 	// does a failure after it, and then Start closes the listeners. Only
 	// with NetEgress, which needs it.
 	Egress func(Listeners) error
+	// Resolver, only with NetNone, gives the server the supervisor's own
+	// resolver: called once per start as Egress is, with the DNS listeners
+	// on 127.0.0.1:53 (which the server's resolv.conf then names) and no
+	// TCP one. So the supervisor learns each name the server tries while
+	// its namespace still reaches nothing past lo: the server gets UDP
+	// sockets only (seccomp.InetQueries), and every route but lo's is
+	// prohibited. Nil: no resolver, AF_UNIX sockets only.
+	Resolver func(Listeners) error
 	// CPUWeight is the server's CPU share against the supervisor and the
 	// programs beside it when both want the CPU (cgroup v2 cpu.weight,
 	// v1 cpu.shares; a cgroup's default is 100): 0 is DefaultCPUWeight.

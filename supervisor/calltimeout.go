@@ -29,9 +29,9 @@ func (r *relay) callTimedOut(key string, seq uint64) {
 		return // answered, or failed with the process, in the meantime
 	}
 	limit := req.call.Timeout().String()
-	r.endLocked(key, &req, refusal(outTimeout, []byte(req.hostID), 0,
-		fmt.Sprintf("tools/call did not complete within mcpsandbox's %s %s; it was cancelled", r.setting("CallTimeout"), limit),
-		errorData{Reason: "call timeout", Generation: req.gen, Limit: limit}))
+	msg, data := r.withDenied(fmt.Sprintf("tools/call did not complete within mcpsandbox's %s %s; it was cancelled", r.setting("CallTimeout"), limit),
+		errorData{Reason: "call timeout", Generation: req.gen, Limit: limit}, req.denials)
+	r.endLocked(key, &req, refusal(outTimeout, []byte(req.hostID), 0, msg, data))
 	serverID := req.hostID
 	if req.remapped {
 		serverID = key
@@ -48,4 +48,32 @@ func (r *relay) callTimedOut(key string, seq uint64) {
 	}
 	r.unlock()
 	r.log.Warn("tools/call timed out; answered the host with an error and cancelled it at the server", "setting", r.setting("CallTimeout"), "limit", limit, "generation", req.gen)
+}
+
+// armStartTimeout starts the --start-timeout clock of host request seq, an
+// initialize or server/discover.
+func (r *relay) armStartTimeout(key string, seq uint64, d time.Duration) *time.Timer {
+	return time.AfterFunc(d, func() { r.startTimedOut(key, seq) })
+}
+
+// startTimedOut answers an initialize (or server/discover) still in flight
+// after --start-timeout, naming the hosts the server was denied: a server
+// that needs the network at start often waits for it without a word. The
+// request leaves the table, so the server's late answer is dropped; the
+// server itself is left to the heartbeat and crash handling as before
+// (MCP forbids cancelling initialize).
+func (r *relay) startTimedOut(key string, seq uint64) {
+	r.mu.Lock()
+	req, ok := r.inflight[key]
+	if !ok || req.seq != seq || req.ended {
+		r.mu.Unlock()
+		return
+	}
+	limit := r.pol.StartTimeout.String()
+	method := methodNames[req.method]
+	msg, data := r.withDenied(fmt.Sprintf("MCP server did not answer %s within mcpsandbox's %s %s", method, r.setting("StartTimeout"), limit),
+		errorData{Reason: "start timeout", Generation: req.gen, Limit: limit}, 0)
+	r.endLocked(key, &req, refusal(outStartTimeout, []byte(req.hostID), 0, msg, data))
+	r.unlock()
+	r.log.Warn("the server did not answer the host's "+method+" in time; answered the host with an error", "setting", r.setting("StartTimeout"), "limit", limit, "denied_hosts", data.DeniedHosts)
 }

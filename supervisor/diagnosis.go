@@ -77,6 +77,7 @@ type toolHint struct {
 	out     []byte // the answer as relayed so far
 	part    int    // its index among a batch's parts
 	toolErr bool   // the result is a tool error
+	denied  string // the hosts denied during the call, as deniedText says them
 }
 
 // needsHint reports whether a tools/call result (raw, its isError
@@ -120,6 +121,11 @@ func (r *relay) hintToolError(h *toolHint) []byte {
 					r.log.Warn("a tool call failed because of the confinement; the host's tool error says how to fix it", "cause", why)
 				}
 			}
+		}
+	}
+	if h.denied != "" {
+		if hinted, ok := diagnose.AddHint(res, "during this call "+h.denied); ok {
+			res, changed = hinted, true
 		}
 	}
 	if !changed {

@@ -82,6 +82,14 @@
 // every host request still in flight exactly once with CodeServerCrashed.
 // Server→host requests still pending are cancelled towards the host.
 //
+// Before a server first answers there is no heartbeat: a host's initialize
+// (or server/discover) it leaves unanswered for --start-timeout is answered
+// with CodeStartTimeout, and the server is left running, to answer late
+// (dropped) or be found dead as above. That error, crashes and call
+// timeouts name the hosts the server tried that its policy does not allow
+// (netdenied.go): under egress the proxy's denials, under none the
+// offline resolver's, which answers every name NXDOMAIN.
+//
 // The restart follows --restart (on-failure by default: a clean exit with
 // status 0 ends the session instead) after a backoff that starts at
 // --restart-backoff MIN and doubles with each restart inside
@@ -221,6 +229,8 @@
 //	-31111 CodeServerUnavailable  no instance of the server can be had (the daemon's
 //	                            connect: no daemon, unknown server, uid not allowed,
 //	                            max-instances)
+//	-31112 CodeStartTimeout     the server did not answer initialize (or server/discover)
+//	                            within --start-timeout; names the hosts it was denied
 //	-32700 / -32600             the host sent a line that is not JSON / not a JSON-RPC request
 //	                            (the server gets them too, for a request of its that is not)
 package supervisor

@@ -10,12 +10,16 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 )
 
-// egressOf makes the egress proxy of a policy in mode egress (nil for any
-// other mode): one per relay, so names keep their addresses across
-// restarts. Connections are logged by the proxy; c (nil: none) ties each to
-// the calls in flight and writes its audit line; refused (nil: none) notes
-// the hosts the policy kept the server from.
+// egressOf makes the egress proxy of a policy in mode egress, or the
+// offline resolver of a confined server in mode none (nil for host): one
+// per relay, so names keep their addresses across restarts and denied
+// hosts are remembered. Connections are logged by the proxy; c (nil: none)
+// ties each to the calls in flight and writes its audit line; refused
+// (nil: none) notes the hosts the policy kept the server from.
 func egressOf(p policy.Policy, o Options, c *connections, refused *refusedHosts) (*egress.Proxy, error) {
+	if p.Net == policy.NetNone && !p.Unconfined {
+		return egress.NewOffline(o.Log.With("server", o.Name)), nil
+	}
 	if p.Net != policy.NetEgress {
 		return nil, nil
 	}
@@ -49,10 +53,15 @@ func withEgress(spec sandbox.Spec, proxy *egress.Proxy) (s sandbox.Spec, stop fu
 	if proxy == nil {
 		return spec, func() {}
 	}
-	var served func() // set by Start (which calls Egress once) before it returns
-	spec.Egress = func(l sandbox.Listeners) error {
+	var served func() // set by Start (which calls Egress or Resolver once) before it returns
+	serve := func(l sandbox.Listeners) error {
 		served = proxy.Serve(l.DNS, l.DNSTCP, l.TCP)
 		return nil
+	}
+	if spec.Net == sandbox.NetNone {
+		spec.Resolver = serve
+	} else {
+		spec.Egress = serve
 	}
 	return spec, func() {
 		if served != nil {

@@ -26,6 +26,7 @@ const (
 	outTooLarge                       // CodeMessageTooLarge
 	outQueueFull                      // CodeQueueFull
 	outInvalidResponse                // CodeInvalidResponse
+	outStartTimeout                   // CodeStartTimeout
 	outCancelled                      // the host cancelled it: no answer
 	outHostGone                       // the host left first: no answer
 	outIDReused                       // the host sent another request under its id: no answer (the server's goes to the new one)
@@ -36,7 +37,7 @@ var auditOutcomes = [...]audit.Outcome{
 	outAnswered: audit.Answered, outToolError: audit.ToolError, outError: audit.Error,
 	outDenied: audit.Denied, outTimeout: audit.Timeout, outRateLimited: audit.RateLimited, outTooManyCalls: audit.TooManyCalls,
 	outServerCrashed: audit.ServerCrashed, outServerStopped: audit.ServerStopped, outTooLarge: audit.TooLarge,
-	outQueueFull: audit.QueueFull, outInvalidResponse: audit.InvalidResponse,
+	outQueueFull: audit.QueueFull, outInvalidResponse: audit.InvalidResponse, outStartTimeout: audit.StartTimeout,
 	outCancelled: audit.Cancelled, outHostGone: audit.HostGone, outIDReused: audit.IDReused,
 }
 
@@ -64,6 +65,8 @@ func (o outcome) code() int {
 		return CodeQueueFull
 	case outInvalidResponse:
 		return CodeInvalidResponse
+	case outStartTimeout:
+		return CodeStartTimeout
 	}
 	return 0
 }

@@ -2,7 +2,7 @@ package supervisor
 
 // JSON-RPC error codes mcpsandbox answers host requests with. They are
 // stable (hosts and scripts may match on them) and sit in one private block,
-// -31101..-31111, outside JSON-RPC's reserved -32768..-32000: MCP
+// -31101..-31112, outside JSON-RPC's reserved -32768..-32000: MCP
 // 2026-07-28 forbids new codes in -32000..-32099, and the older -32001..
 // -32010 collided with what SDK clients decode themselves (the Go SDK reads
 // -32003/-32004 as a closed connection, Swift -32000/-32001 as transport
@@ -60,6 +60,13 @@ const (
 	// the server's users, or the server is at its max-instances. The
 	// reason says which and how to fix it. It never reached a server.
 	CodeServerUnavailable = -31111
+	// CodeStartTimeout answers the host's initialize (or stateless
+	// server/discover) that the server did not answer within
+	// --start-timeout. The message names the hosts the server tried that
+	// its policy does not allow, with the --allow-host for each (also in
+	// data.deniedHosts), or says that it did not answer in time. The server
+	// keeps running, supervised as before; its late answer is dropped.
+	CodeStartTimeout = -31112
 )
 
 // errorSource names mcpsandbox as the sender in data.source, so a host can
@@ -80,6 +87,7 @@ var codeKinds = map[int]string{
 	CodeRateLimited:          "rate-limited",
 	CodeTooManyCalls:         "too-many-calls",
 	CodeServerUnavailable:    "server-unavailable",
+	CodeStartTimeout:         "start-timeout",
 }
 
 // withKind gives the data of one of mcpsandbox's own errors its source and

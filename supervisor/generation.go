@@ -28,6 +28,7 @@ type generation struct {
 	retired  atomic.Bool   // its crash was handled: late output is dropped
 	answered atomic.Bool   // it answered something: the heartbeat may start
 	ready    atomic.Bool   // it took over the host's session after a restart
+	denials  uint64        // the denials before it started (denialMark)
 
 	checkerMu sync.Mutex
 	checker   *healthcheck.Checker
@@ -74,6 +75,7 @@ func (r *relay) startGeneration() (*generation, error) {
 		return nil, err
 	}
 	spec, stopEgress := withEgress(r.spec, r.egress)
+	denials := r.denialMark()
 	proc, err := r.start(spec, log)
 	if err != nil {
 		stopEgress()
@@ -84,6 +86,7 @@ func (r *relay) startGeneration() (*generation, error) {
 		proc:       proc,
 		log:        log,
 		started:    time.Now(),
+		denials:    denials,
 		hold:       newStderrHold(r.repeatLines()),
 		hang:       make(chan string, 1),
 		stopped:    make(chan struct{}),

@@ -247,6 +247,7 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 	}
 	r.seq++
 	req.seq = r.seq
+	req.denials = r.denialMark()
 	if live {
 		req.gen = r.gen.n
 	}
@@ -257,6 +258,9 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 		if d := req.call.Timeout(); d > 0 {
 			req.timer = r.armCallTimeout(key, req.seq, d)
 		}
+	}
+	if (mk == mInitialize || mk == mDiscover) && r.pol.StartTimeout > 0 {
+		req.timer = r.armStartTimeout(key, req.seq, r.pol.StartTimeout)
 	}
 	r.inflight[key] = req
 	return out, key
@@ -353,7 +357,8 @@ func (r *relay) stoppedEndLocked(id []byte) ending {
 	if r.state == stateClosing {
 		return refusal(outServerStopped, id, 0, "mcpsandbox is shutting down", errorData{Reason: "shutting down"})
 	}
-	return refusal(outServerStopped, id, 0, "MCP server is down: "+r.stopReason+r.stopDetailLocked(), errorData{Reason: r.stopReason})
+	msg, data := r.withDenied("MCP server is down: "+r.stopReason+r.stopDetailLocked(), errorData{Reason: r.stopReason}, 0)
+	return refusal(outServerStopped, id, 0, msg, data)
 }
 
 // hostUnparsable answers a line that is not JSON at all.

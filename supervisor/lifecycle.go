@@ -180,6 +180,10 @@ func (r *relay) answerCrashed(g *generation, reason string, restart, early bool,
 	if g != nil {
 		gn = g.n
 	}
+	var mark uint64 // what the dead process was denied, or the session if none
+	if g != nil {
+		mark = g.denials
+	}
 	r.mu.Lock()
 	for k, req := range r.inflight {
 		ofDead := g != nil && req.gen == g.n
@@ -192,17 +196,17 @@ func (r *relay) answerCrashed(g *generation, reason string, restart, early bool,
 		}
 		id := []byte(req.hostID)
 		data := errorData{Reason: reason, Generation: req.gen}
-		var end ending
+		o, msg := outServerStopped, ""
 		switch {
 		case restart:
-			end = refusal(outServerCrashed, id, 0,
-				"MCP server process ended while handling the request ("+reason+"); mcpsandbox is restarting it, retry the request", data)
+			o, msg = outServerCrashed, "MCP server process ended while handling the request ("+reason+"); mcpsandbox is restarting it, retry the request"
 		case finished:
-			end = refusal(outServerStopped, id, 0, "MCP server exited ("+reason+")", data)
+			msg = "MCP server exited (" + reason + ")"
 		default:
-			end = refusal(outServerStopped, id, 0, "MCP server is down: "+stop+r.stopDetailLocked(), data)
+			msg = "MCP server is down: " + stop + r.stopDetailLocked()
 		}
-		r.endLocked(k, &req, end)
+		msg, data = r.withDenied(msg, data, mark)
+		r.endLocked(k, &req, refusal(o, id, 0, msg, data))
 	}
 	if !restart {
 		r.queue, r.queueBytes = nil, 0

@@ -55,6 +55,12 @@ func TestMain(m *testing.M) {
 		case roleAnswerServer:
 			serveAnswers()
 			os.Exit(0)
+		case roleLookupServer:
+			serveLookups(os.Args[2:])
+			os.Exit(0)
+		case roleFetchesOnCall:
+			serveFetchesOnCall(os.Args[2])
+			os.Exit(0)
 		}
 	}
 	os.Exit(m.Run())

@@ -91,7 +91,7 @@ type relay struct {
 	stateDir string
 	rules    mcprules.Rules // nil: the policy sets no MCP rule
 	audit    *audit.Log     // nil: no --audit-log
-	egress   *egress.Proxy  // nil: the network mode is not egress
+	egress   *egress.Proxy  // the egress proxy, or mode none's offline resolver; nil: neither
 	facts    diagnose.Facts
 	setting  field.Namer
 	log      *slog.Logger
@@ -159,6 +159,7 @@ type hostRequest struct {
 	timer    *time.Timer   // the --call-timeout clock; nil without one
 	audit    *audit.Call   // its audit record; nil when not audited
 	call     mcprules.Call // what the MCP rules keep of it; nil: nothing
+	denials  uint64        // the server's denials so far at its arrival (denialMark)
 }
 
 // serverRequest is a server→host request awaiting the host's response.

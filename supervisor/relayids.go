@@ -29,6 +29,9 @@ type errorData struct {
 	Limit      string `json:"limit,omitempty"`
 	// RetryAfterMs is when a rate-limited call would be let through.
 	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
+	// DeniedHosts are hosts the server tried that its policy does not
+	// allow (the message names the --allow-host for each).
+	DeniedHosts []string `json:"deniedHosts,omitempty"`
 }
 
 // errorResponse builds a newline-terminated error response for a raw id,

@@ -107,6 +107,7 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 			if cachedMethods.has(req.method) && !e.HasError {
 				r.sess.record(req, e, r.log)
 			}
+			result := e.Result // as the MCP rules leave it
 			if e.HasResult && req.call != nil {
 				res, ref := req.call.Result(e.Result)
 				if ref != nil {
@@ -115,15 +116,23 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 					return nil
 				}
 				if res != nil {
+					result = res
 					out = bytes.TrimSuffix(jsonrpc.NewResult([]byte(req.hostID), res), []byte("\n"))
 				}
 			}
 			toolErr := req.method == mToolsCall && e.HasResult && isToolError(e)
-			if req.method == mToolsCall && e.HasResult && r.needsHint(e.Result, toolErr) {
+			var denied string
+			if toolErr && !r.pol.NoToolHints {
+				denied = r.deniedText(r.deniedSince(req.denials))
+			}
+			if req.method == mToolsCall && e.HasResult && (denied != "" || r.needsHint(result, toolErr)) {
 				// The diagnosis and the rewriting parse the result: they
 				// run, and the request ends, once r.mu is released.
-				acts.hint = &toolHint{req: req, result: e.Result, out: out, toolErr: toolErr}
+				acts.hint = &toolHint{req: req, result: result, out: out, toolErr: toolErr, denied: denied}
 				return out
+			}
+			if e.HasError {
+				r.logDeniedBeforeError(req)
 			}
 			end := serverEnd(e, out, toolErr)
 			r.endLocked("", &req, end)

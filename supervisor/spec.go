@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"errors"
 	"net/netip"
 	"strings"
 
@@ -38,7 +39,14 @@ func SpecOf(name string, p policy.Policy, stateDir string, lookupEnv func(string
 			capture.Ports, capture.Local = egress.CaptureOf(rules, netip.Prefix{})
 		}
 	}
+	var resolver func(sandbox.Listeners) error
+	if net == sandbox.NetNone && !p.Unconfined {
+		// The relay serves it (withEgress): the offline resolver, which
+		// names the hosts the server tries. Described here too.
+		resolver = unservedResolver
+	}
 	return sandbox.Spec{
+		Resolver:   resolver,
 		Name:       name,
 		Args:       p.Command,
 		Script:     launch.Script(p.Command),
@@ -62,4 +70,10 @@ func SpecOf(name string, p policy.Policy, stateDir string, lookupEnv func(string
 		Pids:       p.Pids,
 		CPU:        p.CPU,
 	}
+}
+
+// unservedResolver is SpecOf's Resolver until the relay gives the one it
+// serves: a start without it fails, naming why.
+func unservedResolver(sandbox.Listeners) error {
+	return errors.New("no resolver serves the server's DNS (supervisor's withEgress was not applied)")
 }

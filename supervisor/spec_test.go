@@ -37,9 +37,9 @@ func TestSpecOfCarriesEverySetting(t *testing.T) {
 	v := reflect.ValueOf(spec)
 	for i := range v.NumField() {
 		// Unconfined and Inherit are the unconfined path's; Capture is egress's
-		// (below); Egress is the relay's: who serves the listeners; CPUWeight 0
+		// (below); Egress and Resolver are the relay's: who serves the listeners; CPUWeight 0
 		// is the sandbox's default, which no policy setting changes.
-		if name := v.Type().Field(i).Name; v.Field(i).IsZero() && !slices.Contains([]string{"Unconfined", "Inherit", "Capture", "Egress", "CPUWeight"}, name) {
+		if name := v.Type().Field(i).Name; v.Field(i).IsZero() && !slices.Contains([]string{"Unconfined", "Inherit", "Capture", "Egress", "Resolver", "CPUWeight"}, name) {
 			t.Errorf("Spec.%s is zero: SpecOf does not carry it", name)
 		}
 	}

@@ -1,6 +1,10 @@
 package supervisor
 
-import "time"
+import (
+	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/egress"
+)
 
 // Status is a snapshot of a session, for a daemon's status view.
 type Status struct {
@@ -18,13 +22,17 @@ type Status struct {
 	// LastExit says why the last process ended ("" before any did); while
 	// the server is down for good, why it stays down.
 	LastExit string
+	// Denied are the hosts the server tried, this session, that its
+	// policy does not allow, each with the --allow-host that allows it
+	// (the first egress.MaxDeniedHosts; attempts at others are counted).
+	Denied egress.Denied
 }
 
 // Status reports where the session stands now.
 func (s *Session) Status() Status {
 	r := s.r
 	r.mu.Lock()
-	st := Status{Restarts: r.nRestarts, LastExit: r.lastExit}
+	st := Status{Restarts: r.nRestarts, LastExit: r.lastExit, Denied: r.deniedSince(0)}
 	g, state := r.gen, r.state
 	if state == stateStopped && r.stopReason != "" {
 		st.LastExit = r.stopReason

@@ -55,6 +55,9 @@ func (r *relay) warmUp(ctx context.Context, g *generation, w *warmup) (out Outco
 		g.proc.Kill()
 		<-g.proc.Done()
 		r.retire(g, err.Error(), true)
+		if denied := r.deniedText(r.deniedSince(g.denials)); denied != "" {
+			err = fmt.Errorf("%w: %s", err, denied) // the daemon's prestart_backoff shows it
+		}
 		w.ready <- fmt.Errorf("the prestarted server did not become ready: %w", err)
 		return r.endWarm("the prestarted server did not become ready: "+err.Error(), true), false
 	}

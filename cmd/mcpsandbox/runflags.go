@@ -84,6 +84,9 @@ var runFlags = []runFlag{
 	{"ping-failures", "N", "PingFailures", "Heartbeat",
 		"Consecutive missed pings after which the server is considered hung, killed and restarted as for a crash.",
 		func(p *policy.Policy) flag.Value { return intValue{&p.PingFailures} }},
+	{"start-timeout", "DURATION", "StartTimeout", "Heartbeat",
+		"How long the server may take to answer the host's initialize (or server/discover) before mcpsandbox answers it with an error (-31112) naming the hosts the server tried and its policy does not allow. 0 waits for ever.",
+		func(p *policy.Policy) flag.Value { return durationValue{&p.StartTimeout} }},
 
 	{"restart", "MODE", "Restart", "Restart",
 		"When to restart the server after it exits: always, on-failure (non-zero status, signal, hang) or never.",

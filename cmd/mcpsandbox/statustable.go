@@ -36,7 +36,27 @@ func writeStatus(w io.Writer, st *daemon.Status) {
 				orDash(i.Pids > 0, fmt.Sprint(i.Pids)), client, orDash(i.LastExit != "", oneLine(i.LastExit)))
 		}
 		tw.Flush()
+		for _, i := range s.Instances {
+			writeDenied(w, i)
+		}
 	}
+}
+
+// writeDenied names the hosts an instance tried that its policy does not
+// allow, and the flags that allow them.
+func writeDenied(w io.Writer, i daemon.InstanceStatus) {
+	if len(i.DeniedHosts) == 0 {
+		return
+	}
+	hosts, fixes := make([]string, len(i.DeniedHosts)), make([]string, len(i.DeniedHosts))
+	for k, h := range i.DeniedHosts {
+		hosts[k], fixes[k] = h.Host, h.Fix
+	}
+	more := ""
+	if i.DeniedOthers > 0 {
+		more = fmt.Sprintf(" (and %d more attempts at other hosts)", i.DeniedOthers)
+	}
+	fmt.Fprintf(w, "  %s tried hosts its policy does not allow: %s%s; allow with %s\n", i.ID, strings.Join(hosts, ", "), more, strings.Join(fixes, " "))
 }
 
 func orDash(ok bool, s string) string {

@@ -8,6 +8,8 @@ package seccomp
 //
 // Names absent on the native architecture (e.g. open on arm64) are skipped.
 
+import "golang.org/x/sys/unix"
+
 // hotCalls are the calls MCP servers make most (relay I/O, event loops,
 // allocation, locks). Under the kernel's per-syscall cache unconditional
 // allows cost almost nothing; this order still decides the path length of
@@ -130,6 +132,7 @@ const (
 	afNetlink     = 16
 	netlinkRoute  = 0
 	low32         = 0xffffffff
+	sockTypeMask  = 0xf // SOCK_TYPE_MASK
 )
 
 // addDefaultProfile fills b with the built-in profile, whose sockets are
@@ -153,12 +156,24 @@ func addDefaultProfile(b *builder, families Families) error {
 	// follows the same rule.
 	for _, call := range []string{"socket", "socketpair"} {
 		for _, fam := range families.list() {
+			if fam == inetQueriesBit {
+				continue // below, socket only
+			}
 			if err := b.allowIf(call, argMaskedEq(0, low32, uint64(fam))); err != nil {
 				return err
 			}
 		}
 		if err := b.allowIf(call, argMaskedEq(0, low32, afNetlink), argMaskedEq(2, low32, netlinkRoute)); err != nil {
 			return err
+		}
+	}
+	if families&InetQueries != 0 {
+		for _, fam := range []uint64{unix.AF_INET, unix.AF_INET6} {
+			// The type's low bits; SOCK_NONBLOCK and SOCK_CLOEXEC may be set.
+			err := b.allowIf("socket", argMaskedEq(0, low32, fam), argMaskedEq(1, sockTypeMask, unix.SOCK_DGRAM), argMaskedEq(2, low32, 0))
+			if err != nil {
+				return err
+			}
 		}
 	}
 	// clone's flags are a full unsigned long; any namespace flag is refused.

@@ -12,14 +12,15 @@ import (
 var updateSeccomp = flag.Bool("update-seccomp", false, "rewrite embedded/<arch>/ from Compile (go generate ./sandbox/seccomp)")
 
 // The family sets of the sandbox's network modes (sandbox.Network's
-// SocketFamilies): none and host.
+// SocketFamilies): none, none with the supervisor's resolver, and host.
 var (
-	unixOnly = AFUnix
-	withInet = AFUnix | AFInet | AFInet6
+	unixOnly    = AFUnix
+	withQueries = AFUnix | InetQueries
+	withInet    = AFUnix | AFInet | AFInet6
 )
 
 // variants are the embedded programs.
-var variants = []variant{{unixOnly, false}, {withInet, false}, {unixOnly, true}, {withInet, true}}
+var variants = []variant{{unixOnly, false}, {withQueries, false}, {withInet, false}, {unixOnly, true}, {withQueries, true}, {withInet, true}}
 
 // TestEmbeddedSeccompIsCurrent: the pre-compiled built-in profile is exactly
 // what Compile produces now, and starts use it; with another libseccomp

@@ -22,15 +22,25 @@ const (
 	AFUnix  Families = 1 << unix.AF_UNIX
 	AFInet  Families = 1 << unix.AF_INET
 	AFInet6 Families = 1 << unix.AF_INET6
+	// InetQueries is less than AFInet and AFInet6: their datagram sockets
+	// of protocol 0 only, which is what a DNS query needs (glibc, Go,
+	// c-ares all make theirs so). A network of loopback alone gives a
+	// server these to ask the supervisor's resolver there; no TCP socket,
+	// no ping or UDP-Lite one. It is no AF_* value: a bit past them.
+	InetQueries Families = 1 << inetQueriesBit
 )
 
+// inetQueriesBit is InetQueries's bit, above every AF_* value (AF_MAX is 46).
+const inetQueriesBit = 62
+
 // allowable is every family a set may hold.
-const allowable = AFUnix | AFInet | AFInet6
+const allowable = AFUnix | AFInet | AFInet6 | InetQueries
 
 // familyNames name the families in messages and embedded programs' files.
-var familyNames = map[int]string{unix.AF_UNIX: "unix", unix.AF_INET: "inet", unix.AF_INET6: "inet6"}
+var familyNames = map[int]string{unix.AF_UNIX: "unix", unix.AF_INET: "inet", unix.AF_INET6: "inet6", inetQueriesBit: "inetdgram"}
 
-// list returns the set's AF_* values, lowest first.
+// list returns the set's AF_* values, lowest first, and InetQueries's bit
+// last (addDefaultProfile tells it apart).
 func (f Families) list() []int {
 	var afs []int
 	for rest := uint64(f); rest != 0; rest &= rest - 1 {

@@ -187,6 +187,10 @@ var seccompCallProbes = map[string]func() error{
 	"socket_inet":          socketProbe(unix.AF_INET, unix.SOCK_STREAM, 0),
 	"socket_inet6":         socketProbe(unix.AF_INET6, unix.SOCK_DGRAM, 0),
 	"socket_inet_highbits": socketProbe(highBits|unix.AF_INET, unix.SOCK_STREAM, 0),
+	"socket_inet_dgram":    socketProbe(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK, 0),
+	"socket_inet6_stream":  socketProbe(unix.AF_INET6, unix.SOCK_STREAM, 0),
+	"socket_inet_icmp":     socketProbe(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_ICMP),
+	"socket_inet_udplite":  socketProbe(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_UDPLITE),
 
 	// must be refused
 	"socket_netlink_audit":     socketProbe(unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_AUDIT),

@@ -30,6 +30,7 @@ var defaultProfileWant = joined(seccompModeWant, map[string]string{
 	"socketpair_inet": "EPERM", "socketpair_netlink_audit": "EPERM", "socketpair_vsock": "EPERM",
 	// refused by the filter
 	"socket_inet": "EPERM", "socket_inet6": "EPERM", "socket_inet_highbits": "EPERM",
+	"socket_inet_dgram": "EPERM", "socket_inet6_stream": "EPERM", "socket_inet_icmp": "EPERM", "socket_inet_udplite": "EPERM",
 	"socket_netlink_audit": "EPERM", "socket_packet": "EPERM", "socket_vsock": "EPERM",
 	"ptrace": "EPERM", "process_vm_readv": "EPERM", "process_vm_writev": "EPERM",
 	"kcmp": "EPERM", "pidfd_getfd": "EPERM", "keyctl": "EPERM", "add_key": "EPERM",
@@ -134,6 +135,20 @@ func TestSeccompInetFamiliesAllowInetSockets(t *testing.T) {
 		"socketpair_inet": "ENOTSUP", "socketpair_netlink_audit": "EPERM",
 		"socket_netlink_audit": "EPERM", "socket_packet": "EPERM", "socket_vsock": "EPERM",
 		"ptrace": "EPERM", "clone_newnet": "EPERM",
+	}
+	checkResults(t, probeCalls(t, prog, slices.Sorted(maps.Keys(want))), want)
+}
+
+// InetQueries (mode none with the supervisor's resolver): UDP sockets of
+// protocol 0 for DNS queries, and nothing else of IP: no TCP, no ping or
+// UDP-Lite socket, no pair.
+func TestSeccompInetQueriesAllowDatagramsOnly(t *testing.T) {
+	prog := compileOrFail(t, "default", withQueries, false)
+	want := map[string]string{
+		"socket_inet_dgram": "ok", "socket_inet6": "ok",
+		"socket_inet": "EPERM", "socket_inet6_stream": "EPERM", "socket_inet_highbits": "EPERM",
+		"socket_inet_icmp": "EPERM", "socket_inet_udplite": "EPERM", "socketpair_inet": "EPERM",
+		"socket_unix": "ok", "socket_netlink_route": "ok", "socket_packet": "EPERM",
 	}
 	checkResults(t, probeCalls(t, prog, slices.Sorted(maps.Keys(want))), want)
 }
