@@ -53,13 +53,12 @@ func catchDaemonSignals(shutdown context.CancelFunc, reload chan<- struct{}) {
 	}
 }
 
-// exitNow kills every sandbox and removes its cgroup, then ends mcpsandbox
-// by sig as if it had not been caught. A SIGKILL instead would leave the
-// killing to the kernel (each sandbox's init has a parent-death signal) and
-// the empty cgroups to the next start's sweep.
+// exitNow kills every sandbox and removes its cgroup, then exits 128+N for
+// signal N, the status a shell shows for a death by N. Only a death by a
+// signal mcpsandbox did not catch (SIGKILL, or one before it catches them)
+// leaves the killing to the kernel (each sandbox's init has a parent-death
+// signal) and the emptied cgroups to the next start's sweep.
 func exitNow(sig os.Signal) {
 	sandbox.KillAll()
-	signal.Reset(sig)
-	syscall.Kill(os.Getpid(), sig.(syscall.Signal))
-	select {} // the signal ends the process
+	os.Exit(128 + int(sig.(syscall.Signal)))
 }

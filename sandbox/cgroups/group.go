@@ -163,7 +163,9 @@ func (c *Group) Delete() error {
 	if c.deleted {
 		return nil
 	}
-	defer func() { <-c.swept }()
+	if c.swept != nil {
+		defer func() { <-c.swept }()
+	}
 	c.refreshEvents()
 	if err := c.kill(); err != nil {
 		return err

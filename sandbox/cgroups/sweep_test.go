@@ -96,3 +96,40 @@ func TestSweepCleansUpOnlyCgroupsOfGoneSupervisors(t *testing.T) {
 		}
 	}
 }
+
+// On cgroup v2 too: a frozen cgroup (cgroup.freeze) of a gone supervisor is
+// thawed, emptied and removed.
+func TestSweepV2CleansUpAFrozenCgroupOfAGoneSupervisor(t *testing.T) {
+	_, g := newV2ForTest(t, "sweeper", Limits{})
+	parent := filepath.Dir(g.dir)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(parent, fmt.Sprintf("mcpsandbox-old-%d-1", gone.Process.Pid))
+	if err := os.Mkdir(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.WriteFile(filepath.Join(stale, "cgroup.freeze"), []byte("0"), 0)
+		os.WriteFile(filepath.Join(stale, "cgroup.kill"), []byte("1"), 0)
+		os.Remove(stale)
+	})
+	orphan := startBlocked(t, exec.Command("sleep", "1000"))
+	if err := os.WriteFile(filepath.Join(stale, "cgroup.procs"), []byte(fmt.Sprint(orphan.cmd.Process.Pid)), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stale, "cgroup.freeze"), []byte("1"), 0); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the orphan is frozen", func() bool { return readKey(filepath.Join(stale, "cgroup.events"), "frozen") == 1 })
+
+	sweepStale(g.sweepParents())
+
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the frozen cgroup of a gone supervisor is still there (%v)", err)
+	}
+	if err := orphan.wait(t); !killedBy(err, syscall.SIGKILL) {
+		t.Errorf("the process in it ended with %v, want killed", err)
+	}
+}
