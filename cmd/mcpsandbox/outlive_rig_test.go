@@ -33,6 +33,8 @@ type outliveRig struct {
 	bin   string   // the mcpsandbox binary (this test binary, readable by uid)
 	dir   string   // fixtures, state, sockets and logs, owned by uid
 	env   []string
+	// sawSandbox: a sandbox's cgroup showed beneath the homes.
+	sawSandbox bool
 }
 
 // newOutliveRig sets up a rig for uid (the test's own when it is not root).
@@ -65,14 +67,20 @@ func newOutliveRig(t *testing.T, uid, gid int) *outliveRig {
 
 // writeOutliveFixtures writes the stand-ins the commands run: a uvx that
 // for the package outlive-hang starts two lingering children, says so and
-// waits (a fetch that hangs), and for any other succeeds at once; and a
-// server that starts a lingering child, says so and echoes its input.
+// waits (a fetch that hangs), and for any other succeeds at once; a
+// server that starts a lingering child, says so and echoes its input; and
+// the policy run and the daemon give it.
 func writeOutliveFixtures(t *testing.T, bin string) {
 	t.Helper()
 	files := map[string]string{
 		"uvx": "#!/bin/sh\nif [ \"$1\" = linger ]; then while :; do sleep 1000; done; fi\n" +
 			"case \"$2\" in\noutlive-hang) \"$0\" linger & \"$0\" linger & echo \"fetching $2\" >&2; wait ;;\n*) exit 0 ;;\nesac\n",
-		"server": "#!/bin/sh\n\"$(dirname \"$0\")/uvx\" linger &\necho 'server up' >&2\nexec cat\n",
+		// Its shutdown takes a while: it outlasts its stdin's end, notes
+		// SIGTERM and lives on until SIGKILL.
+		"server": "#!/bin/sh\n\"$(dirname \"$0\")/uvx\" linger &\ntrap 'echo server got SIGTERM >&2' TERM\n" +
+			"echo 'server up' >&2\ncat\necho 'server saw its stdin end' >&2\nwhile :; do sleep 1000 & wait $!; done\n",
+		// A grace of its own: the shutdown goes through every step quickly.
+		"policy.yaml": "restart:\n  grace: 300ms\n",
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
@@ -86,7 +94,7 @@ func writeOutliveFixtures(t *testing.T, bin string) {
 func outliveHomes(t *testing.T, uid, gid int) []string {
 	t.Helper()
 	testenv.OuterLimit(t, 2<<30, 2048)
-	name := fmt.Sprintf("mcpsandbox-outlive-%d-%d", os.Getpid(), uid)
+	name := fmt.Sprintf("mcpsandbox-test-ends-%d-u%d", os.Getpid(), uid)
 	if containerd.Mode() != containerd.Unified {
 		return testenv.DelegateV1Cgroups(t, name, uid)
 	}
@@ -207,9 +215,15 @@ func (r *outliveRig) progress(p *outliveProc) string {
 	}
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "%d %d\n", lines, logSize)
+	// mcpsandbox's threads and children: each one started or ended is a moment.
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", p.cmd.Process.Pid))
+	for _, task := range tasks {
+		children, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", p.cmd.Process.Pid, task.Name()))
+		fmt.Fprintf(b, "%s:%s\n", task.Name(), children)
+	}
 	for _, c := range r.cgroups() {
 		procs, _ := readCgroupProcs(c)
-		fmt.Fprintf(b, "%s %d %s\n", c, len(procs), frozenState(c))
+		fmt.Fprintf(b, "%s %v %s\n", c, procs, frozenState(c))
 	}
 	return b.String()
 }

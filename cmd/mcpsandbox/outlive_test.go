@@ -57,24 +57,26 @@ func TestNothingOutlivesMcpsandbox(t *testing.T) {
 // outliveCommand is a command line to end, and what it says once its
 // sandbox runs.
 type outliveCommand struct {
-	name  string
-	args  []string
-	log   string // its log file, when it logs to one
-	ready string
+	name   string
+	server string // the server's name, which its cgroup's bears
+	args   []string
+	log    string // its log file, when it logs to one
+	ready  string
 }
 
 func (r *outliveRig) commands(t *testing.T) []outliveCommand {
 	server := filepath.Join(r.dir, "bin", "server")
 	config := filepath.Join(r.dir, "daemon.json")
-	entry := fmt.Sprintf(`{"mcpServers": {"outlive": {"command": %q, "prestart": 1}}}`, server)
+	policy := filepath.Join(r.dir, "bin", "policy.yaml")
+	entry := fmt.Sprintf(`{"mcpServers": {"outlive": {"command": %q, "policy": %q, "prestart": 1}}}`, server, policy)
 	if err := os.WriteFile(config, []byte(entry), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	log := filepath.Join(r.dir, "daemon.log")
 	return []outliveCommand{
-		{name: "prepare", args: []string{"prepare", "--log-level", "debug", "--", "uvx", "outlive-hang"}, ready: "fetching outlive-hang"},
-		{name: "run", args: []string{"run", "--log-level", "debug", "--", server}, ready: "server up"},
-		{name: "daemon", args: []string{"daemon", "--config", config, "--socket-dir", filepath.Join(r.dir, "run"),
+		{name: "prepare", server: "outlive-hang", args: []string{"prepare", "--log-level", "debug", "--", "uvx", "outlive-hang"}, ready: "fetching outlive-hang"},
+		{name: "run", server: "server", args: []string{"run", "--policy", policy, "--log-level", "debug", "--", server}, ready: "server up"},
+		{name: "daemon", server: "outlive", args: []string{"daemon", "--config", config, "--socket-dir", filepath.Join(r.dir, "run"),
 			"--log-file", log, "--log-level", "debug"}, log: log, ready: "server up"},
 	}
 }
@@ -103,7 +105,11 @@ func (pl outlivePlan) String() string {
 // everyMoment counts the moments of c's start and shutdown (SIGTERM once
 // its sandbox runs), then ends it at each.
 func (r *outliveRig) everyMoment(t *testing.T, c outliveCommand) {
+	r.sawSandbox = false
 	starting, stopping := r.scenario(t, c, outlivePlan{first: syscall.SIGTERM})
+	if !r.sawSandbox {
+		t.Fatalf("%s ran its sandbox, but no cgroup of it showed beneath %v, where this test looks", c.name, r.homes)
+	}
 	t.Logf("%s: %d moments in the start, %d in the shutdown", c.name, starting, stopping)
 	for _, at := range outliveMoments(starting) {
 		r.scenario(t, c, outlivePlan{first: syscall.SIGKILL, at: at})
@@ -157,6 +163,7 @@ func (r *outliveRig) scenario(t *testing.T, c outliveCommand, pl outlivePlan) (b
 		}
 		if now := r.progress(p); now != last {
 			last = now
+			r.sawSandbox = r.sawSandbox || strings.Contains(now, "/mcpsandbox-"+c.server)
 			switch {
 			case !sentFirst:
 				before++
@@ -181,7 +188,7 @@ func (r *outliveRig) scenario(t *testing.T, c outliveCommand, pl outlivePlan) (b
 			break
 		}
 		// Polling the kernel's view: a frozen cgroup is seen within this.
-		time.Sleep(200 * time.Microsecond)
+		time.Sleep(50 * time.Microsecond)
 	}
 	// Killed by a signal it could not catch, it could not remove its
 	// cgroups: its next start must.
