@@ -158,13 +158,18 @@ func (c *Group) kill() error {
 // returns once the sweep New started is done too, so that a supervisor
 // that exits next leaves that clean-up whole.
 func (c *Group) Delete() error {
+	err := c.delete()
+	if c.swept != nil {
+		<-c.swept
+	}
+	return err
+}
+
+func (c *Group) delete() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.deleted {
 		return nil
-	}
-	if c.swept != nil {
-		defer func() { <-c.swept }()
 	}
 	c.refreshEvents()
 	if err := c.kill(); err != nil {
