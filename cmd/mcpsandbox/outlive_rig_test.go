@@ -30,9 +30,13 @@ type outliveRig struct {
 	uid   int
 	gid   int
 	homes []string // the commands' own cgroups: one per v1 hierarchy, or the v2 one
-	bin   string   // the mcpsandbox binary (this test binary, readable by uid)
-	dir   string   // fixtures, state, sockets and logs, owned by uid
-	env   []string
+	// entries are the cgroups a command starts in: the homes on v1, on v2
+	// the supervisor's leaf beneath its home, where mcpsandbox would move
+	// (a cgroup that passes controllers on takes no process).
+	entries []string
+	bin     string // the mcpsandbox binary (this test binary, readable by uid)
+	dir     string // fixtures, state, sockets and logs, owned by uid
+	env     []string
 	// sawSandbox: a sandbox's cgroup showed beneath the homes.
 	sawSandbox bool
 }
@@ -60,7 +64,7 @@ func newOutliveRig(t *testing.T, uid, gid int) *outliveRig {
 		"TMPDIR=" + os.TempDir(),
 		"MCPSANDBOX_STATE_DIR=" + filepath.Join(r.dir, "state"),
 	}
-	r.homes = outliveHomes(t, uid, gid)
+	r.homes, r.entries = outliveHomes(t, uid, gid)
 	t.Cleanup(r.forceClean) // before the homes are removed
 	return r
 }
@@ -90,13 +94,15 @@ func writeOutliveFixtures(t *testing.T, bin string) {
 }
 
 // outliveHomes makes the cgroups the commands start in, beneath the test's
-// own under an outer limit, handed to uid as Delegate=yes would.
-func outliveHomes(t *testing.T, uid, gid int) []string {
+// own under an outer limit, handed to uid as Delegate=yes would, and
+// returns them and where a command is moved in (see entries).
+func outliveHomes(t *testing.T, uid, gid int) (homes, entries []string) {
 	t.Helper()
 	testenv.OuterLimit(t, 2<<30, 2048)
 	name := fmt.Sprintf("mcpsandbox-test-ends-%d-u%d", os.Getpid(), uid)
 	if containerd.Mode() != containerd.Unified {
-		return testenv.DelegateV1Cgroups(t, name, uid)
+		homes = testenv.DelegateV1Cgroups(t, name, uid)
+		return homes, homes
 	}
 	// Beside the test's leaf, beneath the cgroup whose controllers
 	// OuterLimit enabled.
@@ -106,16 +112,19 @@ func outliveHomes(t *testing.T, uid, gid int) []string {
 	}
 	own := strings.TrimPrefix(strings.TrimSpace(string(data)), "0::")
 	home := filepath.Join(cgroups.Mount, filepath.Dir(own), name)
-	if err := os.Mkdir(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { testenv.RemoveCgroupTree(t, home) })
-	for _, f := range []string{"", "cgroup.procs", "cgroup.subtree_control", "cgroup.threads"} {
-		if err := os.Chown(filepath.Join(home, f), uid, gid); err != nil {
+	leaf := filepath.Join(home, cgroups.SupervisorLeaf)
+	for _, dir := range []string{home, leaf} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
+		for _, f := range []string{"", "cgroup.procs", "cgroup.subtree_control", "cgroup.threads"} {
+			if err := os.Chown(filepath.Join(dir, f), uid, gid); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	return []string{home}
+	t.Cleanup(func() { testenv.RemoveCgroupTree(t, home) })
+	return []string{home}, []string{leaf}
 }
 
 // outliveUser is the ordinary user the root run also tests as.
@@ -177,7 +186,7 @@ func (r *outliveRig) start(log string, args ...string) *outliveProc {
 		p.cmd.Wait()
 		close(p.exited)
 	}()
-	for _, home := range r.homes {
+	for _, home := range r.entries {
 		if err := os.WriteFile(filepath.Join(home, "cgroup.procs"), []byte(strconv.Itoa(p.cmd.Process.Pid)), 0); err != nil {
 			p.cmd.Process.Kill()
 			<-p.exited
@@ -332,6 +341,9 @@ func (r *outliveRig) forceClean() {
 	}
 	deadline := time.Now().Add(testenv.Wait(10 * time.Second))
 	for _, d := range dirs {
+		if slices.Contains(r.entries, d) {
+			continue // the next command starts there
+		}
 		for syscall.Rmdir(d) == syscall.EBUSY && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond) // killed processes leave
 		}
