@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	sd "github.com/coreos/go-systemd/v22/daemon"
 
@@ -69,27 +67,6 @@ func daemonCommand(args []string, std stdio) int {
 		return exitFailure
 	}
 	return exitOK
-}
-
-// catchDaemonSignals: SIGHUP reloads; the first SIGTERM/SIGINT shuts the
-// daemon down gracefully, a second ends it at once (the servers die with it
-// through their parent-death signal).
-func catchDaemonSignals(shutdown context.CancelFunc, reload chan<- struct{}) {
-	signal.Ignore(syscall.SIGPIPE)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	for sig := range sigs {
-		if sig == syscall.SIGHUP {
-			select {
-			case reload <- struct{}{}:
-			default: // one is pending already
-			}
-			continue
-		}
-		signal.Reset(syscall.SIGTERM, syscall.SIGINT)
-		shutdown()
-		return
-	}
 }
 
 func daemonPage() *cmdline.Page {

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
@@ -65,18 +63,4 @@ func exitStatus(out supervisor.Outcome, err error) int {
 		return exitUsage
 	}
 	return exitOK
-}
-
-// catchSignals: the first SIGTERM/SIGINT starts the supervisor's graceful
-// shutdown; after it, default handling returns, so a second one ends
-// mcpsandbox at once (the server dies with it through its parent-death
-// signal). A host that goes away must end the session through a write error
-// and the graceful shutdown, not kill mcpsandbox with SIGPIPE on stdout.
-func catchSignals(shutdown context.CancelFunc) {
-	signal.Ignore(syscall.SIGPIPE)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	<-sigs
-	signal.Stop(sigs)
-	shutdown()
 }

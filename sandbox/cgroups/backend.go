@@ -15,8 +15,9 @@ type backend interface {
 	remove() error
 	stats() Stats
 	path() string
-	// allDirs lists the cgroup's directories (one per v1 controller).
-	allDirs() []string
+	// sweepParents lists the directories where server cgroups of other
+	// supervisors may lie: the cgroup's parents (one per v1 controller).
+	sweepParents() []string
 	// cpuWeight is the Limits.CPUWeight set, 0 when none was.
 	cpuWeight() uint64
 }

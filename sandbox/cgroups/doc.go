@@ -7,7 +7,7 @@
 // probes the host for `mcpsandbox doctor` (Info, HomeV2).
 //
 // Group hides which cgroup version the host runs: v1.go has one directory
-// per controller (containerd's cgroup1, freezer for a clean kill), v2.go one
+// per controller (containerd's cgroup1; never the freezer, see signalAll), v2.go one
 // directory under the supervisor's home, which v2_home.go finds or asks
 // systemd for (sandbox/scope), moving the supervisor into SupervisorLeaf.
 //

@@ -15,6 +15,7 @@ type Group struct {
 	oom     bool
 	pidsHit bool
 	deleted bool
+	swept   chan struct{} // closed when New's sweep of stale cgroups is done
 }
 
 // New creates the cgroup and sets its limits, or fails with a
@@ -26,6 +27,10 @@ func New(name string, lim Limits) (*Group, error) {
 	if lim.CPUWeight > 10000 {
 		return nil, fmt.Errorf("cgroups: CPU weight %d is past cgroup v2's 10000", lim.CPUWeight)
 	}
+	if err := live.begin(); err != nil {
+		return nil, err
+	}
+	defer live.making.Done()
 	group := uniqueName(name)
 	var (
 		b   backend
@@ -52,8 +57,16 @@ func New(name string, lim Limits) (*Group, error) {
 	if err != nil {
 		return nil, err
 	}
-	go sweepStale(b.allDirs())
-	return &Group{b: b}, nil
+	c := &Group{b: b, swept: make(chan struct{})}
+	go func() {
+		sweepStale(b.sweepParents())
+		close(c.swept)
+	}()
+	if err := live.add(c); err != nil {
+		c.Delete()
+		return nil, err
+	}
+	return c, nil
 }
 
 // IntoFD returns an fd for CLONE_INTO_CGROUP (cgroup v2) or -1 (v1: use Add).
@@ -141,8 +154,18 @@ func (c *Group) kill() error {
 	}
 }
 
-// Delete kills what is left and removes the cgroup. Safe to repeat.
+// Delete kills what is left and removes the cgroup. Safe to repeat. It
+// returns once the sweep New started is done too, so that a supervisor
+// that exits next leaves that clean-up whole.
 func (c *Group) Delete() error {
+	err := c.delete()
+	if c.swept != nil {
+		<-c.swept
+	}
+	return err
+}
+
+func (c *Group) delete() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.deleted {
@@ -156,6 +179,7 @@ func (c *Group) Delete() error {
 		return fmt.Errorf("cgroups: removing %s: %w", c.b.path(), err)
 	}
 	c.deleted = true
+	live.remove(c)
 	return nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	containerd "github.com/containerd/cgroups/v3"
 	"github.com/containerd/cgroups/v3/cgroup1"
@@ -117,11 +116,16 @@ type v1Group struct {
 	cg   cgroup1.Cgroup
 	dirs map[string]string // controller → this cgroup's directory
 	lim  Limits
+	// oldFreezer is the supervisor's own freezer cgroup, where earlier
+	// versions put server cgroups that sweepStale still cleans up.
+	oldFreezer string
 }
 
 // v1Used lists the controllers a server's v1 cgroup joins: those its limits
-// need (missing ones are an error), plus memory and pids for figures and
-// freezer for a clean kill where they exist.
+// need (missing ones are an error), plus memory and pids for figures where
+// they exist. Never freezer: a supervisor that died between freezing and
+// thawing would leave the sandbox frozen, immune to SIGKILL, for good
+// (signalAll says how it kills without it).
 func v1Used(mounts v1Mounts, lim Limits) ([]string, error) {
 	required := lim.controllers()
 	var missing []string
@@ -139,14 +143,14 @@ func v1Used(mounts v1Mounts, lim Limits) ([]string, error) {
 		}
 	}
 	used := required
-	for _, c := range []string{"memory", "pids", "freezer"} {
+	for _, c := range []string{"memory", "pids"} {
 		if mounts[c] != "" && !slices.Contains(used, c) {
 			used = append(used, c)
 		}
 	}
 	if len(used) == 0 {
 		return nil, &limitsError{
-			Missing: "none of the cgroup v1 controllers memory, pids, freezer is mounted, so the server's processes could not be tracked",
+			Missing: "neither of the cgroup v1 controllers memory and pids is mounted, so the server's processes could not be tracked",
 			Fix:     "mount the memory and pids hierarchies under " + Mount + ", or boot with cgroup v2; " + fixDoctor,
 		}
 	}
@@ -173,8 +177,6 @@ func v1Subsystem(mounts v1Mounts, c string) (cgroup1.Subsystem, error) {
 		return cgroup1.NewPids(root), nil
 	case "cpu":
 		return cgroup1.NewCpu(root), nil
-	case "freezer":
-		return cgroup1.NewFreezer(root), nil
 	}
 	return nil, fmt.Errorf("cgroups: no v1 controller %q", c)
 }
@@ -269,11 +271,15 @@ func newV1Cgroup(mounts v1Mounts, group string, lim Limits) (*v1Group, error) {
 		removeV1Dirs(dirs)
 		return nil, creationError(filepath.Dir(dirs[used[0]]), err)
 	}
-	return &v1Group{cg: cg, dirs: dirs, lim: lim}, nil
+	g := &v1Group{cg: cg, dirs: dirs, lim: lim}
+	if p, ok := ownPaths["freezer"]; ok && mounts["freezer"] != "" {
+		g.oldFreezer = filepath.Join(mounts["freezer"], p)
+	}
+	return g, nil
 }
 
 func (g *v1Group) path() string {
-	for _, c := range []string{"memory", "pids", "cpu", "freezer"} {
+	for _, c := range []string{"memory", "pids", "cpu"} {
 		if d := g.dirs[c]; d != "" {
 			return d
 		}
@@ -300,12 +306,15 @@ func v1CanJoin(mounts v1Mounts, own map[string]string, c string) bool {
 	return unix.Access(filepath.Join(filepath.Dir(mounts[c]), c, p), unix.W_OK) == nil
 }
 
-func (g *v1Group) allDirs() []string {
-	var dirs []string
+func (g *v1Group) sweepParents() []string {
+	var parents []string
 	for _, d := range g.dirs {
-		dirs = append(dirs, d)
+		parents = append(parents, filepath.Dir(d))
 	}
-	return dirs
+	if g.oldFreezer != "" {
+		parents = append(parents, g.oldFreezer)
+	}
+	return parents
 }
 
 func (g *v1Group) add(pid int) error { return g.cg.AddProc(uint64(pid)) }
@@ -337,14 +346,12 @@ func (g *v1Group) pidsMaxHits() uint64 {
 	return 0
 }
 
-// signalAll is v1's substitute for cgroup.kill: freeze so nothing forks
-// between listing and killing, SIGKILL every process, thaw so they die.
+// signalAll is v1's substitute for cgroup.kill: SIGKILL every process
+// listed. Nothing is frozen first, so nothing can be left frozen. Forks
+// racing the listing cannot outrun it: every process here lives in the
+// sandbox's own pid namespace, and once its init (listed too, or killed by
+// the caller first) dies the kernel forbids forks there and kills the rest.
 func (g *v1Group) signalAll() error {
-	freezer := g.dirs["freezer"]
-	if freezer != "" {
-		g.setFreezer(freezer, "FROZEN")
-		defer g.setFreezer(freezer, "THAWED")
-	}
 	for _, d := range g.dirs {
 		pids, err := readProcs(d)
 		if err != nil {
@@ -355,26 +362,6 @@ func (g *v1Group) signalAll() error {
 		}
 	}
 	return nil
-}
-
-// freezeTimeout bounds the wait for FROZEN: a task in uninterruptible sleep
-// can keep a v1 cgroup FREEZING; killing without the freeze still works,
-// the caller's loop just may need another round.
-const freezeTimeout = time.Second
-
-func (g *v1Group) setFreezer(dir, state string) {
-	file := filepath.Join(dir, "freezer.state")
-	if err := os.WriteFile(file, []byte(state), 0); err != nil {
-		return
-	}
-	deadline := time.Now().Add(freezeTimeout)
-	for time.Now().Before(deadline) {
-		cur, err := os.ReadFile(file)
-		if err != nil || strings.TrimSpace(string(cur)) == state {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 func (g *v1Group) empty() (bool, error) {

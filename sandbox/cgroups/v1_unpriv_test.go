@@ -15,10 +15,10 @@ import (
 )
 
 // The unprivileged v1 diagnosis, as a user sees it on this host: a server
-// cgroup with memory and pids limits needs memory, pids and freezer.
+// cgroup with memory and pids limits needs memory and pids.
 const v1DiagLimits = "MCPSANDBOX_CGROUP_LIMITS=33554432 16 0"
 
-var v1DiagNeeded = []string{"memory", "pids", "freezer"}
+var v1DiagNeeded = []string{"memory", "pids"}
 
 func requireV1Controllers(t *testing.T) v1Mounts {
 	t.Helper()
@@ -43,7 +43,7 @@ func TestCgroupV1UnprivilegedNamesTheControllerThatFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, undelegated := range []string{"pids", "freezer"} {
+	for _, undelegated := range []string{"pids"} {
 		t.Run(undelegated, func(t *testing.T) {
 			msg, pid, delegated := v1CreateWithout(t, mounts, undelegated)
 			failed := filepath.Join(mounts[undelegated], own[undelegated], fmt.Sprintf("mcpsandbox-role-%d-1", pid))
@@ -52,9 +52,9 @@ func TestCgroupV1UnprivilegedNamesTheControllerThatFailed(t *testing.T) {
 			for _, want := range []string{
 				"ERR cgroups: cannot enforce limits: no permission to create a cgroup beneath " + filepath.Dir(failed) +
 					" for the cgroup v1 " + undelegated + " controller (mkdir " + failed + ": permission denied)",
-				"needs the cgroup v1 controllers memory, pids, freezer delegated to user 4242",
-				"as root run `for c in memory pids freezer; do mkdir -p " + home + " && chown -R 4242:4242 " + home + "; done`",
-				"run `for c in memory pids freezer; do echo $$ > " + home + "/cgroup.procs; done`",
+				"needs the cgroup v1 controllers memory, pids delegated to user 4242",
+				"as root run `for c in memory pids; do mkdir -p " + home + " && chown -R 4242:4242 " + home + "; done`",
+				"run `for c in memory pids; do echo $$ > " + home + "/cgroup.procs; done`",
 				"or run mcpsandbox as root",
 			} {
 				if !strings.Contains(msg, want) {

@@ -234,7 +234,7 @@ func readFields(file string) []string {
 
 func (g *v2Group) path() string { return g.dir }
 
-func (g *v2Group) allDirs() []string { return []string{g.dir} }
+func (g *v2Group) sweepParents() []string { return []string{filepath.Dir(g.dir)} }
 
 func (g *v2Group) intoFD() int { return g.fd }
 
@@ -253,15 +253,12 @@ func (g *v2Group) pidsMaxHits() uint64 {
 	return readKey(filepath.Join(g.dir, "pids.events"), "max")
 }
 
-// signalAll uses cgroup.kill (Linux 5.14+), else freezes, kills and thaws.
+// signalAll uses cgroup.kill (Linux 5.14+), else SIGKILLs every process
+// listed, never freezing (v1.go's signalAll says why that suffices).
 func (g *v2Group) signalAll() error {
 	kill := filepath.Join(g.dir, "cgroup.kill")
 	if fileExists(kill) {
 		return os.WriteFile(kill, []byte("1"), 0)
-	}
-	freeze := filepath.Join(g.dir, "cgroup.freeze")
-	if err := os.WriteFile(freeze, []byte("1"), 0); err == nil {
-		defer os.WriteFile(freeze, []byte("0"), 0)
 	}
 	pids, err := g.mgr.Procs(true)
 	if err != nil {

@@ -105,6 +105,9 @@ full_tier() {
     "$work/seccomp.test" -test.v -test.count=1 -test.skip 'TestSeccompDockerProfileTooLarge' -test.timeout 10m
   phase "supervisor: confined relay and npm servers ($(id -un))" supervisor \
     "${delegated[@]}" "$work/supervisor.test" -test.run "$confined_relay" -test.v -test.count=1 -test.timeout 10m
+  # root's run ends them as root and as mcpsandbox-test, the user's as the user.
+  phase "cmd: nothing outlives prepare, run or the daemon ($(id -un))" cmd/mcpsandbox \
+    "${delegated[@]}" "$work/mcpsandbox.test" -test.run '^TestNothingOutlivesMcpsandbox$' -test.v -test.count=1 -test.timeout 20m
   $user_phase && return
 
   phase "cmd: run ($(id -un))" cmd/mcpsandbox \

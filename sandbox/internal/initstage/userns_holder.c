@@ -32,9 +32,13 @@ long mcpsandbox_userns_holder(int pidfd) {
 	sigfillset(&all);
 	// No signal may reach a Go handler in the child.
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	long parent = syscall(SYS_getpid);
 	long pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid == 0) {
-		syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		// A supervisor killed before the signal was armed is gone already:
+		// the holder must not outlive it (it holds the supervisor's files).
+		if (syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || syscall(SYS_getppid) != parent)
+			syscall(SYS_exit_group, 1);
 		char buf[24];
 		// Inside a new pid namespace getpid() is not the pid /proc shows;
 		// /proc/self is.
