@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 )
 
 // identity is who a server is, read from its launch line: the name people
@@ -155,25 +157,7 @@ const maxStateName = 200
 // another kind's (the kind comes first).
 func tagged(kind, label, key string) string {
 	sum := sha256.Sum256([]byte(kind + "\x00" + key))
-	return kind + "+" + cleanLabel(label) + "+" + hex.EncodeToString(sum[:8])
-}
-
-// cleanLabel keeps what is harmless in a path element, at most 64 bytes.
-func cleanLabel(s string) string {
-	clean := strings.Map(func(c rune) rune {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' {
-			return c
-		}
-		return '_'
-	}, s)
-	clean = strings.TrimLeft(clean, ".")
-	if len(clean) > 64 {
-		clean = clean[:64]
-	}
-	if clean == "" {
-		clean = "server"
-	}
-	return clean
+	return kind + "+" + pathrule.Element(label) + "+" + hex.EncodeToString(sum[:8])
 }
 
 // pypiNormal is a PyPI name as PyPI compares names (PEP 503).

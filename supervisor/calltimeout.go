@@ -22,10 +22,8 @@ func (r *relay) armCallTimeout(key string, seq uint64, d time.Duration) *time.Ti
 // answer then finds nothing in flight and is dropped. A call still held for
 // a restarting server gets its cancellation queued behind it.
 func (r *relay) callTimedOut(key string, seq uint64) {
-	r.mu.Lock()
-	req, ok := r.inflight[key]
-	if !ok || req.seq != seq || req.ended {
-		r.mu.Unlock()
+	req, ok := r.lockStillInFlight(key, seq)
+	if !ok {
 		return // answered, or failed with the process, in the meantime
 	}
 	limit := req.call.Timeout().String()
@@ -63,10 +61,8 @@ func (r *relay) armStartTimeout(key string, seq uint64, d time.Duration) *time.T
 // server itself is left to the heartbeat and crash handling as before
 // (MCP forbids cancelling initialize).
 func (r *relay) startTimedOut(key string, seq uint64) {
-	r.mu.Lock()
-	req, ok := r.inflight[key]
-	if !ok || req.seq != seq || req.ended {
-		r.mu.Unlock()
+	req, ok := r.lockStillInFlight(key, seq)
+	if !ok {
 		return
 	}
 	limit := r.pol.StartTimeout.String()
@@ -76,4 +72,16 @@ func (r *relay) startTimedOut(key string, seq uint64) {
 	r.endLocked(key, &req, refusal(outStartTimeout, []byte(req.hostID), 0, msg, data))
 	r.unlock()
 	r.log.Warn("the server did not answer the host's "+method+" in time; answered the host with an error", "setting", r.setting("StartTimeout"), "limit", limit, "denied_hosts", data.DeniedHosts)
+}
+
+// lockStillInFlight takes r.mu and returns host request seq if it is still
+// in flight under key, r.mu held; else it releases r.mu and returns false.
+func (r *relay) lockStillInFlight(key string, seq uint64) (hostRequest, bool) {
+	r.mu.Lock()
+	req, ok := r.inflight[key]
+	if !ok || req.seq != seq || req.ended {
+		r.mu.Unlock()
+		return hostRequest{}, false
+	}
+	return req, true
 }

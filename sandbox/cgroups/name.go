@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 )
 
 var nameCounter atomic.Uint64
@@ -13,21 +15,7 @@ var nameCounter atomic.Uint64
 // uniqueName makes a cgroup name from a server's name that no other
 // server of this or another supervisor uses: name, supervisor pid, counter.
 func uniqueName(name string) string {
-	clean := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			return r
-		}
-		return '_'
-	}, name)
-	clean = strings.TrimLeft(clean, ".")
-	if len(clean) > 64 {
-		clean = clean[:64]
-	}
-	if clean == "" {
-		clean = "server"
-	}
-	return fmt.Sprintf("mcpsandbox-%s-%d-%d", clean, os.Getpid(), nameCounter.Add(1))
+	return fmt.Sprintf("mcpsandbox-%s-%d-%d", pathrule.Element(name), os.Getpid(), nameCounter.Add(1))
 }
 
 // ownerPid reads the supervisor pid out of a name made by
