@@ -28,7 +28,7 @@ type deniedHosts struct {
 	mu     sync.Mutex
 	n      uint64            // denials so far
 	hosts  []DeniedHost      // the first MaxDeniedHosts distinct ones
-	last   map[string]uint64 // host → the number of its latest denial
+	last   map[string]uint64 // host and fix → the number of its latest denial
 	others uint64            // denials of hosts not kept
 	otherN uint64            // the number of the latest of those
 }
@@ -40,11 +40,12 @@ func (d *deniedHosts) note(host, fix string) {
 	if d.last == nil {
 		d.last = make(map[string]uint64)
 	}
-	if _, ok := d.last[host]; !ok && len(d.hosts) < MaxDeniedHosts {
+	key := host + "\x00" + fix // a host on two ports has two fixes
+	if _, ok := d.last[key]; !ok && len(d.hosts) < MaxDeniedHosts {
 		d.hosts = append(d.hosts, DeniedHost{Host: host, Fix: fix})
 	}
-	if _, ok := d.last[host]; ok || len(d.last) < MaxDeniedHosts {
-		d.last[host] = d.n
+	if _, ok := d.last[key]; ok || len(d.last) < MaxDeniedHosts {
+		d.last[key] = d.n
 		return
 	}
 	d.others++
@@ -57,7 +58,7 @@ func (d *deniedHosts) since(n uint64) Denied {
 	defer d.mu.Unlock()
 	var out Denied
 	for _, h := range d.hosts {
-		if d.last[h.Host] > n {
+		if d.last[h.Host+"\x00"+h.Fix] > n {
 			out.Hosts = append(out.Hosts, h)
 		}
 	}

@@ -12,8 +12,8 @@
 //   - The DNS stub (stub.go) answers a name that some allow entry covers
 //     with a synthetic address from Options.Synthetic (198.18.0.0/15 by
 //     default): stable for the Proxy's life, never given to another name,
-//     a 5 s TTL. Other names get NXDOMAIN, and Options.OnNameDenied hears
-//     of each. The table holds 4096 names.
+//     a 5 s TTL. Other names get NXDOMAIN, and Proxy.Denied names
+//     them. The table holds 4096 names.
 //   - The proxy (proxy.go, conn.go) accepts on the capture listeners. The
 //     address a connection was made to (its LocalAddr) maps back to the name;
 //     policy.HostRules decides name and port (or an IP literal and port);

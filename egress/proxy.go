@@ -32,12 +32,7 @@ type Options struct {
 	// byte moves; OnClose at its end, with byte counts and duration. Each
 	// gets its own copy: match them by ID.
 	OnOpen, OnClose func(*Conn)
-	// OnNameDenied is called with each name (of a host the policy could
-	// name) the DNS stub answers NXDOMAIN because no allow entry covers
-	// it, repeats included: a server that gives up at the name opens no
-	// connection to report.
-	OnNameDenied func(name string)
-	MaxConns     int // open connections at once; 0 = DefaultMaxConns
+	MaxConns        int // open connections at once; 0 = DefaultMaxConns
 }
 
 // Proxy is the policy side of one relay's egress: the DNS stub's names, the
@@ -50,7 +45,6 @@ type Proxy struct {
 	log      *slog.Logger
 	onOpen   func(*Conn)
 	onClose  func(*Conn)
-	onName   func(string)
 	maxConns int
 
 	names    *names
@@ -98,7 +92,6 @@ func New(o Options) (*Proxy, error) {
 		log:      o.Log,
 		onOpen:   o.OnOpen,
 		onClose:  o.OnClose,
-		onName:   o.OnNameDenied,
 		maxConns: o.MaxConns,
 		names:    newNames(syn, maxNames),
 		resolver: res,

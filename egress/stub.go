@@ -153,9 +153,6 @@ func (p *Proxy) noteName(name string) {
 	fix := policy.AllowFlag(name, policy.DefaultPorts[0])
 	if validName(name) { // else no flag could allow it
 		p.denied.note(name, fix)
-		if p.onName != nil {
-			p.onName(name)
-		}
 	}
 	n, log, shared := p.dnsNotes.note("name " + name)
 	if !log {

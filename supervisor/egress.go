@@ -14,9 +14,8 @@ import (
 // offline resolver of a confined server in mode none (nil for host): one
 // per relay, so names keep their addresses across restarts and denied
 // hosts are remembered. Connections are logged by the proxy; c (nil: none)
-// ties each to the calls in flight and writes its audit line; refused
-// (nil: none) notes the hosts the policy kept the server from.
-func egressOf(p policy.Policy, o Options, c *connections, refused *refusedHosts) (*egress.Proxy, error) {
+// ties each to the calls in flight and writes its audit line.
+func egressOf(p policy.Policy, o Options, c *connections) (*egress.Proxy, error) {
 	if p.Net == policy.NetNone && !p.Unconfined {
 		return egress.NewOffline(o.Log.With("server", o.Name)), nil
 	}
@@ -36,9 +35,6 @@ func egressOf(p policy.Policy, o Options, c *connections, refused *refusedHosts)
 	eo := egress.Options{Rules: rules, Resolver: resolver, Log: o.Log.With("server", o.Name)}
 	if c != nil {
 		eo.OnOpen, eo.OnClose = c.open, c.close
-	}
-	if refused != nil {
-		eo.OnNameDenied, eo.OnClose = refused.name, refused.conn
 	}
 	proxy, err := egress.New(eo)
 	if err != nil {

@@ -3,8 +3,11 @@ package supervisor
 import (
 	"context"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 
+	"github.com/mcpsandbox/mcpsandbox/egress"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 )
 
@@ -29,8 +32,7 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (Once, error) {
 	}
 	opts = opts.withDefaults()
 	opts.moveFormerState()
-	var refused refusedHosts
-	proxy, err := egressOf(opts.Policy, opts, nil, &refused)
+	proxy, err := egressOf(opts.Policy, opts, nil)
 	if err != nil {
 		return Once{Exit: sandbox.Exit{SetupErr: err}}, err
 	}
@@ -63,8 +65,22 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (Once, error) {
 	copied.Wait()
 	stopEgress() // its connections' ends are noted before they are read
 	once := Once{Exit: proc.Exit()}
-	once.Refused, once.RefusedMore = refused.list()
+	if proxy != nil {
+		once.Refused, once.RefusedMore = allowable(proxy.Denied(0))
+	}
 	return once, ctx.Err()
+}
+
+// allowable are the --allow-host values that allow what d holds, first
+// denied first; more: d holds hosts past those it names (a --deny-host
+// refusal is not one: no --allow-host lets it through).
+func allowable(d egress.Denied) (hosts []string, more bool) {
+	for _, h := range d.Hosts {
+		if spec, ok := strings.CutPrefix(h.Fix, "--allow-host "); ok && !slices.Contains(hosts, spec) {
+			hosts = append(hosts, spec)
+		}
+	}
+	return hosts, d.Others > 0
 }
 
 type lockedWriter struct {
