@@ -42,19 +42,7 @@ func TestIDMapRootOwnedGrantIsLentToTheServer(t *testing.T) {
 	spec := sbxSpec()
 	spec.ReadWrite = []string{dir}
 	spec.ReadOnly = []string{other}
-	script := fmt.Sprintf(`set -e
-cd %s
-echo "ids $(id -u):$(id -g)"
-echo "dir $(stat -c %%u:%%g .)"
-echo "old $(stat -c %%u:%%g old.txt)"
-cat old.txt
-echo "from the server" > new.txt
-mkdir sub
-echo appended >> old.txt
-cp /bin/true suid
-chmod 4755 suid 2>/dev/null && echo "setuid: set" || echo "setuid: refused"
-chmod 2755 suid 2>/dev/null && echo "setgid: set" || echo "setgid: refused"
-test ! -x /usr/bin/python3 || /usr/bin/python3 -c "
+	script := idmapUseGrant(dir) + fmt.Sprintf(`test ! -x /usr/bin/python3 || /usr/bin/python3 -c "
 import os, struct
 try:
     os.setxattr('suid', 'security.capability', struct.pack('<IIIII', 0x02000001, 0xffffffff, 0, 0xffffffff, 0))
@@ -66,16 +54,15 @@ cat theirs.txt
 echo x >> theirs.txt 2>/dev/null && echo "theirs: written" || echo "theirs: refused"
 mv theirs.txt moved.txt 2>/dev/null && echo "theirs: moved" || echo "theirs: kept"
 rm -f theirs.txt 2>/dev/null || true; test -e theirs.txt && echo "theirs: stays" || echo "theirs: removed"
-cat %[2]s/old.txt 2>/dev/null && echo "other: read" || echo "other: refused"
+cat %s/old.txt 2>/dev/null && echo "other: read" || echo "other: refused"
 echo MOUNTINFO
 cat /proc/self/mountinfo
-`, dir, other)
+`, other)
 	out, errOut, ex, _ := idmapShell(t, spec, script)
 	if ex.Failed() {
 		t.Fatalf("the server could not use its --rw grant of a root-owned directory: %v\nstdout:\n%s\nstderr:\n%s", ex, out, errOut)
 	}
-	var ids, dirOwner, oldOwner string
-	fmt.Sscanf(out[strings.Index(out, "ids "):], "ids %s\ndir %s\nold %s", &ids, &dirOwner, &oldOwner)
+	ids, dirOwner, oldOwner := idmapOwners(out)
 	if ids == "" || strings.HasPrefix(ids, "0:") || dirOwner != ids || oldOwner != ids {
 		t.Errorf("inside, the server is %s, the grant is owned by %s and old.txt by %s; want root shown as the server", ids, dirOwner, oldOwner)
 	}

@@ -86,28 +86,15 @@ func TestIDMapReadWriteGrantOfAUsersDirectory(t *testing.T) {
 	dir := idmapUserDir(t, "notes", 0o700)
 	spec := sbxSpec()
 	spec.ReadWrite = []string{dir}
-	script := fmt.Sprintf(`set -e
-cd %s
-echo "ids $(id -u):$(id -g)"
-echo "dir $(stat -c %%u:%%g .)"
-echo "old $(stat -c %%u:%%g old.txt)"
-cat old.txt
-echo "from the server" > new.txt
-mkdir sub
-echo appended >> old.txt
-cp /bin/true suid
-chmod 4755 suid 2>/dev/null && echo "setuid: set" || echo "setuid: refused"
-chmod 2755 suid 2>/dev/null && echo "setgid: set" || echo "setgid: refused"
-echo "suidmode $(stat -c %%a suid)"
+	script := idmapUseGrant(dir) + `echo "suidmode $(stat -c %a suid)"
 echo MOUNTINFO
 cat /proc/self/mountinfo
-`, dir)
+`
 	out, errOut, ex, logs := idmapShell(t, spec, script)
 	if ex.Failed() {
 		t.Fatalf("the server could not use its --rw grant: %v\nstdout:\n%s\nstderr:\n%s", ex, out, errOut)
 	}
-	var ids, dirOwner, oldOwner string
-	fmt.Sscanf(out[strings.Index(out, "ids "):], "ids %s\ndir %s\nold %s", &ids, &dirOwner, &oldOwner)
+	ids, dirOwner, oldOwner := idmapOwners(out)
 	if ids == "" || dirOwner != ids || oldOwner != ids {
 		t.Errorf("inside, the server is %s, the grant is owned by %s and old.txt by %s; want the owner shown as the server", ids, dirOwner, oldOwner)
 	}
@@ -279,4 +266,35 @@ func TestIDMapPlanLeavesUserNamespaceGrantsAlone(t *testing.T) {
 	if cfg.Binds[0].IDMap != nil {
 		t.Errorf("a user-namespace sandbox got an idmap %+v", cfg.Binds[0].IDMap)
 	}
+}
+
+// idmapUseGrant is the opening of a script that uses the grant dir as a
+// server would (old.txt in it is the owner's): it prints the server's ids
+// and the owners it sees (idmapOwners reads them), reads, writes, makes a
+// directory, and tries the set-ID bits on a program it copies in.
+func idmapUseGrant(dir string) string {
+	return fmt.Sprintf(`set -e
+cd %s
+echo "ids $(id -u):$(id -g)"
+echo "dir $(stat -c %%u:%%g .)"
+echo "old $(stat -c %%u:%%g old.txt)"
+cat old.txt
+echo "from the server" > new.txt
+mkdir sub
+echo appended >> old.txt
+cp /bin/true suid
+chmod 4755 suid 2>/dev/null && echo "setuid: set" || echo "setuid: refused"
+chmod 2755 suid 2>/dev/null && echo "setgid: set" || echo "setgid: refused"
+`, dir)
+}
+
+// idmapOwners reads what idmapUseGrant's script printed: the server's
+// uid:gid, and the owners of the grant and of old.txt as it sees them.
+func idmapOwners(out string) (ids, dirOwner, oldOwner string) {
+	i := strings.Index(out, "ids ")
+	if i < 0 {
+		return "", "", ""
+	}
+	fmt.Sscanf(out[i:], "ids %s\ndir %s\nold %s", &ids, &dirOwner, &oldOwner)
+	return ids, dirOwner, oldOwner
 }
