@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/internal/pathrule"
 	"github.com/mcpsandbox/mcpsandbox/policy"
@@ -108,19 +109,7 @@ func (l Launch) OfflineCheck(p policy.Policy) (check func() error, prepare strin
 
 // PrepareCommand is the command that prepares the launch line.
 func (l Launch) PrepareCommand() string {
-	q := make([]string, len(l.Given))
-	for i, a := range l.Given {
-		q[i] = shellWord(a)
-	}
-	return "mcpsandbox prepare -- " + strings.Join(q, " ")
-}
-
-// shellWord quotes what a shell would split or expand.
-func shellWord(a string) string {
-	if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
-		return a
-	}
-	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	return "mcpsandbox prepare -- " + cmdline.ShellJoin(l.Given)
 }
 
 // BeginPrepare readies the cache for a prepare of the launch line under

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/resolve"
@@ -98,14 +99,14 @@ func (e explanation) policyLines() []string {
 
 func (e explanation) commandLines() []string {
 	l, p := e.r.Launch, e.p
-	lines := []string{"given: " + shellJoin(l.Given)}
+	lines := []string{"given: " + cmdline.ShellJoin(l.Given)}
 	if rt := l.Runtime; rt.Shim != "" && !p.Unconfined {
 		lines = append(lines, fmt.Sprintf("%s → %s (%s shim)", l.Given[0], rt.Exe, rt.Via))
 	}
 	if exe := e.d.Exe; exe == "" {
 		lines = append(lines, p.Command[0]+": not found on your PATH: the start will fail")
 	} else if !slices.Equal(p.Command, l.Given) || exe != p.Command[0] {
-		lines = append(lines, "runs: "+shellJoin(append([]string{exe}, p.Command[1:]...)))
+		lines = append(lines, "runs: "+cmdline.ShellJoin(append([]string{exe}, p.Command[1:]...)))
 	}
 	return lines
 }
@@ -277,20 +278,4 @@ func (e explanation) source(field string) string {
 		return pos.File
 	}
 	return pos.File + ":" + strconv.Itoa(pos.Line)
-}
-
-func shellJoin(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = quoteArg(a)
-	}
-	return strings.Join(q, " ")
-}
-
-// quoteArg quotes what a shell would split or expand.
-func quoteArg(a string) string {
-	if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
-		return a
-	}
-	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }

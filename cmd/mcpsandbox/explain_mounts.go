@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/resolve"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
@@ -28,17 +29,17 @@ func (e explanation) mountLines() []string {
 			}
 			own = append(own, name+": "+m.What)
 		case sandbox.Tmpfs:
-			grants = append(grants, fmt.Sprintf("%-5s %s  (%s, %s)", "tmpfs", quoteArg(m.Path), e.tmpfsSource(m.Path), strings.TrimPrefix(m.What, "private tmpfs, ")))
+			grants = append(grants, fmt.Sprintf("%-5s %s  (%s, %s)", "tmpfs", cmdline.ShellWord(m.Path), e.tmpfsSource(m.Path), strings.TrimPrefix(m.What, "private tmpfs, ")))
 		case sandbox.State:
-			grants = append(grants, fmt.Sprintf("%-5s %s  (the state directory)", mode, quoteArg(m.Path)))
+			grants = append(grants, fmt.Sprintf("%-5s %s  (the state directory)", mode, cmdline.ShellWord(m.Path)))
 		case sandbox.Program:
-			grants = append(grants, fmt.Sprintf("%-5s %s  (the program itself)", mode, quoteArg(m.Path)))
+			grants = append(grants, fmt.Sprintf("%-5s %s  (the program itself)", mode, cmdline.ShellWord(m.Path)))
 		case sandbox.Pinned:
-			grants = append(grants, fmt.Sprintf("%-5s %s  (%s)", "pin", quoteArg(m.Path), m.What))
+			grants = append(grants, fmt.Sprintf("%-5s %s  (%s)", "pin", cmdline.ShellWord(m.Path), m.What))
 		case sandbox.Masked:
-			grants = append(grants, fmt.Sprintf("%-5s %s  (a unix socket in a grant: masked, connecting is refused)", "mask", quoteArg(m.Path)))
+			grants = append(grants, fmt.Sprintf("%-5s %s  (a unix socket in a grant: masked, connecting is refused)", "mask", cmdline.ShellWord(m.Path)))
 		default:
-			line := fmt.Sprintf("%-5s %s  %s", mode, quoteArg(m.Path), e.grantReason(m))
+			line := fmt.Sprintf("%-5s %s  %s", mode, cmdline.ShellWord(m.Path), e.grantReason(m))
 			if m.What != "" {
 				line += " — " + m.What // whose files the server is shown as its own
 			}
@@ -139,7 +140,7 @@ func (e explanation) covered(c, g resolve.Grant) string {
 	}
 	s := "the automatic " + mode + " grant of " + what
 	if c.Path != g.Path {
-		s += ", " + quoteArg(c.Path)
+		s += ", " + cmdline.ShellWord(c.Path)
 	}
 	return s
 }
