@@ -102,11 +102,23 @@ func (r *relay) standIn(ctx context.Context, g *generation) error {
 	id := relayPrefix + "ready:" + strconv.Itoa(g.n)
 	answer, forget := r.await(id)
 	defer forget()
-	if err := g.write(jsonrpc.NewRequest(quoteID(id), "ping", nil)); err != nil {
-		return fmt.Errorf("could not write to it: %w", err)
-	}
 	t := time.NewTimer(prestartTimeout)
 	defer t.Stop()
+	if err := g.write(jsonrpc.NewRequest(quoteID(id), "ping", nil)); err != nil {
+		if !errors.Is(err, errDead) {
+			return fmt.Errorf("could not write to it: %w", err)
+		}
+		// A broken pipe races the exit: report the exit, as the other
+		// path does, so a failing prestart's reason does not flap.
+		select {
+		case <-g.proc.Done():
+			return errors.New(r.exitReason(g.proc.Exit()) + " before it answered")
+		case <-t.C:
+			return fmt.Errorf("could not write to it: %w", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	select {
 	case <-answer: // a result or an error: either way it reads and answers
 		return nil
