@@ -92,16 +92,17 @@ func isTop(name string) bool {
 	return false
 }
 
-// suggest is the hint for an unknown key: the closest key of its section,
-// or the same key in another section, or the list of keys.
+// suggest is the hint for an unknown key: the same key in another section
+// (pids at the top is limits.pids, not pins), or the closest key of its
+// section, or the list of keys.
 func suggest(bad, section string, names []string) string {
-	if guess := closest(bad, names); guess != "" {
-		return "did you mean " + guess + "?"
-	}
 	for _, k := range keys {
 		if k.Section != section && (k.Name == bad || k.Path() == bad) {
 			return "did you mean " + k.Path() + "?"
 		}
+	}
+	if guess := closest(bad, names); guess != "" {
+		return "did you mean " + guess + "?"
 	}
 	where := "a policy file"
 	if section != "" {

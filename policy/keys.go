@@ -78,6 +78,10 @@ var keys = []Key{
 	{"mcp", "max-concurrent-calls", "MaxConcurrentCalls", false},
 	{"mcp", "no-tool-hints", "NoToolHints", false},
 
+	{"pins", "mode", "Pin", false},
+	{"pins", "lock", "Lock", true},
+	{"pins", "cooldown", "Cooldown", false},
+
 	{"audit", "file", "AuditLog", true},
 	{"audit", "max-size", "AuditMaxSize", false},
 	{"audit", "mask", "AuditMask", false},

@@ -60,6 +60,11 @@ type Policy struct {
 	MaxConcurrentCalls int      // --max-concurrent-calls (0 = no cap)
 	NoToolHints        bool     // --no-tool-hints: add no mcpsandbox item to a failed tools/call
 
+	// Pins: what a server is and tells the model, checked against a lock.
+	Pin      string        // --pin: tofu, strict or off
+	Lock     string        // --lock FILE ("" = the user's lock, or the daemon config's)
+	Cooldown time.Duration // --cooldown: a version younger than this is not taken
+
 	// Audit log of the host's tools/call, prompts/get and resources/read.
 	AuditLog     string   // --audit-log FILE ("" = none)
 	AuditMaxSize ByteSize // --audit-max-size: rotate past it (0 = never)
@@ -125,6 +130,8 @@ func Default() Policy {
 		MaxRestarts:    5,
 		RestartWindow:  time.Minute,
 		Grace:          2 * time.Second,
+		Pin:            PinTOFU,
+		Cooldown:       48 * time.Hour, // long enough for a bad release to be noticed and yanked
 		TmpSize:        64 * MiB,
 		Net:            NetNone,
 		NoFile:         1024,
@@ -196,6 +203,12 @@ func (p *Policy) validate(hostsUnknown bool) error {
 		return bad("ToolPrefix", strconv.Quote(p.ToolPrefix), "holds a character tool names cannot", "use letters, digits, _ - and . (e.g. github_)")
 	case p.CallTimeout < 0:
 		return bad("CallTimeout", p.CallTimeout.String(), "must not be negative", "0 means no timeout")
+	case p.Pin != PinTOFU && p.Pin != PinStrict && p.Pin != PinOff:
+		return bad("Pin", strconv.Quote(p.Pin), "is no pin mode", "use tofu (pin what is first seen), strict (refuse a server the lock does not pin) or off (only log)")
+	case p.Lock != "" && !strings.HasPrefix(p.Lock, "/"):
+		return bad("Lock", strconv.Quote(p.Lock), "must be an absolute path", "e.g. ${PWD}/mcpsandbox.lock.json in a policy file")
+	case p.Cooldown < 0:
+		return bad("Cooldown", p.Cooldown.String(), "must not be negative", "0 takes a version however new it is")
 	case p.AuditMaxSize < 0:
 		return bad("AuditMaxSize", p.AuditMaxSize.String(), "must not be negative", "0 means the audit log is never rotated")
 	case p.AuditLog != "" && p.AuditLog == p.LogFile:

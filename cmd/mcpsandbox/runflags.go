@@ -58,6 +58,16 @@ var runFlags = []runFlag{
 		"Add no hint of mcpsandbox's to a failed tools/call. By default a tool error quoting EROFS, EACCES, ENOENT or [Errno N] for a path the policy explains (in a read-only grant, or in a path the command names that is not granted) gets one more text item, beginning \"mcpsandbox: \" and marked in its _meta with io.github.mcpsandbox/hint, naming the setting that fixes it; it is decided from the policy alone and never says whether a file exists on the host.",
 		func(p *policy.Policy) flag.Value { return boolValue{&p.NoToolHints} }},
 
+	{"pin", "MODE", "Pin", "Pins",
+		"What to do with a server the lock does not pin yet: tofu pins the tools, prompts, resources and instructions its first session lists (trust on first use), strict refuses it, off only logs. Once pinned, a new or changed item is held until `mcpsandbox pins approve`.",
+		func(p *policy.Policy) flag.Value { return stringValue{&p.Pin} }},
+	{"lock", "FILE", "Lock", "Pins",
+		"The lock that pins servers (an absolute path): a project's own, committed beside its code. Default: ~/.config/mcpsandbox/lock.json (root: /etc/mcpsandbox/lock.json); a daemon's servers use the lock beside its config.",
+		func(p *policy.Policy) flag.Value { return stringValue{&p.Lock} }},
+	{"cooldown", "DURATION", "Cooldown", "Pins",
+		"A package version published more recently than DURATION is refused by `upgrade` and warned about by a first `prepare`. 0 takes any version.",
+		func(p *policy.Policy) flag.Value { return durationValue{&p.Cooldown} }},
+
 	{"audit-log", "FILE", "AuditLog", "Audit",
 		"Append one JSON line per tools/call, prompts/get and resources/read of the host to FILE when the call ends: time, server, session, method, tool, prompt or URI, arguments with the values of secret-looking keys masked as ***, outcome, error code, duration and bytes each way. The file is created mode 0600 (an existing one of yours is set to 0600); a path mcpsandbox cannot open stops it at the start.",
 		func(p *policy.Policy) flag.Value { return stringValue{&p.AuditLog} }},
