@@ -3,7 +3,9 @@ package supervisor
 import (
 	"context"
 	"io"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -20,6 +22,9 @@ type Once struct {
 	// a few; RefusedMore: it asked for more than those.
 	Refused     []string
 	RefusedMore bool
+	// Reached are the hosts (HOST:PORT) it connected to and was allowed,
+	// first reached first, at most egress.MaxDeniedHosts of them.
+	Reached []string
 }
 
 // RunOnce runs the policy's command once to its end, confined as Run would
@@ -32,7 +37,8 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (Once, error) {
 	}
 	opts = opts.withDefaults()
 	opts.moveFormerState()
-	proxy, err := egressOf(opts.Policy, opts, nil)
+	var reached reachedHosts
+	proxy, err := egressOf(opts.Policy, opts, reached.note, nil)
 	if err != nil {
 		return Once{Exit: sandbox.Exit{SetupErr: err}}, err
 	}
@@ -67,6 +73,7 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (Once, error) {
 	once := Once{Exit: proc.Exit()}
 	if proxy != nil {
 		once.Refused, once.RefusedMore = allowable(proxy.Denied(0))
+		once.Reached = reached.list()
 	}
 	return once, ctx.Err()
 }
@@ -81,6 +88,31 @@ func allowable(d egress.Denied) (hosts []string, more bool) {
 		}
 	}
 	return hosts, d.Others > 0
+}
+
+// reachedHosts are the distinct hosts of allowed connections, bounded: a
+// command that connects to millions of hosts gets only the first few kept.
+type reachedHosts struct {
+	mu    sync.Mutex
+	hosts []string
+}
+
+func (r *reachedHosts) note(c *egress.Conn) {
+	if !c.Allowed {
+		return
+	}
+	h := net.JoinHostPort(c.Host(), strconv.Itoa(int(c.Port)))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.hosts) < egress.MaxDeniedHosts && !slices.Contains(r.hosts, h) {
+		r.hosts = append(r.hosts, h)
+	}
+}
+
+func (r *reachedHosts) list() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.hosts)
 }
 
 type lockedWriter struct {
