@@ -118,6 +118,16 @@ var rules = []rule{
 		why:   "hosts' configuration files are edited in place by wrap and by wrap --daemon on the daemon's file: bytes in, bytes out through hujson's exact syntax tree, knowing nothing of policies, the daemon or supervision",
 	},
 	{
+		pkgs:  []string{"npmregistry"},
+		notOn: []string{"./...", mcpSDK, "std:net/http"},
+		why:   "npmregistry asks an npm registry what a package is and checks its integrity, signatures and age for prepare, wrap and upgrade: it is told the registry, the clock and the cooldown, and knows nothing of policy, the lock or confinement; it speaks HTTP through a small GET client of its own, since the binary hosts start for every server links no net/http",
+	},
+	{
+		pkgs:  []string{"./..."},
+		notOn: []string{"internal/testregistry"},
+		why:   "the loopback npm registry (keys, signatures, attestations and tampering made by the test) is for tests only: no build links it",
+	},
+	{
 		pkgs:  []string{"packaging"},
 		notOn: append([]string{"./..."}, thirdParty...),
 		why:   "packaging only embeds the files the packages ship (units, AppArmor profile) and fills in the unit's command line, for `mcpsandbox service` and the package builder to share",
