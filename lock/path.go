@@ -8,8 +8,13 @@ import (
 )
 
 // DefaultPath is the user's lock: /etc/mcpsandbox/lock.json for root, else
-// $XDG_CONFIG_HOME/mcpsandbox/lock.json, else ~/.config/mcpsandbox/lock.json.
+// $XDG_CONFIG_HOME/mcpsandbox/lock.json, else ~/.config/mcpsandbox/lock.json;
+// $MCPSANDBOX_LOCK for either when that is an absolute path (as
+// $MCPSANDBOX_STATE_DIR moves the state directories).
 func DefaultPath() (string, error) {
+	if path := os.Getenv("MCPSANDBOX_LOCK"); filepath.IsAbs(path) {
+		return path, nil
+	}
 	if os.Geteuid() == 0 {
 		return "/etc/mcpsandbox/lock.json", nil
 	}

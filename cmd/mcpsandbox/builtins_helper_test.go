@@ -33,7 +33,8 @@ func newStateBase(t *testing.T, env ...string) *stateBase {
 	dir := testenv.SharedDir(t, "mcpsandbox-builtin-state-")
 	// Registered after SharedDir's removal, so it runs first.
 	t.Cleanup(func() { forgetStateUIDs(t, dir) })
-	return &stateBase{dir: dir, env: append(append(os.Environ(), "MCPSANDBOX_STATE_DIR="+dir), env...)}
+	// The lock beside: prepare records in it, and the user's is no test's.
+	return &stateBase{dir: dir, env: append(append(os.Environ(), "MCPSANDBOX_STATE_DIR="+dir, "MCPSANDBOX_LOCK="+filepath.Join(dir, "lock.json")), env...)}
 }
 
 // forgetStateUIDs removes the uid registry entries of the state dirs in

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,6 +54,7 @@ func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) 
 	// The hosts given on prepare's command line count, for install scripts
 	// that fetch from elsewhere; the policy's own are what the server may
 	// reach when it runs, which is not what its install needs.
+	registryHosts := slices.Clone(hosts)
 	hosts = append(hosts, r.Overrides.AllowHosts...)
 	p.Net, p.AllowHosts = policy.NetEgress, hosts
 	out := &outputTail{w: std.Err}
@@ -66,12 +68,27 @@ func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go catchSignals(cancel)
+	registry, _ := strings.CutPrefix(envOf(indexEnv, "npm_config_registry"), "npm_config_registry=")
+	var pkg *preparedPackage
+	if registry != "" {
+		warn := func(line string) { fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", line) }
+		if pkg, err = resolvePackage(ctx, r, registry, log, warn); err != nil {
+			fmt.Fprintf(std.Err, "mcpsandbox prepare: %v\n", err)
+			return exitFailure, nil
+		}
+	}
 	if err := r.Launch.BeginPrepare(r.Policy); err != nil {
 		return usageFailure("prepare", err.Error(), std), nil
 	}
 	start := time.Now()
 	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.Launch.Name, Policy: p, StateDir: r.StateDir(), FormerState: r.FormerState(), Log: log, Setting: flagOf, LookupEnv: r.Host.LookupEnv, Environ: os.Environ()}, out)
-	if err := r.Launch.FinishPrepare(r.Policy, err == nil && ex.SetupErr == nil && !ex.Failed()); err != nil {
+	succeeded := err == nil && ex.SetupErr == nil && !ex.Failed()
+	var installErr error
+	if succeeded && pkg != nil {
+		installErr = pkg.checkInstalled(r.Launch, r.Policy)
+		succeeded = installErr == nil
+	}
+	if err := r.Launch.FinishPrepare(r.Policy, succeeded); err != nil {
 		log.Error("mcpsandbox: recording how prepare ended", "error", err)
 	}
 	switch {
@@ -86,10 +103,32 @@ func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) 
 		f := prepareFailure{once: ex, script: failedScript(r.StateDir(), cache, start), last: out.lastLine(), args: args}
 		fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", f)
 		return exitFailure, &f
+	case installErr != nil:
+		fmt.Fprintf(std.Err, "mcpsandbox prepare: %v\n", installErr)
+		return exitFailure, nil
+	}
+	what := r.Launch.Name
+	if pkg != nil {
+		if err := pkg.record(r.Launch.Name, ex.Reached, registryHosts); err != nil {
+			fmt.Fprintf(std.Err, "mcpsandbox prepare: recording %s in the lock: %v\n", pkg.v, err)
+			return exitFailure, nil
+		}
+		what = pkg.v.String()
+		log.Info("mcpsandbox: prepare recorded the package in the lock", "package", what, "lock", pkg.lockPath)
 	}
 	fmt.Fprintf(std.Out, "prepared %s in %s: its packages are in %s; `mcpsandbox run` starts it offline now\n",
-		r.Launch.Name, time.Since(start).Round(100*time.Millisecond), r.StateDir())
+		what, time.Since(start).Round(100*time.Millisecond), r.StateDir())
 	return exitOK, nil
+}
+
+// envOf is the variable name's entry of env, or "".
+func envOf(env []string, name string) string {
+	for _, e := range env {
+		if strings.HasPrefix(e, name+"=") {
+			return e
+		}
+	}
+	return ""
 }
 
 func preparePage() *cmdline.Page {
