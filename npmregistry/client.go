@@ -132,7 +132,18 @@ func (c *Client) get(ctx context.Context, u *url.URL, accept string, limit int64
 	case err != nil:
 		return fmt.Errorf("%s from %s: reading %s: %v", what, c.registryName(), final.Redacted(), err)
 	case n > limit:
-		return fmt.Errorf("%s from %s is larger than %d MiB, the most mcpsandbox reads: the registry sent more than any package needs", what, c.registryName(), limit>>20)
+		return fmt.Errorf("%s from %s is larger than %s, the most mcpsandbox reads: the registry sent more than any package needs", what, c.registryName(), bytesInWords(limit))
 	}
 	return nil
+}
+
+// bytesInWords is n as "64 MiB", "512 KiB" or "100 bytes".
+func bytesInWords(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -146,7 +147,7 @@ func VerifySignatures(v *Version, keys []Key) error {
 		for i, s := range v.Signatures {
 			ids[i] = s.KeyID
 		}
-		return fmt.Errorf("%s is signed by key %v, which the registry does not serve: it was not signed by this registry; do not install it", v, ids)
+		return fmt.Errorf("%s is signed by key %s, which the registry does not serve: it was not signed by this registry; do not install it", v, strings.Join(ids, ", "))
 	}
 	return errors.Join(problems...)
 }
