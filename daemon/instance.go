@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/lock"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -46,7 +47,9 @@ func (s *server) newInstance() *instance {
 
 // options are the supervisor's for one instance of s. Under d.mu.
 func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor.Options {
-	check, prepare := s.res.Launch.OfflineCheck(s.res.Policy)
+	// A daemon's lock is beside its config (a policy's pins.lock names another).
+	lockPath, _ := s.res.LockPath(func() (string, error) { return lock.BesideConfig(s.d.opts.Config), nil })
+	check, prepare := s.res.StartCheck(lockPath)
 	return supervisor.Options{
 		Name:          s.name,
 		Policy:        s.res.Policy,
