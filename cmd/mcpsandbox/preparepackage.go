@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -81,6 +82,11 @@ func resolvePackage(ctx context.Context, r resolve.Resolution, registry string, 
 		log.Warn("mcpsandbox: "+v.String()+" not verified: the registry serves no signatures", "registry", registry)
 	default:
 		log.Info("mcpsandbox: "+v.String()+": the registry's signature verifies", "registry", registry)
+	}
+	// npm checks the tarball too, but retries one that does not match for
+	// minutes: the tarball signed for is checked here, at once.
+	if err := client.Tarball(ctx, v, io.Discard); err != nil {
+		return nil, fmt.Errorf("%w; refused", err)
 	}
 	if pp.identity, err = provenanceOf(ctx, client, v, log); err != nil {
 		return nil, err

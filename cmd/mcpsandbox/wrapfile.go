@@ -64,10 +64,21 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 			note(e.Name, "%s", warning)
 		}
 		host := entryHost(values)
-		if err := checkEntry(env, launch, host); err != nil {
+		r, err := checkEntry(env, launch, host)
+		if err != nil {
 			note(e.Name, "not wrapped: %v", err)
 			ok = false
 			continue
+		}
+		exact, version, err := exactLine(r)
+		if err != nil {
+			note(e.Name, "not wrapped: %v", err)
+			ok = false
+			continue
+		}
+		if exact != nil {
+			note(e.Name, "%s is %s now: the file names that version, which prepare installs and the lock pins", shellLine(launch), version)
+			launch = exact
 		}
 		if !o.dryRun && !o.noPrepare && needsPrepare(launch) {
 			if err := prepareEntry(path, e.Name, env, launch, host, std); err != nil {
@@ -78,7 +89,7 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 		}
 		var args []string
 		if o.daemon {
-			added, err := d.add(e)
+			added, err := d.add(e, launch)
 			if err != nil {
 				note(e.Name, "not wrapped: %v", err)
 				ok = false
@@ -380,11 +391,17 @@ func (d *daemonEdit) load() error {
 
 func (d *daemonEdit) changed() bool { return d.data != nil && !bytes.Equal(d.before, d.data) }
 
-// add adds e's server; false when the daemon's file has it already, the same.
-func (d *daemonEdit) add(e hostconfig.Entry) (bool, error) {
+// add adds e's server, started by launch; false when the daemon's file has
+// it already, the same.
+func (d *daemonEdit) add(e hostconfig.Entry, launch []string) (bool, error) {
 	raw, err := hostconfig.KeepMembers(e.Raw, daemonKeys)
 	if err != nil {
 		return false, err
+	}
+	if !slices.Equal(launch, append([]string{e.Command}, e.Args...)) {
+		if raw, err = entryLaunch(raw, launch); err != nil {
+			return false, err
+		}
 	}
 	have, err := hostconfig.Entries(d.data)
 	if err != nil {
@@ -455,4 +472,19 @@ func shellLine(argv []string) string {
 		words = append(words, a)
 	}
 	return strings.Join(words, " ")
+}
+
+// entryLaunch is the raw entry with its command and args made launch's,
+// every other byte kept.
+func entryLaunch(raw []byte, launch []string) ([]byte, error) {
+	doc := fmt.Appendf(nil, `{"mcpServers": {"x": %s}}`, raw)
+	doc, err := hostconfig.SetLaunch(doc, "mcpServers", "x", launch[0], launch[1:])
+	if err != nil {
+		return nil, err
+	}
+	entries, err := hostconfig.Entries(doc)
+	if err != nil || len(entries) != 1 {
+		return nil, fmt.Errorf("the entry with its exact version does not read: %v", err)
+	}
+	return entries[0].Raw, nil
 }

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/testnet"
+	"github.com/mcpsandbox/mcpsandbox/internal/testregistry"
+	"github.com/mcpsandbox/mcpsandbox/lock"
+)
+
+// prepare resolves an npx line's package on the registry before npx
+// installs it, checks it, and records it in the lock; run refuses a cache
+// that holds another tarball than the lock pins. The registry is the
+// test's own, on the test network, signing as npm's does.
+
+const (
+	pinPkg      = "fixture-pin"
+	pinID       = "npm+" + pinPkg
+	pinMCPName  = "io.github.good/fixture-pin"
+	registryURL = "http://" + testnet.RegistryName + "/"
+)
+
+// pinRegistry is a registry with pinPkg at 1.0.0 and 1.1.0 (latest), both
+// published ten days ago, on a fresh test network.
+func pinRegistry(t *testing.T) (*testnet.Env, *testregistry.Registry, map[string]string) {
+	t.Helper()
+	requireConfinement(t)
+	if testing.Short() {
+		t.Skip("-short: prepare runs npm confined")
+	}
+	e := testnet.Start(t, testnet.Options{})
+	reg := testregistry.New(t)
+	integrity := map[string]string{}
+	for _, v := range []string{"1.0.0", "1.1.0"} {
+		integrity[v] = reg.Publish(pinPackage(v, time.Now().Add(-240*time.Hour)))
+	}
+	e.AddHost(testnet.RegistryName, testnet.RegistryAddr, 80, reg)
+	return e, reg, integrity
+}
+
+func pinPackage(version string, published time.Time) testregistry.Package {
+	return testregistry.Package{Name: pinPkg, Version: version, Published: published, Files: map[string]string{
+		"package.json": fmt.Sprintf(`{"name": %q, "version": %q, "mcpName": %q, "bin": {%q: "index.js"}}`, pinPkg, version, pinMCPName, pinPkg),
+		"index.js":     "#!/usr/bin/env node\n",
+	}}
+}
+
+// lockEntry is the lock's package of pinPkg, nil when it has none.
+func lockEntry(t *testing.T, path string) *lock.Package {
+	t.Helper()
+	f, err := lock.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := f.Servers[pinID]; s != nil {
+		return s.Package
+	}
+	return nil
+}
+
+// A floating line is resolved to the registry's latest, logged, installed
+// and recorded; the next prepare of a line that resolves to another
+// version is refused naming both and the fixes, and a start from a cache
+// that holds another tarball than the lock pins is refused at once.
+func TestPrepareResolvesAndPinsTheExactVersion(t *testing.T) {
+	e, reg, integrity := pinRegistry(t)
+	b := newStateBase(t, "npm_config_registry="+registryURL)
+	lockFile := filepath.Join(b.dir, "lock.json")
+
+	out, stderr, code := runIn(t, e, "/", b.env, "prepare", "--", "npx", "-y", pinPkg)
+	if code != exitOK || !strings.HasPrefix(out, "prepared "+pinPkg+"@1.1.0 in ") {
+		t.Fatalf("prepare -- npx -y %s: exit %d, want 0 and %q\n%s%s", pinPkg, code, "prepared "+pinPkg+"@1.1.0 in", out, stderr)
+	}
+	for _, want := range []string{`msg="mcpsandbox: prepare resolved the package" spec=` + pinPkg + ` version=1.1.0 integrity=` + integrity["1.1.0"],
+		`msg="mcpsandbox: ` + pinPkg + `@1.1.0: the registry's signature verifies"`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("prepare's log does not say %q:\n%s", want, stderr)
+		}
+	}
+	got := lockEntry(t, lockFile)
+	if got == nil || got.Name != pinPkg || got.Version != "1.1.0" || got.Integrity != integrity["1.1.0"] || got.Registry != registryURL ||
+		got.MCPName != pinMCPName || got.Published.IsZero() || len(got.InstallHosts) != 0 || got.Provenance != nil {
+		t.Fatalf("the lock's %s: %+v; want 1.1.0, its integrity, the registry, its mcpName and publish time, no install hosts", pinID, got)
+	}
+	t.Logf("the lock:\n%s", readFile(t, lockFile))
+
+	// The registry moves on: the same floating line now resolves to 1.2.0.
+	reg.Publish(pinPackage("1.2.0", time.Now().Add(-100*time.Hour)))
+	out, stderr, code = runIn(t, e, "/", b.env, "prepare", "--", "npx", "-y", pinPkg)
+	want := fmt.Sprintf("mcpsandbox prepare: %s resolves to 1.2.0 (sha512-", pinPkg)
+	wantPin := fmt.Sprintf("but the lock %s pins 1.1.0 (%s): prepare the pinned version with mcpsandbox prepare -- npx -y %s@1.1.0, or review and take 1.2.0 with mcpsandbox upgrade %s --to 1.2.0",
+		lockFile, integrity["1.1.0"], pinPkg, pinPkg)
+	if last := lastLineOf(stderr); code != exitFailure || !strings.HasPrefix(last, want) || !strings.HasSuffix(last, wantPin) {
+		t.Errorf("prepare after the registry moved: exit %d, last line %q; want 1 and %q ... %q\n%s", code, last, want, wantPin, stderr)
+	}
+	if got := lockEntry(t, lockFile); got.Version != "1.1.0" {
+		t.Errorf("the refused prepare changed the lock: %+v", got)
+	}
+
+	// A cache that holds another tarball than the lock pins is refused at
+	// start, naming both: the lock is made to pin 1.0.0.
+	if err := lock.Update(lockFile, func(f *lock.File) error {
+		f.Servers[pinID].Package.Version, f.Servers[pinID].Package.Integrity = "1.0.0", integrity["1.0.0"]
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s := b.start(t, "--", "npx", "-y", pinPkg)
+	defer s.stop()
+	we, ok := rpcError(s.err)
+	wantStart := fmt.Sprintf("the installed %s is 1.1.0 (%s), but the lock %s pins 1.0.0 (%s)", pinPkg, integrity["1.1.0"], lockFile, integrity["1.0.0"])
+	if !ok || we.Code != -31102 || !strings.Contains(we.Message, wantStart) || !strings.Contains(we.Message, "mcpsandbox prepare -- npx -y "+pinPkg+"@1.0.0") {
+		t.Fatalf("run from a cache the lock does not pin: initialize got %v; want -31102 saying %q and naming the prepare of 1.0.0\n%s", s.err, wantStart, s.stderr)
+	}
+	if strings.Contains(s.stderr.String(), `msg="server started"`) {
+		t.Errorf("the server was started from a cache the lock does not pin")
+	}
+	t.Logf("refused at start: %s", we.Message)
+}
+
+// A version whose registry signature is forged, or whose tarball is not
+// the one its integrity names, is refused before npx installs anything,
+// naming what failed; neither enters the lock.
+func TestPrepareRefusesATamperedPackage(t *testing.T) {
+	e, reg, integrity := pinRegistry(t)
+	b := newStateBase(t, "npm_config_registry="+registryURL)
+	lockFile := filepath.Join(b.dir, "lock.json")
+
+	reg.ForgeSignature(pinPkg, "1.0.0")
+	_, stderr, code := runIn(t, e, "/", b.env, "prepare", "--", "npx", "-y", pinPkg+"@1.0.0")
+	if last := lastLineOf(stderr); code != exitFailure || !strings.HasPrefix(last, "mcpsandbox prepare: "+pinPkg+"@1.0.0: ") || !strings.Contains(last, "signature") {
+		t.Errorf("a forged signature: exit %d, last line %q; want 1, naming the version and its signature\n%s", code, last, stderr)
+	}
+	if strings.Contains(stderr, "npm ") {
+		t.Errorf("npm ran for a version whose signature is forged:\n%s", stderr)
+	}
+
+	reg.TamperTarball(pinPkg, "1.1.0")
+	_, stderr, code = runIn(t, e, "/", b.env, "prepare", "--", "npx", "-y", pinPkg+"@1.1.0")
+	if last := lastLineOf(stderr); code != exitFailure || !strings.HasPrefix(last, "mcpsandbox prepare: "+pinPkg+"@1.1.0 from "+registryURL) || !strings.Contains(last, "not the published "+integrity["1.1.0"]) || !strings.HasSuffix(last, "; refused") {
+		t.Errorf("a tampered tarball: exit %d, last line %q; want 1, naming the version, the registry and the integrity published\n%s", code, last, stderr)
+	}
+	if strings.Contains(stderr, "npm ") {
+		t.Errorf("npm ran for a version whose tarball is tampered with:\n%s", stderr)
+	}
+	if got := lockEntry(t, lockFile); got != nil {
+		t.Errorf("the lock records %+v after two refused prepares", got)
+	}
+}
+
+// The first prepare of a version younger than the cooldown warns, in one
+// line naming its age, the cooldown and how to override it; a registry
+// that serves no keys is said to be unverified, never verified. The next
+// prepare of the pinned version does not warn again.
+func TestPrepareWarnsOfAYoungVersionOnce(t *testing.T) {
+	e, reg, _ := pinRegistry(t)
+	reg.ServeNoKeys()
+	reg.Publish(pinPackage("2.0.0", time.Now().Add(-3*time.Hour)))
+	b := newStateBase(t, "npm_config_registry="+registryURL)
+
+	out, stderr, code := runIn(t, e, "/", b.env, "prepare", "--", "npx", "-y", pinPkg)
+	if code != exitOK || !strings.HasPrefix(out, "prepared "+pinPkg+"@2.0.0 in ") {
+		t.Fatalf("prepare: exit %d\n%s%s", code, out, stderr)
+	}
+	want := "mcpsandbox prepare: warning: " + pinPkg + "@2.0.0 was published 3h ago, less than the cooldown of 48h: "
+	if n := strings.Count(stderr, "warning: "); n != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "pass --cooldown 0 (pins.cooldown)") {
+		t.Errorf("the first prepare of a version 3h old: %d warnings; want one saying %q ... --cooldown 0\n%s", n, want, stderr)
+	}
+	if !strings.Contains(stderr, `msg="mcpsandbox: `+pinPkg+`@2.0.0 not verified: the registry serves no signatures"`) || strings.Contains(stderr, "signature verifies") {
+		t.Errorf("a registry with no keys: the log does not say the version is not verified:\n%s", stderr)
+	}
+
+	_, stderr, code = runIn(t, e, "/", b.env, "prepare", "--", "npx", "-y", pinPkg+"@2.0.0")
+	if code != exitOK || strings.Contains(stderr, "warning: ") {
+		t.Errorf("prepare of the version the lock pins: exit %d; want 0 and no warning\n%s", code, stderr)
+	}
+}
