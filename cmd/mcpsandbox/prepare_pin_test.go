@@ -45,9 +45,22 @@ func pinRegistry(t *testing.T) (*testnet.Env, *testregistry.Registry, map[string
 func pinPackage(version string, published time.Time) testregistry.Package {
 	return testregistry.Package{Name: pinPkg, Version: version, Published: published, Files: map[string]string{
 		"package.json": fmt.Sprintf(`{"name": %q, "version": %q, "mcpName": %q, "bin": {%q: "index.js"}}`, pinPkg, version, pinMCPName, pinPkg),
-		"index.js":     "#!/usr/bin/env node\n",
+		"index.js":     pinServer,
 	}}
 }
+
+// pinServer is the package's program: an MCP server of no tools, so that
+// a host's session with it starts.
+const pinServer = `#!/usr/bin/env node
+require("readline").createInterface({input: process.stdin}).on("line", line => {
+  const m = JSON.parse(line)
+  if (m.id === undefined) return
+  const result = m.method === "initialize"
+    ? {protocolVersion: m.params.protocolVersion, capabilities: {tools: {}}, serverInfo: {name: "fixture-pin", version: "1"}}
+    : m.method === "tools/list" ? {tools: []} : {}
+  process.stdout.write(JSON.stringify({jsonrpc: "2.0", id: m.id, result}) + "\n")
+})
+`
 
 // lockEntry is the lock's package of pinPkg, nil when it has none.
 func lockEntry(t *testing.T, path string) *lock.Package {
@@ -177,5 +190,53 @@ func TestPrepareWarnsOfAYoungVersionOnce(t *testing.T) {
 	_, stderr, code = runIn(t, e, "/", b.env, "prepare", "--", "npx", "-y", pinPkg+"@2.0.0")
 	if code != exitOK || strings.Contains(stderr, "warning: ") {
 		t.Errorf("prepare of the version the lock pins: exit %d; want 0 and no warning\n%s", code, stderr)
+	}
+}
+
+// wrap writes the exact version a floating entry resolves to into the
+// host's file (--dry-run shows it first), prepares that line, and leaves
+// every other byte of the file as it was: the wrapped line then starts
+// offline from what was prepared.
+func TestWrapWritesTheExactVersion(t *testing.T) {
+	e, _, integrity := pinRegistry(t)
+	home, env := frictionHome(t)
+	base := newStateBase(t)
+	env = append(env, "npm_config_registry="+registryURL, "MCPSANDBOX_STATE_DIR="+base.dir)
+	file := filepath.Join(home, ".cursor", "mcp.json")
+	orig := `{
+  // the pinned one
+  "mcpServers": {
+    "pin": {"command": "npx", "args": ["-y", "` + pinPkg + `"], "env": {}},
+    "other": {"url": "http://192.0.2.1/mcp"}
+  }
+}
+`
+	writeTree(t, home, map[string]string{".cursor/mcp.json": orig})
+
+	out, stderr, code := runIn(t, e, home, env, "wrap", "--dry-run", "--command", wrapTestCommand, file)
+	wantNote := "  pin: npx -y " + pinPkg + " is " + pinPkg + "@1.1.0 now: the file names that version, which prepare installs and the lock pins\n"
+	if code != exitOK || !strings.Contains(out, wantNote) || !strings.Contains(out, `+    "pin": {"command": "`+wrapTestCommand+`", "args": ["run", "--", "npx", "-y", "`+pinPkg+`@1.1.0"], "env": {}},`) {
+		t.Fatalf("wrap --dry-run: exit %d; want the note %q and the exact version in the diff\n%s%s", code, wantNote, out, stderr)
+	}
+	if got := string(readFile(t, file)); got != orig {
+		t.Fatalf("wrap --dry-run wrote the file:\n%s", got)
+	}
+
+	out, stderr, code = runIn(t, e, home, env, "wrap", "--command", wrapTestCommand, file)
+	if code != exitOK || !strings.Contains(out, wantNote) {
+		t.Fatalf("wrap: exit %d\n%s%s", code, out, stderr)
+	}
+	want := strings.Replace(orig, `{"command": "npx", "args": ["-y", "`+pinPkg+`"]`, `{"command": "`+wrapTestCommand+`", "args": ["run", "--", "npx", "-y", "`+pinPkg+`@1.1.0"]`, 1)
+	if got := string(readFile(t, file)); got != want {
+		t.Errorf("the host's file after wrap:\n%s\nwant, byte for byte:\n%s", got, want)
+	}
+	if got := lockEntry(t, filepath.Join(home, "..", "lock.json")); got == nil || got.Version != "1.1.0" || got.Integrity != integrity["1.1.0"] {
+		t.Errorf("the lock's %s after wrap: %+v; want 1.1.0", pinID, got)
+	}
+	// npm offline finds the packument it cached under the registry's URL.
+	s := (&stateBase{dir: base.dir, env: env}).start(t, "--env", "npm_config_registry", "--", "npx", "-y", pinPkg+"@1.1.0")
+	defer s.stop()
+	if s.err != nil {
+		t.Errorf("the wrapped line does not start from what wrap prepared: %v\n%s", s.err, s.stderr)
 	}
 }
