@@ -82,13 +82,13 @@ func lockEntry(t *testing.T, path string) *lock.Package {
 func TestPrepareResolvesAndPinsTheExactVersion(t *testing.T) {
 	e, reg, integrity := pinRegistry(t)
 	b := newStateBase(t, "npm_config_registry="+registryURL)
-	lockFile := filepath.Join(b.dir, "lock.json")
+	lockFile := b.lock
 
 	out, stderr, code := runIn(t, e, "/", b.env, "prepare", "--", "npx", "-y", pinPkg)
 	if code != exitOK || !strings.HasPrefix(out, "prepared "+pinPkg+"@1.1.0 in ") {
 		t.Fatalf("prepare -- npx -y %s: exit %d, want 0 and %q\n%s%s", pinPkg, code, "prepared "+pinPkg+"@1.1.0 in", out, stderr)
 	}
-	for _, want := range []string{`msg="mcpsandbox: prepare resolved the package" spec=` + pinPkg + ` version=1.1.0 integrity=` + integrity["1.1.0"],
+	for _, want := range []string{`msg="mcpsandbox: prepare resolved the package" spec=` + pinPkg + ` version=1.1.0 integrity="` + integrity["1.1.0"] + `"`,
 		`msg="mcpsandbox: ` + pinPkg + `@1.1.0: the registry's signature verifies"`} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("prepare's log does not say %q:\n%s", want, stderr)
@@ -141,7 +141,7 @@ func TestPrepareResolvesAndPinsTheExactVersion(t *testing.T) {
 func TestPrepareRefusesATamperedPackage(t *testing.T) {
 	e, reg, integrity := pinRegistry(t)
 	b := newStateBase(t, "npm_config_registry="+registryURL)
-	lockFile := filepath.Join(b.dir, "lock.json")
+	lockFile := b.lock
 
 	reg.ForgeSignature(pinPkg, "1.0.0")
 	_, stderr, code := runIn(t, e, "/", b.env, "prepare", "--", "npx", "-y", pinPkg+"@1.0.0")
