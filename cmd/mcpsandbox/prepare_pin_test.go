@@ -2,14 +2,20 @@ package main
 
 import (
 	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/internal/testnet"
 	"github.com/mcpsandbox/mcpsandbox/internal/testregistry"
 	"github.com/mcpsandbox/mcpsandbox/lock"
+	"github.com/mcpsandbox/mcpsandbox/npmregistry"
+	"github.com/mcpsandbox/mcpsandbox/provenance/provenancetest"
 )
 
 // prepare resolves an npx line's package on the registry before npx
@@ -238,5 +244,50 @@ func TestWrapWritesTheExactVersion(t *testing.T) {
 	defer s.stop()
 	if s.err != nil {
 		t.Errorf("the wrapped line does not start from what wrap prepared: %v\n%s", s.err, s.stderr)
+	}
+}
+
+// Where the registry serves a version's provenance, prepare verifies it
+// (through mcpsandbox-provenance, against the test's own Sigstore) and
+// records who built it; the same version then served with provenance from
+// another repository is refused, naming both publishers.
+func TestPrepareVerifiesProvenanceAndRefusesAnotherPublisher(t *testing.T) {
+	e, reg, _ := pinRegistry(t)
+	verifier := filepath.Join(testenv.SharedDir(t, "mcpsandbox-provenance-"), "mcpsandbox-provenance")
+	build := exec.Command("go", "build", "-o", verifier, "./cmd/mcpsandbox-provenance")
+	build.Dir = testenv.RepoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building mcpsandbox-provenance: %v\n%s", err, out)
+	}
+	sigstore := provenancetest.New(t)
+	root := filepath.Join(t.TempDir(), "trusted_root.json")
+	if err := os.WriteFile(root, sigstore.TrustedRootJSON(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	get := httptest.NewRecorder()
+	reg.ServeHTTP(get, httptest.NewRequest("GET", "/"+pinPkg+"/-/"+pinPkg+"-1.1.0.tgz", nil))
+	tarball := get.Body.Bytes()
+	reg.AddAttestation(pinPkg, "1.1.0", npmregistry.ProvenancePredicate, sigstore.MakeBundle(pinPkg, "1.1.0", tarball, provenancetest.Good))
+	b := newStateBase(t, "npm_config_registry="+registryURL, "MCPSANDBOX_PROVENANCE="+verifier, "MCPSANDBOX_SIGSTORE_ROOT="+root)
+	line := []string{"prepare", "--", "npx", "-y", pinPkg + "@1.1.0"}
+
+	out, stderr, code := runIn(t, e, "/", b.env, line...)
+	if code != exitOK || !strings.Contains(stderr, `msg="mcpsandbox: `+pinPkg+`@1.1.0: provenance verified" repository=`+provenancetest.Good.Repository) {
+		t.Fatalf("prepare of a version with provenance: exit %d; want 0 and its provenance verified\n%s%s", code, out, stderr)
+	}
+	good := provenancetest.Good
+	if got := lockEntry(t, b.lock); got == nil || got.Provenance == nil ||
+		*got.Provenance != (lock.Provenance{Issuer: good.Issuer, Repository: good.Repository, Workflow: good.Workflow, Commit: good.Commit}) {
+		t.Fatalf("the lock's %s: %+v; want the provenance of %+v", pinID, got, good)
+	}
+
+	evil := good
+	evil.Repository = "https://github.com/someone-else/server"
+	reg.AddAttestation(pinPkg, "1.1.0", npmregistry.ProvenancePredicate, sigstore.MakeBundle(pinPkg, "1.1.0", tarball, evil))
+	_, stderr, code = runIn(t, e, "/", b.env, line...)
+	want := fmt.Sprintf("mcpsandbox prepare: %s@1.1.0 was built by %s (workflow %s, issuer %s), but the lock %s pins %s (workflow %s, issuer %s): a version from another publisher is refused",
+		pinPkg, evil.Repository, evil.Workflow, evil.Issuer, b.lock, good.Repository, good.Workflow, good.Issuer)
+	if last := lastLineOf(stderr); code != exitFailure || last != want {
+		t.Errorf("prepare of the version built elsewhere: exit %d, last line\n%q\nwant 1 and\n%q\n%s", code, last, want, stderr)
 	}
 }
