@@ -109,7 +109,6 @@ func Diff(pinned, seen []Item) []Change {
 	return changes
 }
 
-
 // brings lists what an added item brings that a user approves: a tool's
 // parameters, a prompt's arguments.
 func brings(it Item) []string {
