@@ -122,7 +122,7 @@ func (c *checker) check(v *hujson.Value, s *shape, path string) error {
 			}
 			if s.kind == kindTime {
 				if _, err := time.Parse(time.RFC3339Nano, lit.String()); err != nil {
-					return c.fail(v.StartOffset, fmt.Sprintf("%s %s is not an RFC 3339 time", path, lit), "write it as 2026-01-02T15:04:05Z")
+					return c.fail(v.StartOffset, fmt.Sprintf("%s %s is not an RFC 3339 time", path, string(lit)), "write it as 2026-01-02T15:04:05Z")
 				}
 			}
 		case kindInt:
