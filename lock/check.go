@@ -66,7 +66,9 @@ type checker struct {
 	data []byte
 }
 
-func (c *checker) fail(off int, what, fix string) error { return errorAt(c.file, c.data, off, what, fix) }
+func (c *checker) fail(off int, what, fix string) error {
+	return errorAt(c.file, c.data, off, what, fix)
+}
 
 // check walks v, whose place in the file path names ("servers[\"x\"].contract").
 func (c *checker) check(v *hujson.Value, s *shape, path string) error {

@@ -32,10 +32,10 @@ func TestHandEditedLocksAreRefusedInPlace(t *testing.T) {
 	oldHash := good[hashAt+1 : hashAt+1+len("sha256:")+64]
 
 	cases := []struct {
-		name   string
-		edit   func(string) string
-		place  func(edited string) int // the offset the error points at
-		want   string // the message after FILE:LINE:COL:
+		name  string
+		edit  func(string) string
+		place func(edited string) int // the offset the error points at
+		want  string                  // the message after FILE:LINE:COL:
 	}{
 		{"a comma left out", func(s string) string { return strings.Replace(s, `"version": 1,`, `"version": 1`, 1) },
 			first(`"servers"`), `not JSON: invalid character '"' after object key:value pair: fix the JSON syntax at this place (mcpsandbox never rewrites a lock it cannot read)`},
@@ -59,7 +59,9 @@ func TestHandEditedLocksAreRefusedInPlace(t *testing.T) {
 			`servers["npm+@modelcontextprotocol+server-filesystem"].contract.tools["write_files"]: the key "write_files" does not match its text, which names "write_file": ` + restoreFix + ` (a key and its text are renamed together, never one alone)`},
 		{"an unknown key", func(s string) string { return strings.Replace(s, `"mode": "tofu"`, `"mdoe": "tofu"`, 1) },
 			first(`"mdoe"`), `unknown key "mdoe" in servers["npm+@modelcontextprotocol+server-filesystem"]: did you mean "mode"? (known keys: contract, mode, name, package, pending)`},
-		{"an unknown key at the top", func(s string) string { return strings.Replace(s, `"version": 1,`, `"version": 1, "approved": true,`, 1) },
+		{"an unknown key at the top", func(s string) string {
+			return strings.Replace(s, `"version": 1,`, `"version": 1, "approved": true,`, 1)
+		},
 			first(`"approved"`), `unknown key "approved" in the lock: remove it, or use one of the known keys: servers, version`},
 		{"version 2", func(s string) string { return strings.Replace(s, `"version": 1,`, `"version": 2,`, 1) },
 			first(`2,`), `version 2 is not one this mcpsandbox reads (it reads version 1): write "version": 1 if the file is in version 1's form, or use the mcpsandbox that wrote it`},
@@ -67,7 +69,9 @@ func TestHandEditedLocksAreRefusedInPlace(t *testing.T) {
 			first(`"1"`), `version is a string, not a number: write it as a number`},
 		{"a time that is none", func(s string) string { return strings.Replace(s, `"2026-12-05T01:02:03Z"`, `"yesterday"`, 1) },
 			first(`"yesterday"`), `servers["npm+@modelcontextprotocol+server-filesystem"].pending.tools["write_file"].seen "yesterday" is not an RFC 3339 time: write it as 2026-01-02T15:04:05Z`},
-		{"a key given twice", func(s string) string { return strings.Replace(s, `"mode": "tofu",`, `"mode": "tofu", "mode": "off",`, 1) },
+		{"a key given twice", func(s string) string {
+			return strings.Replace(s, `"mode": "tofu",`, `"mode": "tofu", "mode": "off",`, 1)
+		},
 			first(`"mode": "off"`), `"mode" is given twice in servers["npm+@modelcontextprotocol+server-filesystem"] (first at `},
 		{"an empty file", func(string) string { return "" },
 			func(string) int { return 0 }, `the lock is empty: delete the file to start a new lock, or restore it from version control`},
