@@ -113,3 +113,22 @@ func TestServerLookup(t *testing.T) {
 		t.Error("found a server that is not there")
 	}
 }
+
+func TestApprove(t *testing.T) {
+	f := sample(t)
+	_, s, _ := f.Server("@modelcontextprotocol/server-filesystem")
+	held, _ := s.Pending.Get(contract.Tool, "write_file")
+	if s.Approve(contract.Tool, "read_file") {
+		t.Error("approved an item that was not pending")
+	}
+	if !s.Approve(contract.Tool, "write_file") || !s.Pending.Empty() {
+		t.Fatal("write_file not approved")
+	}
+	if e, _ := s.Contract.Entry(contract.Tool, "write_file"); e.Hash != held.Hash || e.Reason != "" || len(e.Findings) != 0 || !e.Seen.IsZero() {
+		t.Errorf("approved entry %+v, want the held text without reason, findings, seen", e)
+	}
+	s.Pending.Put(held, Entry{Reason: ReasonChanged})
+	if got := s.ApproveAll(); len(got) != 1 || got[0].Key != "write_file" || !s.Pending.Empty() {
+		t.Errorf("ApproveAll approved %v", got)
+	}
+}
