@@ -31,8 +31,6 @@ type Client struct {
 	MaxPackument, MaxTarball int64
 	// RootCAs verifies an https registry; nil is the host's roots.
 	RootCAs *x509.CertPool
-
-	base *url.URL
 }
 
 // New returns a Client of the registry at base, an http or https URL.
@@ -44,10 +42,8 @@ func New(registry string) (*Client, error) {
 	return c, nil
 }
 
+// baseURL is c.Registry, checked, ending in a slash.
 func (c *Client) baseURL() (*url.URL, error) {
-	if c.base != nil {
-		return c.base, nil
-	}
 	u, err := url.Parse(strings.TrimSpace(c.Registry))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("the npm registry %q is no http or https URL: give one such as https://registry.npmjs.org/ (npm_config_registry)", c.Registry)
@@ -57,7 +53,6 @@ func (c *Client) baseURL() (*url.URL, error) {
 		u.RawPath = ""
 	}
 	u.RawQuery, u.Fragment = "", ""
-	c.base = u
 	return u, nil
 }
 

@@ -144,3 +144,46 @@ func TestRegistryFailures(t *testing.T) {
 		t.Errorf("a registry that is no URL: %v", err)
 	}
 }
+
+// A registry that sends an endless header is cut off, not buffered.
+func TestEndlessHeaderIsRefused(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		conn, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		io.WriteString(conn, "HTTP/1.1 200 OK\r\nX-Endless: ")
+		line := strings.Repeat("a", 64<<10)
+		for range 64 { // 4 MiB, or until the client hangs up
+			if _, err := io.WriteString(conn, line); err != nil {
+				return
+			}
+		}
+	}()
+	c := &npmregistry.Client{Registry: "http://" + l.Addr().String()}
+	if _, err := c.Packument(t.Context(), "pkg"); err == nil || !strings.Contains(err.Error(), "the header is longer than 256 KiB") {
+		t.Errorf("an endless header: %v", err)
+	}
+}
+
+// A tarball elsewhere than on the registry is not fetched: prepare reaches
+// the registry alone.
+func TestTarballElsewhereIsRefused(t *testing.T) {
+	c := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, strings.Replace(onePackument, "http://x/", "http://203.0.113.1/", 1))
+	})
+	v, err := c.Resolve(t.Context(), "pkg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the tarball of pkg@1.0.0 is at http://203.0.113.1/pkg/-/pkg-1.0.0.tgz, not on the registry " + c.Registry + "/, the one host prepare reaches"
+	if err := c.Tarball(t.Context(), v, io.Discard); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a tarball on another host: %v\nwant %q", err, want)
+	}
+}

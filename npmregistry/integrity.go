@@ -74,9 +74,13 @@ func (c *Client) Tarball(ctx context.Context, v *Version, w io.Writer) error {
 		return err
 	}
 	u, err := base.Parse(v.Tarball)
-	if err != nil || v.Tarball == "" {
+	switch {
+	case err != nil || v.Tarball == "":
 		return fmt.Errorf("%s: the tarball URL %q is no URL: the registry's document is broken", v, v.Tarball)
+	case u.Host != base.Host || (base.Scheme == "https" && u.Scheme != "https"):
+		return fmt.Errorf("the tarball of %s is at %s, not on the registry %s, the one host prepare reaches: ask the registry's operator, or name the registry the tarballs are on (npm_config_registry)", v, u.Redacted(), c.registryName())
 	}
+	u.User = base.User
 	pr, pw := io.Pipe()
 	checked := make(chan error, 1)
 	go func() {
