@@ -2,9 +2,7 @@ package testregistry_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -35,14 +33,11 @@ const pacote = require(pacotePath)
 // passes; a forged one, one by a key no longer served and one by a key
 // that expired before publishing fail with npm's own codes.
 func TestNpmVerifiesTheRegistrysSignatures(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: runs node")
-	}
+	pacote := testenv.NPMModule(t, "pacote")
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("no node on PATH")
+		t.Fatal("node is not on PATH: run scripts/test-setup.sh")
 	}
-	pacote := npmModule(t, "pacote")
 	published := time.Now().Add(-time.Hour)
 	for _, tc := range []struct {
 		name   string
@@ -64,20 +59,4 @@ func TestNpmVerifiesTheRegistrysSignatures(t *testing.T) {
 			t.Errorf("%s: pacote said %q (%v), want %q", tc.name, got, err, tc.want)
 		}
 	}
-}
-
-// npmModule is the directory of a module bundled with the npm on PATH.
-func npmModule(t *testing.T, name string) string {
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("no npm on PATH")
-	}
-	if real, err := filepath.EvalSymlinks(npm); err == nil {
-		npm = real
-	}
-	dir := filepath.Join(filepath.Dir(filepath.Dir(npm)), "node_modules", name)
-	if _, err := os.Stat(filepath.Join(dir, "package.json")); err != nil {
-		t.Skipf("npm (%s) bundles no %s: %v", npm, name, err)
-	}
-	return dir
 }
