@@ -81,17 +81,10 @@ func (c *Client) Tarball(ctx context.Context, v *Version, w io.Writer) error {
 		return fmt.Errorf("the tarball of %s is at %s, not on the registry %s, the one host prepare reaches: ask the registry's operator, or name the registry the tarballs are on (npm_config_registry)", v, u.Redacted(), c.registryName())
 	}
 	u.User = base.User
-	pr, pw := io.Pipe()
-	checked := make(chan error, 1)
-	go func() {
-		err := CheckIntegrity(pr, v.Integrity)
-		pr.CloseWithError(err)
-		checked <- err
-	}()
-	err = c.get(ctx, u, "application/octet-stream", orDefault(c.MaxTarball, DefaultMaxTarball), "the tarball of "+v.String(), io.MultiWriter(w, pw))
-	pw.CloseWithError(err)
-	if cerr := <-checked; err == nil && cerr != nil {
-		err = fmt.Errorf("%s from %s: %v", v, c.registryName(), cerr)
-	}
-	return err
+	return c.get(ctx, u, "application/octet-stream", orDefault(c.MaxTarball, DefaultMaxTarball), "the tarball of "+v.String(), func(body io.Reader) error {
+		if err := CheckIntegrity(io.TeeReader(body, w), v.Integrity); err != nil {
+			return fmt.Errorf("%s from %s: %v", v, c.registryName(), err)
+		}
+		return nil
+	})
 }
