@@ -33,7 +33,8 @@ type Client struct {
 	RootCAs *x509.CertPool
 }
 
-// New returns a Client of the registry at base, an http or https URL.
+// New returns a Client of registry, an http or https URL; it checks the
+// URL, and asks nothing yet.
 func New(registry string) (*Client, error) {
 	c := &Client{Registry: registry}
 	if _, err := c.baseURL(); err != nil {
