@@ -3,6 +3,7 @@ module github.com/mcpsandbox/mcpsandbox
 go 1.26.8
 
 require (
+	github.com/Masterminds/semver/v3 v3.4.0
 	github.com/containerd/cgroups/v3 v3.1.3
 	github.com/coreos/go-systemd/v22 v22.6.0
 	github.com/goccy/go-yaml v1.19.2
@@ -28,7 +29,6 @@ require (
 	dario.cat/mergo v1.0.2 // indirect
 	github.com/AlekSi/pointer v1.2.0 // indirect
 	github.com/Masterminds/goutils v1.1.1 // indirect
-	github.com/Masterminds/semver/v3 v3.4.0 // indirect
 	github.com/Masterminds/sprig/v3 v3.3.0 // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect
 	github.com/ProtonMail/go-crypto v1.4.0 // indirect
