@@ -1,0 +1,39 @@
+package provenance
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Without a reachable TUF repository and without a cached root, fetching the
+// public-good root is an error that names the way out, never a silent pass.
+func TestUnreachableRootNamesTheFix(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler()) // a TUF mirror that serves nothing
+	defer srv.Close()
+	_, err := fetchRoot(context.Background(), t.TempDir(), srv.URL)
+	if err == nil {
+		t.Fatal("fetchRoot from a mirror that serves nothing succeeded")
+	}
+	for _, want := range []string{"the Sigstore trusted root could not be fetched from " + srv.URL, "holds no valid copy", "--trusted-root FILE"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
+// A --trusted-root file that is no trusted root is refused naming the file.
+func TestLoadRootRefusesAnotherFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "root.json")
+	if err := os.WriteFile(path, []byte(`{"keys":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadRoot(path)
+	if err == nil || !strings.HasPrefix(err.Error(), path+": not a Sigstore trusted root (trusted_root.json)") {
+		t.Errorf("LoadRoot = %v", err)
+	}
+}
