@@ -85,3 +85,17 @@ func DefaultCacheDir() (string, error) {
 	}
 	return filepath.Join(dir, "mcpsandbox", "sigstore"), nil
 }
+
+// OpenRoot is the trusted root a command verifies against: the file that
+// --trusted-root names, else the public-good root through TUF, cached in
+// DefaultCacheDir.
+func OpenRoot(ctx context.Context, file string) (*Root, error) {
+	if file != "" {
+		return LoadRoot(file)
+	}
+	dir, err := DefaultCacheDir()
+	if err != nil {
+		return nil, err
+	}
+	return PublicGood(ctx, dir)
+}

@@ -150,6 +150,8 @@ func explain(err error) error {
 	switch {
 	case strings.Contains(msg, "not enough verified log entries"):
 		return fmt.Errorf("%w (no log entry verifies against the trusted root: it is another Sigstore instance's, or the entry's signed timestamp is forged)", err)
+	case strings.Contains(msg, "leaf certificate verification failed"):
+		return fmt.Errorf("%w (the signing certificate does not chain to a Fulcio CA of the trusted root at the time it was logged)", err)
 	case strings.Contains(msg, "does not match envelope payload hash"):
 		return fmt.Errorf("%w (the envelope was changed after it was signed and logged)", err)
 	}

@@ -64,6 +64,8 @@ func TestBadBundlesAreRefusedNamingTheCheck(t *testing.T) {
 			provenance.CheckSubject, "not pkg:npm/%40good/server@1.0.0"},
 		{"another Sigstore's root", good, pkgOf("@good/server", tarball), provenancetest.New(t).Root(),
 			provenance.CheckTlog, "not enough verified log entries"},
+		{"another Fulcio CA", good, pkgOf("@good/server", tarball), a.RootWithFulcioOf(provenancetest.New(t)),
+			provenance.CheckCertificate, "does not chain to a Fulcio CA of the trusted root"},
 		{"a tampered envelope", tamper(t, good), pkgOf("@good/server", tarball), a.Root(),
 			provenance.CheckTlog, "does not match envelope payload hash"},
 		{"another predicate", a.SignStatement(publish, provenancetest.Good), pkgOf("@good/server", tarball), a.Root(),
