@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/tuf"
+	"github.com/theupdateframework/go-tuf/v2/metadata/fetcher"
 )
 
 // Root is the trusted material provenance is verified against: the Fulcio
@@ -59,8 +62,13 @@ func fetchRoot(ctx context.Context, cacheDir, mirror string) (*Root, error) {
 	if cacheDir == "" {
 		return nil, errors.New("no cache directory for the Sigstore trusted root")
 	}
+	// go-tuf's fetcher has no deadline and ignores the context: the HTTP
+	// client it is given carries both.
+	fetch := fetcher.NewDefaultFetcher()
+	fetch.SetHTTPUserAgent("mcpsandbox")
+	fetch.SetHTTPClient(&http.Client{Timeout: fetchTimeout, Transport: contextTransport{ctx}})
 	opts := func() *tuf.Options {
-		return tuf.DefaultOptions().WithContext(ctx).WithCachePath(cacheDir).WithRepositoryBaseURL(mirror)
+		return tuf.DefaultOptions().WithContext(ctx).WithCachePath(cacheDir).WithRepositoryBaseURL(mirror).WithFetcher(fetch)
 	}
 	tr, err := root.FetchTrustedRootWithOptions(opts().WithCacheValidity(1))
 	if err == nil {
@@ -71,6 +79,16 @@ func fetchRoot(ctx context.Context, cacheDir, mirror string) (*Root, error) {
 	}
 	return nil, fmt.Errorf("the Sigstore trusted root could not be fetched from %s (%v) and %s holds no valid copy: "+
 		"let mcpsandbox reach that host when it prepares, or give a trusted_root.json with --trusted-root FILE", mirror, err, cacheDir)
+}
+
+// fetchTimeout bounds each request to the TUF repository.
+const fetchTimeout = 30 * time.Second
+
+// contextTransport makes every request of the TUF fetcher end with ctx.
+type contextTransport struct{ ctx context.Context }
+
+func (t contextTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return http.DefaultTransport.RoundTrip(req.WithContext(t.ctx))
 }
 
 // DefaultCacheDir is where PublicGood caches the trusted root:

@@ -26,6 +26,21 @@ func TestUnreachableRootNamesTheFix(t *testing.T) {
 	}
 }
 
+// A TUF mirror that never answers does not hold a prepare up beyond its
+// context (go-tuf's own fetcher would wait for ever).
+func TestHangingRootMirrorEndsWithTheContext(t *testing.T) {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-stop }))
+	defer srv.Close()
+	defer close(stop)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := fetchRoot(ctx, t.TempDir(), srv.URL)
+	if err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Errorf("fetchRoot = %v, want the context's end", err)
+	}
+}
+
 // A --trusted-root file that is no trusted root is refused naming the file.
 func TestLoadRootRefusesAnotherFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "root.json")
