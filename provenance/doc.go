@@ -16,8 +16,9 @@
 // nothing verifies: provenance is never passed unchecked.
 //
 // The tests verify npm's real bundles of the sigstore package against a
-// snapshot of the public-good root, and bundles of their own Sigstore
-// (provenancetest) for everything that must fail. Fetching the root through
-// TUF from tuf-repo-cdn.sigstore.dev, and its cached copy, are not exercised:
-// that host is out of the test machines' reach.
+// snapshot of the public-good root, bundles of their own Sigstore
+// (provenancetest) for everything that must fail, and the TUF fetch and its
+// cache against a TUF repository of their own on loopback. Not tried here:
+// fetching from tuf-repo-cdn.sigstore.dev itself and bundles served by the
+// real registry's attestations endpoint, both out of the test machines' reach.
 package provenance

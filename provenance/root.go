@@ -49,16 +49,18 @@ const PublicGoodTUF = tuf.DefaultMirror
 
 // PublicGood fetches the public-good trusted root through Sigstore's TUF
 // repository, starting from the root.json embedded in sigstore-go and caching
-// the verified metadata in cacheDir (a day before it asks again). mcpsandbox
+// the verified metadata in cacheDir. mcpsandbox
 // does this itself at prepare time, never the sandboxed server. When the
 // repository cannot be reached, a cached copy whose TUF metadata has not
 // expired is used; with neither, it is an error that says what to do:
 // provenance is never passed unverified.
 func PublicGood(ctx context.Context, cacheDir string) (*Root, error) {
-	return fetchRoot(ctx, cacheDir, PublicGoodTUF)
+	return fetchRoot(ctx, cacheDir, PublicGoodTUF, tuf.DefaultRoot())
 }
 
-func fetchRoot(ctx context.Context, cacheDir, mirror string) (*Root, error) {
+// fetchRoot fetches trusted_root.json from the TUF repository at mirror,
+// whose root of trust is tufRoot (a root.json).
+func fetchRoot(ctx context.Context, cacheDir, mirror string, tufRoot []byte) (*Root, error) {
 	if cacheDir == "" {
 		return nil, errors.New("no cache directory for the Sigstore trusted root")
 	}
@@ -68,9 +70,9 @@ func fetchRoot(ctx context.Context, cacheDir, mirror string) (*Root, error) {
 	fetch.SetHTTPUserAgent("mcpsandbox")
 	fetch.SetHTTPClient(&http.Client{Timeout: fetchTimeout, Transport: contextTransport{ctx}})
 	opts := func() *tuf.Options {
-		return tuf.DefaultOptions().WithContext(ctx).WithCachePath(cacheDir).WithRepositoryBaseURL(mirror).WithFetcher(fetch)
+		return tuf.DefaultOptions().WithContext(ctx).WithCachePath(cacheDir).WithRepositoryBaseURL(mirror).WithRoot(tufRoot).WithFetcher(fetch)
 	}
-	tr, err := root.FetchTrustedRootWithOptions(opts().WithCacheValidity(1))
+	tr, err := root.FetchTrustedRootWithOptions(opts())
 	if err == nil {
 		return &Root{material: tr, source: mirror}, nil
 	}
