@@ -27,6 +27,10 @@ func TestSameIdentity(t *testing.T) {
 		t.Errorf("a release of the same workflow: %v", err)
 	}
 
+	if err, want := provenance.SameIdentity(locked, provenance.Identity{}), "published without provenance, the lock pins provenance from https://github.com/good/server: a version from another publisher is refused"; err == nil || err.Error() != want {
+		t.Errorf("a version without provenance: %v\nwant %s", err, want)
+	}
+
 	for _, c := range []struct {
 		name string
 		edit func(*provenance.Identity)
