@@ -49,11 +49,11 @@ const PublicGoodTUF = tuf.DefaultMirror
 
 // PublicGood fetches the public-good trusted root through Sigstore's TUF
 // repository, starting from the root.json embedded in sigstore-go and caching
-// the verified metadata in cacheDir. mcpsandbox
-// does this itself at prepare time, never the sandboxed server. When the
-// repository cannot be reached, a cached copy whose TUF metadata has not
-// expired is used; with neither, it is an error that says what to do:
-// provenance is never passed unverified.
+// the verified metadata in cacheDir. mcpsandbox does this itself at prepare
+// time, never the sandboxed server. When the repository cannot be reached
+// (or serves what does not verify), the cached copy is used while its TUF
+// metadata has not expired; with neither, it is an error that says what to
+// do: provenance is never passed unverified.
 func PublicGood(ctx context.Context, cacheDir string) (*Root, error) {
 	return fetchRoot(ctx, cacheDir, PublicGoodTUF, tuf.DefaultRoot())
 }
@@ -77,7 +77,7 @@ func fetchRoot(ctx context.Context, cacheDir, mirror string, tufRoot []byte) (*R
 		return &Root{material: tr, source: mirror}, nil
 	}
 	if cached, cerr := root.FetchTrustedRootWithOptions(opts().WithForceCache()); cerr == nil {
-		return &Root{material: cached, source: cacheDir + " (cached; " + mirror + " unreachable)"}, nil
+		return &Root{material: cached, source: cacheDir + " (cached; " + mirror + " failed: " + err.Error() + ")"}, nil
 	}
 	return nil, fmt.Errorf("the Sigstore trusted root could not be fetched from %s (%v) and %s holds no valid copy: "+
 		"let mcpsandbox reach that host when it prepares, or give a trusted_root.json with --trusted-root FILE", mirror, err, cacheDir)

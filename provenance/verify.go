@@ -109,7 +109,7 @@ func Verify(bundleJSON []byte, pkg Package, trust *Root) (Identity, error) {
 		for i, s := range subjects {
 			names[i] = s.GetName()
 		}
-		return fail(CheckSubject, fmt.Errorf("the statement is about %s, not %s", strings.Join(names, ", "), want))
+		return fail(CheckSubject, fmt.Errorf("the statement is about %s, not %s", orNone(strings.Join(names, ", ")), want))
 	}
 	if got := subjects[0].GetDigest()["sha512"]; got != digest {
 		return fail(CheckDigest, fmt.Errorf("the statement's tarball digest is sha512:%s, the tarball's is sha512:%s: it attests another tarball", orNone(got), digest))
