@@ -199,4 +199,14 @@ var rules = []rule{
 		notOn: []string{"daemon/..."},
 		why:   "imports point down cmd → daemon → supervisor, never back up",
 	},
+	{
+		pkgs:  []string{"supervisor/...", "sandbox/...", "launch", "resolve", "policy", "egress", "jsonrpc", "healthcheck", "daemon/config"},
+		notOn: []string{"provenance/...", "github.com/sigstore/...", "github.com/theupdateframework/..."},
+		why:   "verifying provenance links sigstore-go's large tree (Rekor, TUF, protobuf, timestamping): only the commands that prepare or upgrade a package verify, so the relay, the sandbox and what resolves a server for run never link it",
+	},
+	{
+		pkgs:  []string{"provenance"},
+		notOn: []string{"./..."},
+		why:   "provenance verification is told a bundle, a package's name, version and integrity and a trusted root, and answers who built it: it knows nothing of locks, registries or the commands that call it",
+	},
 }
