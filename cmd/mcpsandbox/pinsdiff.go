@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/contract"
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
+	"github.com/mcpsandbox/mcpsandbox/lock"
+)
+
+// pinsDiff shows each held item against what was approved, as a reviewer
+// reads it, with the command that approves them.
+func pinsDiff(p pinsRun) int {
+	f, err := lock.Load(p.path)
+	if err != nil {
+		return p.fail("diff", err)
+	}
+	ids, err := p.servers(f)
+	if err != nil {
+		return p.fail("diff", err)
+	}
+	shown := 0
+	for _, id := range ids {
+		s := f.Servers[id]
+		held, err := pick(id, s, p.items)
+		if err != nil {
+			return p.fail("diff", err)
+		}
+		if len(held) == 0 {
+			continue
+		}
+		if shown > 0 {
+			fmt.Fprintln(p.std.Out)
+		}
+		shown++
+		writeServerHead(p.std.Out, id, s, false)
+		var names []string
+		for _, e := range held {
+			old, _ := s.Contract.Get(e.Kind, e.Key)
+			contract.Render(p.std.Out, []contract.Change{contract.Compare(old, e.Item)})
+			for _, finding := range e.Findings {
+				fmt.Fprintf(p.std.Out, "  finding: %s\n", finding)
+			}
+			names = append(names, e.Name())
+		}
+		fmt.Fprintf(p.std.Out, "approve with: mcpsandbox pins approve %s\n", cmdline.ShellJoin(append([]string{displayName(id, s)}, names...)))
+	}
+	if shown == 0 {
+		what := p.path
+		if p.name != "" {
+			what = p.name + " in " + p.path
+		}
+		fmt.Fprintf(p.std.Out, "nothing is held for %s: every contract is as approved\n", what)
+	}
+	return exitOK
+}
+
+// pinsVerify exits 1 when anything is held or the lock does not load:
+// what CI runs on a committed lock.
+func pinsVerify(p pinsRun) int {
+	if _, err := os.Stat(p.path); errors.Is(err, fs.ErrNotExist) {
+		return p.fail("verify", fmt.Errorf("no lock at %s: nothing is pinned to verify against (a server's first session pins it; or give --lock FILE)", p.path))
+	}
+	f, err := lock.Load(p.path)
+	if err != nil {
+		return p.fail("verify", err)
+	}
+	ids, err := p.servers(f)
+	if err != nil {
+		return p.fail("verify", err)
+	}
+	drifted := 0
+	for _, id := range ids {
+		s := f.Servers[id]
+		if held := heldNames(s); len(held) > 0 {
+			drifted++
+			fmt.Fprintf(p.std.Out, "%s: held %s\n", displayName(id, s), strings.Join(held, ", "))
+		}
+	}
+	if drifted > 0 {
+		fmt.Fprintf(p.std.Err, "mcpsandbox pins verify: %d of %d servers drifted from %s: review with `mcpsandbox pins diff`, then approve with `mcpsandbox pins approve NAME ITEM...`\n", drifted, len(ids), p.path)
+		return exitFailure
+	}
+	fmt.Fprintf(p.std.Out, "ok: %s pins %s, nothing held\n", p.path, plural(len(ids), "server"))
+	return exitOK
+}
+
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
