@@ -23,7 +23,7 @@ func pinsApprove(p pinsRun) int {
 				return err
 			}
 			for _, e := range held {
-				if e.Item.Hash == "" { // the server no longer lists it
+				if e.Reason == removed {
 					s.Contract.Delete(e.Kind, e.Key)
 				} else {
 					s.Contract.Put(e.Item, lock.Entry{})

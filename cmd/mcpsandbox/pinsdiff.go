@@ -41,7 +41,11 @@ func pinsDiff(p pinsRun) int {
 		var names []string
 		for _, e := range held {
 			old, _ := s.Contract.Get(e.Kind, e.Key)
-			contract.Render(p.std.Out, []contract.Change{contract.Compare(old, e.Item)})
+			seen := e.Item
+			if e.Reason == removed {
+				seen = contract.Item{Kind: e.Kind, Key: e.Key}
+			}
+			contract.Render(p.std.Out, []contract.Change{contract.Compare(old, seen)})
 			for _, finding := range e.Findings {
 				fmt.Fprintf(p.std.Out, "  finding: %s\n", finding)
 			}

@@ -16,8 +16,11 @@ type entry struct {
 	lock.Entry
 }
 
-// entries walks a contract's items in the order diffs show them. An entry
-// with no hash is a held removal: the server no longer lists the item.
+// removed is the Reason of a held removal: the server no longer lists an
+// approved item, whose approved text the pending entry keeps.
+const removed = "removed"
+
+// entries walks a contract's items in the order diffs show them.
 func entries(c *lock.Contract) []entry {
 	var out []entry
 	keyed := map[contract.Kind]map[string]lock.Entry{
@@ -49,9 +52,6 @@ func why(e entry) string {
 	reason := e.Reason
 	if reason == "" {
 		reason = "held"
-	}
-	if e.Item.Hash == "" {
-		reason = "removed"
 	}
 	return e.Name() + " (" + reason + ")"
 }
@@ -116,20 +116,24 @@ func findServer(f *lock.File, path, name string) (string, *lock.Server, error) {
 	if len(f.Servers) == 0 {
 		return "", nil, unknownServer(fmt.Sprintf("no server %q: %s pins no server yet", name, path))
 	}
-	var all, near []string
-	for id, s := range f.Servers {
-		all = append(all, id)
-		if s.Name != "" && s.Name != id {
-			all = append(all, s.Name)
+	var all, near, same []string
+	lower := strings.ToLower(name)
+	like := func(n string) bool {
+		ln := strings.ToLower(n)
+		return n != "" && (strings.Contains(ln, lower) || strings.Contains(lower, ln) || field.EditDistance(lower, ln) <= max(2, len(name)/3))
+	}
+	for _, id := range f.IDs() {
+		s := f.Servers[id]
+		all = append(all, displayName(id, s))
+		if s.Name == name {
+			same = append(same, id)
+		}
+		if like(id) || like(s.Name) {
+			near = append(near, displayName(id, s))
 		}
 	}
-	slices.Sort(all)
-	lower := strings.ToLower(name)
-	for _, n := range all {
-		ln := strings.ToLower(n)
-		if strings.Contains(ln, lower) || strings.Contains(lower, ln) || field.EditDistance(lower, ln) <= max(2, len(name)/3) {
-			near = append(near, n)
-		}
+	if len(same) > 1 {
+		return "", nil, unknownServer(fmt.Sprintf("%d servers of %s are named %q: give the id of one: %s", len(same), path, name, strings.Join(same, ", ")))
 	}
 	if len(near) > 0 {
 		return "", nil, unknownServer(fmt.Sprintf("no server %q in %s; did you mean %s?", name, path, strings.Join(near, " or ")))

@@ -29,7 +29,7 @@ func pinsList(p pinsRun) int {
 		s := f.Servers[id]
 		writeServerHead(p.std.Out, id, s, p.name != "")
 		if p.name == "" {
-			fmt.Fprintf(p.std.Out, "    pinned   %s\n", counts(&s.Contract))
+			fmt.Fprintf(p.std.Out, "    pinned   %s\n", pinnedCounts(&s.Contract))
 			if held := heldNames(s); len(held) > 0 {
 				fmt.Fprintf(p.std.Out, "    held     %s\n", strings.Join(held, ", "))
 			}
@@ -86,8 +86,8 @@ func builtBy(prov *lock.Provenance) string {
 	return s
 }
 
-// counts says how many items of each kind a contract pins.
-func counts(c *lock.Contract) string {
+// pinnedCounts says how many items of each kind a contract pins.
+func pinnedCounts(c *lock.Contract) string {
 	n := map[contract.Kind]int{}
 	for _, e := range entries(c) {
 		n[e.Kind]++
@@ -115,7 +115,7 @@ func counts(c *lock.Contract) string {
 
 // writeItems lists a server's every pinned item with its hash, then what is held.
 func writeItems(w io.Writer, s *lock.Server) {
-	fmt.Fprintf(w, "    pinned   %s\n", counts(&s.Contract))
+	fmt.Fprintf(w, "    pinned   %s\n", pinnedCounts(&s.Contract))
 	for _, e := range entries(&s.Contract) {
 		fmt.Fprintf(w, "        %s  %s\n", e.Name(), e.Item.Hash)
 	}
