@@ -74,10 +74,10 @@ type pinsRun struct {
 	std   stdio
 }
 
-// fail reports err: a NAME the lock does not hold is the command line's
-// (2), anything else (a lock that does not load, an item not held) is 1.
+// fail reports err: a NAME the lock does not hold or an ITEM that names no
+// item is the command line's (2), anything else (a lock that does not load, an item not held) is 1.
 func (p pinsRun) fail(sub string, err error) int {
-	var unknown unknownServer
+	var unknown badArgument
 	if errors.As(err, &unknown) {
 		return usageFailure("pins", err.Error(), p.std)
 	}

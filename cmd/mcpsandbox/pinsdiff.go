@@ -51,7 +51,7 @@ func pinsDiff(p pinsRun) int {
 			}
 			names = append(names, e.Name())
 		}
-		fmt.Fprintf(p.std.Out, "approve with: mcpsandbox pins approve %s\n", cmdline.ShellJoin(append([]string{displayName(id, s)}, names...)))
+		fmt.Fprintf(p.std.Out, "approve with: mcpsandbox pins approve %s\n", cmdline.ShellJoin(append([]string{argName(f, id)}, names...)))
 	}
 	if shown == 0 {
 		what := p.path
@@ -82,7 +82,7 @@ func pinsVerify(p pinsRun) int {
 		s := f.Servers[id]
 		if held := heldNames(s); len(held) > 0 {
 			drifted++
-			fmt.Fprintf(p.std.Out, "%s: held %s\n", displayName(id, s), strings.Join(held, ", "))
+			fmt.Fprintf(p.std.Out, "%s: held %s\n", argName(f, id), strings.Join(held, ", "))
 		}
 	}
 	if drifted > 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -76,7 +77,7 @@ func pick(id string, s *lock.Server, names []string) ([]entry, error) {
 	for _, name := range names {
 		kind, key, err := contract.ParseItemName(name)
 		if err != nil {
-			return nil, err
+			return nil, badArgument(err.Error())
 		}
 		i := slices.IndexFunc(held, func(e entry) bool { return e.Kind == kind && e.Key == key })
 		if i < 0 {
@@ -103,18 +104,29 @@ func displayName(id string, s *lock.Server) string {
 	return s.Name
 }
 
-// unknownServer is a NAME the lock does not hold: the command line's error.
-type unknownServer string
+// argName is how a command line names a server: its display name when
+// that finds it alone, else its id.
+func argName(f *lock.File, id string) string {
+	name := displayName(id, f.Servers[id])
+	if found, _, ok := f.Server(name); ok && found == id {
+		return name
+	}
+	return id
+}
 
-func (u unknownServer) Error() string { return string(u) }
+// badArgument is a NAME the lock does not hold or an ITEM that names no
+// item: the command line's error.
+type badArgument string
+
+func (u badArgument) Error() string { return string(u) }
 
 // findServer finds NAME by id or display name, or says which names are close.
-func findServer(f *lock.File, path, name string) (string, *lock.Server, error) {
+func findServer(f *lock.File, file, name string) (string, *lock.Server, error) {
 	if id, s, ok := f.Server(name); ok {
 		return id, s, nil
 	}
 	if len(f.Servers) == 0 {
-		return "", nil, unknownServer(fmt.Sprintf("no server %q: %s pins no server yet", name, path))
+		return "", nil, badArgument(fmt.Sprintf("no server %q: %s pins no server yet", name, file))
 	}
 	var all, near, same []string
 	lower := strings.ToLower(name)
@@ -128,17 +140,17 @@ func findServer(f *lock.File, path, name string) (string, *lock.Server, error) {
 		if s.Name == name {
 			same = append(same, id)
 		}
-		if like(id) || like(s.Name) {
+		if like(id) || like(s.Name) || like(path.Base(s.Name)) { // server-memroy is close to @modelcontextprotocol/server-memory
 			near = append(near, displayName(id, s))
 		}
 	}
 	if len(same) > 1 {
-		return "", nil, unknownServer(fmt.Sprintf("%d servers of %s are named %q: give the id of one: %s", len(same), path, name, strings.Join(same, ", ")))
+		return "", nil, badArgument(fmt.Sprintf("%d servers of %s are named %q: give the id of one: %s", len(same), file, name, strings.Join(same, ", ")))
 	}
 	if len(near) > 0 {
-		return "", nil, unknownServer(fmt.Sprintf("no server %q in %s; did you mean %s?", name, path, strings.Join(near, " or ")))
+		return "", nil, badArgument(fmt.Sprintf("no server %q in %s; did you mean %s?", name, file, strings.Join(near, " or ")))
 	}
-	return "", nil, unknownServer(fmt.Sprintf("no server %q in %s; it pins %s", name, path, strings.Join(all, ", ")))
+	return "", nil, badArgument(fmt.Sprintf("no server %q in %s; it pins %s", name, file, strings.Join(all, ", ")))
 }
 
 // servers are the lock's servers, or NAME's alone, sorted by id.

@@ -4,7 +4,7 @@ import "github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 
 func pinsPage() *cmdline.Page {
 	return &cmdline.Page{
-		Name: "mcpsandbox pins - show, diff, approve and verify what servers tell the model",
+		Name: "mcpsandbox pins - review and approve what servers tell the model",
 		Synopsis: []string{
 			"mcpsandbox pins list [OPTIONS] [NAME]",
 			"mcpsandbox pins diff [OPTIONS] [NAME [ITEM...]]",
