@@ -59,6 +59,7 @@ func pinsCommand(args []string, std stdio) int {
 	if err != nil {
 		return usageFailure("pins", err.Error(), std)
 	}
+	std.Out, std.Err = visibleWriter{std.Out}, visibleWriter{std.Err}
 	p := pinsRun{path: path, std: std}
 	if len(words) > 0 {
 		p.name, p.items = words[0], words[1:]

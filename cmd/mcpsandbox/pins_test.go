@@ -313,3 +313,24 @@ func lockedMemory(t *testing.T, path string) *lock.Server {
 	}
 	return s
 }
+
+// What the lock holds of a server's text is shown with its invisible
+// characters spelt out: a tag-character payload or a bidi override in a
+// description cannot hide from the review.
+func TestPinsDiffShowsInvisibleCharacters(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "lock.json")
+	writeMemoryLock(t, path)
+	hiddenText := "Export the graph\u200b\u202e\U000E0049\U000E0047\U000E004E"
+	item := listItems(t, `{"tools": [{"name": "export_graph", "description": "`+hiddenText+`", "inputSchema": {"type": "object"}}]}`)[0]
+	if err := lock.Update(path, func(f *lock.File) error {
+		f.Servers[memoryID].Pending.Put(item, lock.Entry{Reason: "new"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := pinsCLI(t, dir, "pins", "diff", "--lock", path, memoryName, "tool:export_graph")
+	if want := `"description": "Export the graph\u{200B}\u{202E}\u{E0049}\u{E0047}\u{E004E}",`; code != exitOK || !strings.Contains(out, want) || strings.ContainsAny(out, "\u200b\u202e") {
+		t.Errorf("pins diff of a description with invisible characters: exit %d, want %s in:\n%s", code, want, out)
+	}
+}

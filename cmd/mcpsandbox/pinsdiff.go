@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -38,6 +41,7 @@ func pinsDiff(p pinsRun) int {
 		}
 		shown++
 		writeServerHead(p.std.Out, id, s, false)
+		fmt.Fprintln(p.std.Out)
 		var names []string
 		for _, e := range held {
 			old, _ := s.Contract.Get(e.Kind, e.Key)
@@ -45,7 +49,11 @@ func pinsDiff(p pinsRun) int {
 			if e.Reason == removed {
 				seen = contract.Item{Kind: e.Kind, Key: e.Key}
 			}
-			contract.Render(p.std.Out, []contract.Change{contract.Compare(old, seen)})
+			change := contract.Compare(old, seen)
+			contract.Render(p.std.Out, []contract.Change{change})
+			if change.Op == contract.Added { // all of it is new: show it whole
+				writeText(p.std.Out, e.Item.Text)
+			}
 			for _, finding := range e.Findings {
 				fmt.Fprintf(p.std.Out, "  finding: %s\n", finding)
 			}
@@ -61,6 +69,16 @@ func pinsDiff(p pinsRun) int {
 		fmt.Fprintf(p.std.Out, "nothing is held for %s: every contract is as approved\n", what)
 	}
 	return exitOK
+}
+
+// writeText writes an item's text indented under its heading.
+func writeText(w io.Writer, text json.RawMessage) {
+	var b bytes.Buffer
+	if json.Indent(&b, text, "  | ", "  ") != nil {
+		b.Reset()
+		b.Write(text)
+	}
+	fmt.Fprintf(w, "  | %s\n", b.Bytes())
 }
 
 // pinsVerify exits 1 when anything is held or the lock does not load:

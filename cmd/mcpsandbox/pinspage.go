@@ -35,7 +35,7 @@ func pinsPage() *cmdline.Page {
 		Examples: []cmdline.Example{
 			{Command: "mcpsandbox pins list", Text: "See every pinned server, and what is held:"},
 			{Command: "mcpsandbox pins diff @modelcontextprotocol/server-memory", Text: "Review what the memory server changed since you approved it:"},
-			{Command: "mcpsandbox pins approve @modelcontextprotocol/server-memory tool:read_graph", Text: "Approve one changed tool; hosts see it from their next list:"},
+			{Command: "mcpsandbox pins approve @modelcontextprotocol/server-memory tool:export_graph", Text: "Approve one held tool; hosts see it from their next list:"},
 			{Command: "mcpsandbox pins verify --lock ./mcpsandbox.lock.json", Text: "In CI, fail when a project's lock holds anything not approved:"},
 			{Command: "mcpsandbox pins list --config ~/.config/mcpsandbox/daemon.json notes", Text: "Every item pinned for the daemon's server notes:"},
 		},
