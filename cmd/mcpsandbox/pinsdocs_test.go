@@ -170,3 +170,28 @@ func pinsOwn(t *testing.T, home string) {
 		t.Fatal(err)
 	}
 }
+
+// README's Pins section's lines work as written on the page's story: the
+// diff shows the held tool, the approve approves it.
+func TestPinsReadmeRunsAsWritten(t *testing.T) {
+	home, sh := pinsHome(t)
+	writeMemoryLock(t, filepath.Join(home, ".config/mcpsandbox/lock.json"))
+	text, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(text), "\n## Pins\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	block := shBlock.FindStringSubmatch(section)
+	if !ok || block == nil {
+		t.Fatal("README has no Pins section with an sh block")
+	}
+	wants := map[string]string{"diff": "tool:export_graph added", "approve": "approved tool:export_graph (new) for " + memoryName}
+	for _, line := range strings.Split(strings.TrimSpace(block[1]), "\n") {
+		out, code := sh(line)
+		want, known := wants[strings.Fields(line)[2]]
+		if code != exitOK || !known || !strings.Contains(out, want+"\n") {
+			t.Errorf("%s: exit %d, want a line %q:\n%s", line, code, want, out)
+		}
+	}
+}
