@@ -71,8 +71,10 @@ func pinsDiff(p pinsRun) int {
 	return exitOK
 }
 
-// writeText writes an item's text indented under its heading.
+// writeText writes a new item's text whole (its schema and annotations
+// too, which Render's prose fields leave out), under a marker.
 func writeText(w io.Writer, text json.RawMessage) {
+	fmt.Fprintln(w, "  as listed:")
 	var b bytes.Buffer
 	if json.Indent(&b, text, "  | ", "  ") != nil {
 		b.Reset()
