@@ -12,19 +12,14 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/contract"
 	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
-	"github.com/mcpsandbox/mcpsandbox/lock"
 )
 
 // pinsDiff shows each held item against what was approved, as a reviewer
 // reads it, with the command that approves them.
 func pinsDiff(p pinsRun) int {
-	f, err := lock.Load(p.path)
-	if err != nil {
-		return p.fail("diff", err)
-	}
-	ids, err := p.servers(f)
-	if err != nil {
-		return p.fail("diff", err)
+	f, ids, status, ok := p.open("diff")
+	if !ok {
+		return status
 	}
 	shown := 0
 	for _, id := range ids {
@@ -89,13 +84,9 @@ func pinsVerify(p pinsRun) int {
 	if _, err := os.Stat(p.path); errors.Is(err, fs.ErrNotExist) {
 		return p.fail("verify", fmt.Errorf("no lock at %s: nothing is pinned to verify against (a server's first session pins it; or give --lock FILE)", p.path))
 	}
-	f, err := lock.Load(p.path)
-	if err != nil {
-		return p.fail("verify", err)
-	}
-	ids, err := p.servers(f)
-	if err != nil {
-		return p.fail("verify", err)
+	f, ids, status, ok := p.open("verify")
+	if !ok {
+		return status
 	}
 	drifted := 0
 	for _, id := range ids {

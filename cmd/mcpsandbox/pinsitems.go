@@ -153,6 +153,19 @@ func findServer(f *lock.File, file, name string) (string, *lock.Server, error) {
 	return "", nil, badArgument(fmt.Sprintf("no server %q in %s; it pins %s", name, file, strings.Join(all, ", ")))
 }
 
+// open loads the lock and finds the servers asked for; ok is false when
+// it reported why not.
+func (p pinsRun) open(sub string) (*lock.File, []string, int, bool) {
+	f, err := lock.Load(p.path)
+	if err == nil {
+		var ids []string
+		if ids, err = p.servers(f); err == nil {
+			return f, ids, exitOK, true
+		}
+	}
+	return nil, nil, p.fail(sub, err), false
+}
+
 // servers are the lock's servers, or NAME's alone, sorted by id.
 func (p pinsRun) servers(f *lock.File) ([]string, error) {
 	if p.name != "" {

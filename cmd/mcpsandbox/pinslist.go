@@ -12,13 +12,9 @@ import (
 
 // pinsList prints every server of the lock in short, or NAME's every item.
 func pinsList(p pinsRun) int {
-	f, err := lock.Load(p.path)
-	if err != nil {
-		return p.fail("list", err)
-	}
-	ids, err := p.servers(f)
-	if err != nil {
-		return p.fail("list", err)
+	f, ids, status, ok := p.open("list")
+	if !ok {
+		return status
 	}
 	if len(ids) == 0 {
 		fmt.Fprintf(p.std.Out, "%s pins no server yet: a server's contract is pinned when its first session lists it (docs/pins.md)\n", p.path)
