@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"errors"
 	"flag"
 	"fmt"
@@ -103,7 +105,7 @@ func interspersed(fs *flag.FlagSet, name string, args []string, std stdio) ([]st
 
 // lockFlags choose the lock as the relay would for the same setting:
 // --lock, else the policy's pins.lock, else the daemon config's own, else
-// the user's.
+// MCPSANDBOX_LOCK's (as run reads it, for CI), else the user's.
 type lockFlags struct{ lock, policy, config *string }
 
 func (l lockFlags) path() (string, error) {
@@ -121,6 +123,9 @@ func (l lockFlags) path() (string, error) {
 	}
 	if *l.config != "" {
 		return lock.BesideConfig(*l.config), nil
+	}
+	if env := os.Getenv("MCPSANDBOX_LOCK"); filepath.IsAbs(env) {
+		return env, nil
 	}
 	return lock.DefaultPath()
 }

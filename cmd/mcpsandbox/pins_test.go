@@ -285,7 +285,7 @@ func TestPinsBadCommandLines(t *testing.T) {
 }
 
 // The lock is --lock's, else the policy's pins.lock, else the daemon
-// config's own beside it, else the user's.
+// config's own beside it, else MCPSANDBOX_LOCK's, else the user's.
 func TestPinsChooseTheLock(t *testing.T) {
 	dir := t.TempDir()
 	project := filepath.Join(dir, "project.lock.json")
@@ -298,7 +298,12 @@ func TestPinsChooseTheLock(t *testing.T) {
 			t.Errorf("pins list %s: exit %d, stderr %q, read %q", args, code, stderr, out)
 		}
 	}
-	out, _, _ := pinsCLI(t, dir, "pins", "list", "--config", "daemon.json")
+	t.Setenv("MCPSANDBOX_LOCK", project) // as a CI job sets it for run
+	out, _, _ := pinsCLI(t, dir, "pins", "list")
+	if !strings.HasPrefix(out, "lock "+project+"\n") {
+		t.Errorf("pins list with MCPSANDBOX_LOCK=%s read %q", project, out)
+	}
+	out, _, _ = pinsCLI(t, dir, "pins", "list", "--config", "daemon.json")
 	if !strings.HasPrefix(out, "lock daemon.lock.json\n") {
 		t.Errorf("pins list --config daemon.json read %q, want daemon.lock.json", out)
 	}

@@ -111,7 +111,8 @@ func TestPinsHelpExamplesRunAsWritten(t *testing.T) {
 // pinsHome is a HOME for the pins examples and a shell that runs a line
 // there as its owner, output and errors together, with mcpsandbox on PATH.
 // Root's own lock is /etc's: as root the lines run as an unprivileged
-// user, whose lock is in HOME as a user's is.
+// user, whose lock is in HOME as a user's is. MCPSANDBOX_LOCK names that
+// same lock, so that no lock of the test binary's own stands in for it.
 func pinsHome(t *testing.T) (string, func(line string) (string, int)) {
 	t.Helper()
 	root := testenv.SharedDir(t, "mcpsandbox-pins-")
@@ -130,7 +131,7 @@ func pinsHome(t *testing.T) (string, func(line string) (string, int)) {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "HOME="+home, "PATH="+bin+":"+os.Getenv("PATH"))
+	env = append(env, "HOME="+home, "PATH="+bin+":"+os.Getenv("PATH"), "MCPSANDBOX_LOCK="+filepath.Join(home, ".config/mcpsandbox/lock.json"))
 	owned := false
 	return home, func(line string) (string, int) {
 		t.Helper()

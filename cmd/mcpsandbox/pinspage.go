@@ -21,7 +21,7 @@ func pinsPage() *cmdline.Page {
 			"A lock that does not load (bad JSON, an unknown key, a hash that does not match its text) is an error at FILE:LINE:COLUMN with its fix, and is never repaired: mcpsandbox does not pin anything again over it.",
 		},
 		Options: []cmdline.Option{
-			{Flag: "--lock FILE", Text: "The lock to read and write. Default: the one the options below choose, else your lock, ~/.config/mcpsandbox/lock.json ($XDG_CONFIG_HOME's when set; root's /etc/mcpsandbox/lock.json)."},
+			{Flag: "--lock FILE", Text: "The lock to read and write. Default: the one the options below choose, else $MCPSANDBOX_LOCK (an absolute path, as run reads it), else your lock, ~/.config/mcpsandbox/lock.json ($XDG_CONFIG_HOME's when set; root's /etc/mcpsandbox/lock.json)."},
 			{Flag: "--policy FILE|NAME", Text: "The lock that policy's pins.lock names, as `run --policy` would use; when it names none, the one below or your lock."},
 			{Flag: "--config FILE", Text: "The lock of the daemon config FILE: beside it, with .lock.json for .json (daemon.json's is daemon.lock.json)."},
 			{Flag: "--all", Text: "approve: every held item of NAME, or of every server without NAME."},
