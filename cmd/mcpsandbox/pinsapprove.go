@@ -25,10 +25,10 @@ func pinsApprove(p pinsRun) int {
 			for _, e := range held {
 				if e.Reason == removed {
 					s.Contract.Delete(e.Kind, e.Key)
+					s.Pending.Delete(e.Kind, e.Key)
 				} else {
-					s.Contract.Put(e.Item, lock.Entry{})
+					s.Approve(e.Kind, e.Key)
 				}
-				s.Pending.Delete(e.Kind, e.Key)
 				approved = append(approved, fmt.Sprintf("approved %s for %s", why(e), displayName(id, s)))
 			}
 		}
