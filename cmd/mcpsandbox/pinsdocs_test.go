@@ -74,7 +74,7 @@ func TestPinsHelpExamplesRunAsWritten(t *testing.T) {
 	}
 	pinsOwn(t, home)
 	checks := map[string][]string{
-		"list":    {"    held     tool:export_graph (new), tool:search_nodes (changed)"},
+		"list":    {"    held     tool:export_graph (new), tool:read_graph (changed), tool:search_nodes (changed)"},
 		"diff":    {"tool:search_nodes changed", "  finding: " + memoryFinding},
 		"approve": {"approved tool:export_graph (new) for " + memoryName},
 		"verify":  {"ok: ./mcpsandbox.lock.json pins 1 server, nothing held"},
