@@ -346,7 +346,7 @@ func TestPinsDiffShowsInvisibleCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, code := pinsCLI(t, dir, "pins", "diff", "--lock", path, memoryName, "tool:export_graph")
-	if want := `"description": "Export the graph\u{200B}\u{202E}\u{E0049}\u{E0047}\u{E004E}",`; code != exitOK || !strings.Contains(out, want) || strings.ContainsAny(out, "\u200b\u202e") {
+	if want := `"description": "Export the graph\u200b\u202e\U000e0049\U000e0047\U000e004e",`; code != exitOK || !strings.Contains(out, want) || strings.ContainsAny(out, "\u200b\u202e") {
 		t.Errorf("pins diff of a description with invisible characters: exit %d, want %s in:\n%s", code, want, out)
 	}
 }

@@ -19,18 +19,22 @@ func (v visibleWriter) Write(b []byte) (int, error) {
 }
 
 // visible spells out control, format (zero-width, bidi, tag), private and
-// unassigned characters as \u{XXXX}.
+// unassigned characters as Go escapes, \u200b and \U000e0049, as the
+// contract's Render does.
 func visible(s string) string {
 	if strings.IndexFunc(s, hidden) < 0 {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if hidden(r) {
-			fmt.Fprintf(&b, `\u{%04X}`, r)
-			continue
+		switch {
+		case !hidden(r):
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
 		}
-		b.WriteRune(r)
 	}
 	return b.String()
 }
