@@ -124,6 +124,11 @@ var rules = []rule{
 		why:   "a server's contract (canonical form, hash, diff) is pure and one for all: the lock, the relay's pin rule, the pins commands and upgrade must hash alike, so it knows nothing of files, relays or policy, and only RFC 8785's library beside the standard one",
 	},
 	{
+		pkgs:  []string{"contract/..."},
+		notOn: []string{"supervisor/...", "sandbox/...", "daemon/...", "resolve", "launch", "lock", mcpSDK},
+		why:   "what a server tells the model is judged (contract/scan) and edited by the operator (contract/override) purely, from the item and the policy's plain settings: the pin rule, the pins commands and upgrade call them alike, and they know nothing of relays, files or processes",
+	},
+	{
 		pkgs:  []string{"lock"},
 		notOn: append([]string{"./..."}, thirdParty...),
 		but:   []string{"contract", "internal/field", "github.com/gowebpki/jcs", "github.com/tailscale/hujson", "golang.org/x/sys/unix"},

@@ -1,0 +1,59 @@
+package scan
+
+import (
+	"regexp"
+	"strings"
+)
+
+// sensitivePath is a file or directory that holds credentials or a host's
+// own configuration: a description that names one points the model at it.
+type sensitivePath struct {
+	what string
+	re   *regexp.Regexp
+}
+
+// start is what may stand before a path that begins with a dot: not a
+// letter or digit, so process.env is no .env file.
+const start = `(^|[\s/~'"` + "`" + `(=:,\[{])`
+
+var sensitivePaths = []sensitivePath{
+	{"SSH keys", regexp.MustCompile(start + `\.ssh\b|\bid_(rsa|dsa|ecdsa|ed25519)(\.pub)?\b|\bauthorized_keys\b`)},
+	{"an environment file", regexp.MustCompile(start + `\.env(\.[a-z0-9_-]+)?\b`)},
+	{"cloud credentials", regexp.MustCompile(`\.aws/(credentials|config)\b|\.config/gcloud\b|\bapplication_default_credentials\.json\b|\.azure/(credentials|accesstokens\.json)|\.kube/config\b|\.docker/config\.json\b`)},
+	{"credential files", regexp.MustCompile(start + `\.(netrc|npmrc|pypirc|git-credentials|gnupg|password-store)\b|/etc/(shadow|gshadow|sudoers)\b|/proc/(self|\d+)/environ\b`)},
+	{"a host's MCP configuration", regexp.MustCompile(`\bclaude_desktop_config\.json\b|\.cursor/mcp\.json\b|\.vscode/mcp\.json\b|` + start + `\.claude\.json\b|\.claude/settings(\.local)?\.json\b|windsurf/mcp_config\.json\b|\bcline_mcp_settings\.json\b|\.gemini/settings\.json\b|\.codex/config\.toml\b|\.continue/config\.(json|yaml)\b|` + start + `\.mcp\.json\b|\bmcpsandbox/(lock|daemon(\.lock)?)\.json\b|\bdaemon\.lock\.json\b`)},
+}
+
+// readVerb near a sensitive path makes it a read of it.
+var readVerb = regexp.MustCompile(`\b(read|reads|reading|cat|open|load|send|pass|include|upload|copy|attach|print|dump|contents? of)\b`)
+
+// pathMatch is one sensitive path found in a normalized string.
+type pathMatch struct {
+	what, text string
+	read       bool
+}
+
+func findSensitivePaths(norm string) []pathMatch {
+	var out []pathMatch
+	for _, p := range sensitivePaths {
+		loc := p.re.FindStringIndex(norm)
+		if loc == nil {
+			continue
+		}
+		from, to := max(loc[0]-80, 0), min(loc[1]+80, len(norm))
+		begin := loc[0]
+		for begin > 0 && !strings.ContainsRune(" '\"`(=,[{<", rune(norm[begin-1])) {
+			begin-- // the whole path: ~/.ssh, not /.ssh
+		}
+		out = append(out, pathMatch{p.what, trimStart(norm[begin:loc[1]]), readVerb.MatchString(norm[from:to])})
+	}
+	return out
+}
+
+// trimStart drops the character start matched before a path.
+func trimStart(s string) string {
+	if len(s) > 1 && (s[0] == ' ' || s[0] == '\'' || s[0] == '"' || s[0] == '`' || s[0] == '(' || s[0] == '=' || s[0] == ':' || s[0] == ',' || s[0] == '[' || s[0] == '{') {
+		return s[1:]
+	}
+	return s
+}
