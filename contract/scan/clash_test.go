@@ -55,7 +55,7 @@ func TestItemNamesAClash(t *testing.T) {
 	ctx := Context{Server: "fs-notes", OwnTools: []string{"read_file"},
 		Others: map[string][]string{"fs-docs": {"read_file", "write_file"}, "github": {"create_issue"}}}
 	got := Item(tool(t, "read_file", "Reads a file.", "The path."), ctx)
-	want := `server "fs-docs" also exposes "read_file", so the model may call the wrong one: separate them with --tool-prefix fs_notes_ (policy mcp.tool-prefix)`
+	want := `"read_file" is also a tool of server "fs-docs", so the model may call the wrong one: separate them with --tool-prefix fs_notes_ (policy mcp.tool-prefix)`
 	if !has(got, RuleToolClash, Medium, "name", want) || Holds(got) {
 		t.Errorf("findings:\n%s\nwant a medium %s: %s", lines(got), RuleToolClash, want)
 	}

@@ -15,7 +15,7 @@ type directive struct {
 
 var directives = []directive{
 	{"pseudo-tag", High, regexp.MustCompile(`<\s*/?\s*(important|system|instructions?|secret|hidden|admin|critical)\s*>|\[\s*/?\s*(system|important|instructions?)\s*\]|<\|?\s*(im_start|im_end|system)\s*\|?>`),
-		"a tag that poses as the host's or the system's own words"},
+		"poses as the host's or the system's own words"},
 	{"ignore-previous", High, regexp.MustCompile(`\b(ignore|disregard|forget|override)( all| any)?( of)?( the| your| my)? (previous|prior|above|earlier|preceding|other|system|original) (instructions?|directions?|prompts?|rules|messages|guidelines|context)\b`),
 		"tells the model to drop its instructions"},
 	{"hide-from-user", High, regexp.MustCompile(`\b(do not|don't|dont|never|must not|should not) (tell|inform|notify|alert|mention|reveal|show|disclose|let)( this| it| that| anything)?( to)? (the )?user\b|\bwithout (telling|informing|notifying|alerting|asking|showing) the user\b|\bthe user (must|should) (not|never) (know|see|notice|be told|find out)\b|\b(keep|hide) (this|it) (secret )?from the user\b`),

@@ -45,13 +45,14 @@ const (
 type Finding struct {
 	Severity Severity `json:"severity"`
 	Rule     string   `json:"rule"`
-	Field    string   `json:"field"` // e.g. description, inputSchema.properties.path.description
-	Reason   string   `json:"reason"`
+	Field    string   `json:"field"`  // e.g. description, inputSchema.properties.path.description
+	Reason   string   `json:"reason"` // a predicate of Field: "names …", "hides …"
 }
 
-// String is the finding as one line: "high directive at description: …".
+// String is the finding as one line, its field the subject of its reason:
+// high: description names "~/.ssh/id_rsa" (SSH keys) … [sensitive-path]
 func (f Finding) String() string {
-	return fmt.Sprintf("%s %s at %s: %s", f.Severity, f.Rule, f.Field, f.Reason)
+	return fmt.Sprintf("%s: %s %s [%s]", f.Severity, f.Field, f.Reason, f.Rule)
 }
 
 // Holds reports whether findings hold their item until it is approved:

@@ -101,19 +101,19 @@ func invisibleFindings(path, s string) []Finding {
 	var out []Finding
 	if len(tagRuns) > 0 {
 		out = append(out, Finding{High, RuleTagText, path,
-			fmt.Sprintf("hidden text in %d Unicode tag characters (U+E0000–U+E007F), invisible to a reader but read by the model: %s",
+			fmt.Sprintf("hides text in %d Unicode tag characters (U+E0000–U+E007F), invisible to a reader but read by the model: %s",
 				tagCount, clip(strings.Join(tagRuns, " | "), 120))})
 	}
 	if bidi.n > 0 {
 		out = append(out, Finding{High, RuleBidi, path,
-			fmt.Sprintf("%s reorder what a reader sees against what the model reads: %s", bidi.summary("bidi control"), bidi.context)})
+			fmt.Sprintf("holds %s, which reorder what a reader sees against what the model reads: %s", bidi.summary("bidi control"), bidi.context)})
 	}
 	if inv.n > 0 {
 		if inv.n == 1 && inv.first == "byte order mark at the start" {
 			invSeverity = Low
 		}
 		out = append(out, Finding{invSeverity, RuleInvisible, path,
-			fmt.Sprintf("%s hide text from a reader: %s", inv.summary("invisible character"), inv.context)})
+			fmt.Sprintf("holds %s, which hide text from a reader: %s", inv.summary("invisible character"), inv.context)})
 	}
 	return out
 }

@@ -27,10 +27,16 @@ var sensitivePaths = []sensitivePath{
 // readVerb near a sensitive path makes it a read of it.
 var readVerb = regexp.MustCompile(`\b(read|reads|reading|cat|open|load|send|pass|include|upload|copy|attach|print|dump|contents? of)\b`)
 
+// imperativeRead is a read verb in the imperative, beginning a clause
+// ("…, read ~/.ssh/id_rsa", "then send it"): an order to read, not a
+// description of what the tool reads ("reads ~/.aws/config").
+var imperativeRead = regexp.MustCompile(`(^|[.;:!?,(]\s*|\b(then|and|first|always|must|please|should)\s+)(read|cat|open|load|send|pass|include|upload|copy|attach|print|dump|fetch|share|post)\b`)
+
 // pathMatch is one sensitive path found in a normalized string.
 type pathMatch struct {
 	what, text string
-	read       bool
+	read       bool // a read verb is near
+	ordered    bool // an imperative read verb is near: the text orders the read
 }
 
 func findSensitivePaths(norm string) []pathMatch {
@@ -45,7 +51,13 @@ func findSensitivePaths(norm string) []pathMatch {
 		for begin > 0 && !strings.ContainsRune(" '\"`(=,[{<", rune(norm[begin-1])) {
 			begin-- // the whole path: ~/.ssh, not /.ssh
 		}
-		out = append(out, pathMatch{p.what, trimStart(norm[begin:loc[1]]), readVerb.MatchString(norm[from:to])})
+		end := loc[1]
+		for end < len(norm) && !strings.ContainsRune(" '\"`),;]}>", rune(norm[end])) {
+			end++ // the whole path: ~/.ssh/id_rsa, not ~/.ssh
+		}
+		path := strings.TrimRight(trimStart(norm[begin:end]), ".:")
+		near := norm[from:to]
+		out = append(out, pathMatch{p.what, path, readVerb.MatchString(near), imperativeRead.MatchString(near)})
 	}
 	return out
 }

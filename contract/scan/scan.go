@@ -36,7 +36,7 @@ func Item(it contract.Item, ctx Context) []Finding {
 	dec := json.NewDecoder(bytes.NewReader(it.Text))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		return []Finding{{High, RuleUnreadable, string(it.Kind), "the item's text is no JSON the scanner can read: " + err.Error()}}
+		return []Finding{{High, RuleUnreadable, string(it.Kind), "is no JSON the scanner can read: " + err.Error()}}
 	}
 	s := &scanner{ctx: ctx, rules: hostRules(ctx), others: otherTools(ctx)}
 	root := ""
@@ -109,11 +109,11 @@ func (s *scanner) text(path, text string, prose bool) {
 	norm := normalize(text)
 	ds := findDirectives(norm)
 	for _, d := range ds {
-		s.out = append(s.out, Finding{d.d.severity, RuleDirective, path, fmt.Sprintf("%s (%s): %s", quote(clip(d.text, 80)), d.d.id, d.d.why)})
+		s.out = append(s.out, Finding{d.d.severity, RuleDirective, path, fmt.Sprintf("says %s (%s), which %s", quote(clip(d.text, 80)), d.d.id, d.d.why)})
 	}
 	for _, p := range findSensitivePaths(norm) {
 		f := Finding{Medium, RuleSensitive, path, fmt.Sprintf("names %s (%s)", quote(p.text), p.what)}
-		if p.read && len(ds) > 0 {
+		if p.ordered || p.read && len(ds) > 0 {
 			f.Severity = High
 			f.Reason += " and tells the model to read or pass it on"
 		}
@@ -153,8 +153,8 @@ func (s *scanner) clash(key string) {
 			}
 		}
 		s.out = append(s.out, Finding{Medium, RuleToolClash, "name", fmt.Sprintf(
-			"server %s also exposes %q, so the model may call the wrong one: separate them with --tool-prefix %s (policy mcp.tool-prefix)",
-			joinList(with), printable(name), prefixes[self])})
+			"%q is also a tool of server %s, so the model may call the wrong one: separate them with --tool-prefix %s (policy mcp.tool-prefix)",
+			printable(name), joinList(with), prefixes[self])})
 	}
 }
 
