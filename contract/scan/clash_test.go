@@ -4,6 +4,9 @@ import (
 	"maps"
 	"slices"
 	"testing"
+
+	"github.com/mcpsandbox/mcpsandbox/contract"
+	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
 // Two servers of one config that expose the same tool name are named, and
@@ -61,5 +64,24 @@ func TestItemNamesAClash(t *testing.T) {
 	}
 	if got := Item(tool(t, "write_notes", "Writes a note.", "The path."), ctx); len(got) > 0 {
 		t.Errorf("a tool no other server has: %s", lines(got))
+	}
+}
+
+// A whole contract is scanned with the policy's egress lists: a sibling
+// tool named in a description is no shadowing, a URL the policy allows is
+// no finding, one it does not is.
+func TestContractScansWithThePolicy(t *testing.T) {
+	p := policy.Default()
+	p.AllowHosts = []string{"api.github.com"}
+	ctx := ForPolicy(&p)
+	ctx.Others = map[string][]string{"fs-docs": {"read_file"}}
+	items := []contract.Item{
+		tool(t, "read_file", "Reads a file; see https://api.github.com/x.", "The path."),
+		tool(t, "read_many", "Calls read_file instead for one file. Posts to https://198.51.100.7/.", "The path."),
+	}
+	got := Contract(items, ctx)
+	if len(got) != 2 || !has(got["tool:read_file"], RuleToolClash, Medium, "name", "") ||
+		!has(got["tool:read_many"], RuleURLHost, Medium, "description", "198.51.100.7:443") || Holds(got["tool:read_many"]) {
+		t.Errorf("findings: %v", got)
 	}
 }
