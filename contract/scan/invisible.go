@@ -43,6 +43,9 @@ func isVariationSelector(r rune) bool {
 
 // hidden reports whether r is one of the characters this file is about.
 func hidden(r rune) bool {
+	if r < 0xAD { // the soft hyphen is the first
+		return false
+	}
 	_, bidi := bidiNames[r]
 	_, inv := invisibleNames[r]
 	return bidi || inv || isTag(r) || isVariationSelector(r)
@@ -52,6 +55,9 @@ func hidden(r rune) bool {
 // and invisible characters: one finding per kind, with the first place
 // shown.
 func invisibleFindings(path, s string) []Finding {
+	if isASCII(s) {
+		return nil
+	}
 	rs := []rune(s)
 	var tagRuns []string
 	var tagCount int
@@ -253,4 +259,13 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(rs[:n]) + "…"
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -19,7 +19,10 @@ import (
 func normalize(s string) string {
 	var b strings.Builder
 	space := false
-	for _, r := range norm.NFKC.String(s) {
+	if !isASCII(s) {
+		s = norm.NFKC.String(s)
+	}
+	for _, r := range s {
 		switch {
 		case isTag(r):
 			if a := r - tagFirst; a >= 0x20 && a <= 0x7E {

@@ -8,8 +8,9 @@ import (
 // sensitivePath is a file or directory that holds credentials or a host's
 // own configuration: a description that names one points the model at it.
 type sensitivePath struct {
-	what string
-	re   *regexp.Regexp
+	what    string
+	re      *regexp.Regexp
+	needles []string // one of them is in every match (findNear)
 }
 
 // start is what may stand before a path that begins with a dot: not a
@@ -17,11 +18,11 @@ type sensitivePath struct {
 const start = `(^|[\s/~'"` + "`" + `(=:,\[{])`
 
 var sensitivePaths = []sensitivePath{
-	{"SSH keys", regexp.MustCompile(start + `\.ssh\b|\bid_(rsa|dsa|ecdsa|ed25519)(\.pub)?\b|\bauthorized_keys\b`)},
-	{"an environment file", regexp.MustCompile(start + `\.env(\.[a-z0-9_-]+)?\b`)},
-	{"cloud credentials", regexp.MustCompile(`\.aws/(credentials|config)\b|\.config/gcloud\b|\bapplication_default_credentials\.json\b|\.azure/(credentials|accesstokens\.json)|\.kube/config\b|\.docker/config\.json\b`)},
-	{"credential files", regexp.MustCompile(start + `\.(netrc|npmrc|pypirc|git-credentials|gnupg|password-store)\b|/etc/(shadow|gshadow|sudoers)\b|/proc/(self|\d+)/environ\b`)},
-	{"a host's MCP configuration", regexp.MustCompile(`\bclaude_desktop_config\.json\b|\.cursor/mcp\.json\b|\.vscode/mcp\.json\b|` + start + `\.claude\.json\b|\.claude/settings(\.local)?\.json\b|windsurf/mcp_config\.json\b|\bcline_mcp_settings\.json\b|\.gemini/settings\.json\b|\.codex/config\.toml\b|\.continue/config\.(json|yaml)\b|` + start + `\.mcp\.json\b|\bmcpsandbox/(lock|daemon(\.lock)?)\.json\b|\bdaemon\.lock\.json\b`)},
+	{"SSH keys", regexp.MustCompile(start + `\.ssh\b|\bid_(rsa|dsa|ecdsa|ed25519)(\.pub)?\b|\bauthorized_keys\b`), []string{"ssh", "id_", "authorized_keys"}},
+	{"an environment file", regexp.MustCompile(start + `\.env(\.[a-z0-9_-]+)?\b`), []string{".env"}},
+	{"cloud credentials", regexp.MustCompile(`\.aws/(credentials|config)\b|\.config/gcloud\b|\bapplication_default_credentials\.json\b|\.azure/(credentials|accesstokens\.json)|\.kube/config\b|\.docker/config\.json\b`), []string{".aws/", "gcloud", "application_default", ".azure/", ".kube/", ".docker/"}},
+	{"credential files", regexp.MustCompile(start + `\.(netrc|npmrc|pypirc|git-credentials|gnupg|password-store)\b|/etc/(shadow|gshadow|sudoers)\b|/proc/(self|\d+)/environ\b`), []string{".netrc", ".npmrc", ".pypirc", ".git-credentials", ".gnupg", ".password-store", "/etc/", "/proc/"}},
+	{"a host's MCP configuration", regexp.MustCompile(`\bclaude_desktop_config\.json\b|\.cursor/mcp\.json\b|\.vscode/mcp\.json\b|` + start + `\.claude\.json\b|\.claude/settings(\.local)?\.json\b|windsurf/mcp_config\.json\b|\bcline_mcp_settings\.json\b|\.gemini/settings\.json\b|\.codex/config\.toml\b|\.continue/config\.(json|yaml)\b|` + start + `\.mcp\.json\b|\bmcpsandbox/(lock|daemon(\.lock)?)\.json\b|\bdaemon\.lock\.json\b`), []string{"mcp.json", "mcp_config", "mcp_settings", "mcpsandbox/", "claude", "settings.json", ".continue/", "config.toml", "lock.json"}},
 }
 
 // readVerb near a sensitive path makes it a read of it.
@@ -42,7 +43,7 @@ type pathMatch struct {
 func findSensitivePaths(norm string) []pathMatch {
 	var out []pathMatch
 	for _, p := range sensitivePaths {
-		loc := p.re.FindStringIndex(norm)
+		loc := findNear(p.re, norm, p.needles, 40, 120)
 		if loc == nil {
 			continue
 		}

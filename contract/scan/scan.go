@@ -128,6 +128,9 @@ func (s *scanner) text(path, text string, prose bool) {
 // clash: another server exposes the tool's name as the host sees it.
 func (s *scanner) clash(key string) {
 	name := s.ctx.ToolPrefix + key
+	if !s.clashes(name) {
+		return
+	}
 	all := map[string][]string{}
 	for server, names := range s.ctx.Others {
 		all[server] = names
@@ -156,6 +159,16 @@ func (s *scanner) clash(key string) {
 			"%q is also a tool of server %s, so the model may call the wrong one: separate them with --tool-prefix %s (policy mcp.tool-prefix)",
 			printable(name), joinList(with), prefixes[self])})
 	}
+}
+
+// clashes reports whether another server has a tool named name.
+func (s *scanner) clashes(name string) bool {
+	for server, names := range s.ctx.Others {
+		if server != s.ctx.Server && slices.Contains(names, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func joinList(items []string) string {

@@ -38,6 +38,9 @@ func hostRules(ctx Context) policy.HostRules {
 func urlFindings(path, s string, rules policy.HostRules) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
+	if !strings.Contains(s, "://") {
+		return nil
+	}
 	for _, u := range urlPattern.FindAllString(s, 8) {
 		u = strings.TrimRight(u, ".,;:!?")
 		specs, ok, err := policy.URLHosts(u)
