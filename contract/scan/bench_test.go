@@ -10,36 +10,42 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/contract"
 )
 
-// BenchmarkContract118 scans a contract of 118 tools (the GitLab server's
-// size), each as long as sequential-thinking's, whose description is the
-// longest of the reference servers': the scanner's share of a first
-// tools/list under pins.
+// BenchmarkContract118 scans the page contract's BenchmarkFromList118
+// canonicalises: 118 tools (the GitLab server's size) cycled from the
+// filesystem reference server's tools/list, so the two read as a ratio.
 func BenchmarkContract118(b *testing.B) {
-	page, err := os.ReadFile(filepath.Join("testdata", "server-sequential-thinking-2026.8.31.tools.json"))
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "filesystem-tools-list.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	var res struct{ Tools []map[string]any }
-	if err := json.Unmarshal(page, &res); err != nil || len(res.Tools) != 1 {
-		b.Fatalf("testdata: %v", err)
+	var res map[string]any
+	if err := json.Unmarshal(data, &res); err != nil {
+		b.Fatal(err)
 	}
-	var tools []map[string]any
-	for i := range 118 {
-		t := map[string]any{}
-		for k, v := range res.Tools[0] {
-			t[k] = v
+	tools := res["tools"].([]any)
+	var many []any
+	for i := 0; len(many) < 118; i++ {
+		for _, v := range tools {
+			m := map[string]any{}
+			for k, x := range v.(map[string]any) {
+				m[k] = x
+			}
+			m["name"] = fmt.Sprintf("%s_%d", m["name"], i)
+			many = append(many, m)
 		}
-		t["name"] = fmt.Sprintf("tool_%d", i)
-		tools = append(tools, t)
 	}
-	big, _ := json.Marshal(map[string]any{"tools": tools})
-	items, err := contract.FromList("tools/list", big)
+	res["tools"] = many[:118]
+	page, err := json.Marshal(res)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := Context{AllowHosts: []string{"api.github.com"}, Others: map[string][]string{"other": {"read_file", "send_email"}}}
-	b.SetBytes(int64(len(big)))
-	b.ResetTimer()
+	items, err := contract.FromList("tools/list", page)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := Context{AllowHosts: []string{"api.github.com"}, Others: map[string][]string{"other": {"send_email", "read_graph"}}}
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
 	for b.Loop() {
 		if got := Contract(items, ctx); len(got) > 0 {
 			b.Fatalf("findings: %v", got)
