@@ -129,6 +129,11 @@ var rules = []rule{
 		why:   "the line diff is a leaf that wrap's diff of a host's file and the contract's diff of a server's texts share, so neither imports the other",
 	},
 	{
+		pkgs:  []string{"contract/..."},
+		notOn: []string{"supervisor/...", "sandbox/...", "daemon/...", "resolve", "launch", "lock", mcpSDK},
+		why:   "what a server tells the model is judged (contract/scan) and edited by the operator (contract/override) purely, from the item and the policy's plain settings: the pin rule, the pins commands and upgrade call them alike, and they know nothing of relays, files or processes",
+	},
+	{
 		pkgs:  []string{"lock"},
 		notOn: append([]string{"./..."}, thirdParty...),
 		but:   []string{"contract", "internal/field", "internal/linediff", "github.com/gowebpki/jcs", "github.com/tailscale/hujson", "golang.org/x/sys/unix"},
