@@ -15,7 +15,11 @@ func DefaultPath() (string, error) {
 	if path := os.Getenv("MCPSANDBOX_LOCK"); filepath.IsAbs(path) {
 		return path, nil
 	}
-	if os.Geteuid() == 0 {
+	return defaultPathFor(os.Geteuid())
+}
+
+func defaultPathFor(euid int) (string, error) {
+	if euid == 0 {
 		return "/etc/mcpsandbox/lock.json", nil
 	}
 	if dir := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {

@@ -31,11 +31,10 @@ type Client struct {
 	MaxPackument, MaxTarball int64
 	// RootCAs verifies an https registry; nil is the host's roots.
 	RootCAs *x509.CertPool
-
-	base *url.URL
 }
 
-// New returns a Client of the registry at base, an http or https URL.
+// New returns a Client of registry, an http or https URL; it checks the
+// URL, and asks nothing yet.
 func New(registry string) (*Client, error) {
 	c := &Client{Registry: registry}
 	if _, err := c.baseURL(); err != nil {
@@ -44,10 +43,8 @@ func New(registry string) (*Client, error) {
 	return c, nil
 }
 
+// baseURL is c.Registry, checked, ending in a slash.
 func (c *Client) baseURL() (*url.URL, error) {
-	if c.base != nil {
-		return c.base, nil
-	}
 	u, err := url.Parse(strings.TrimSpace(c.Registry))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("the npm registry %q is no http or https URL: give one such as https://registry.npmjs.org/ (npm_config_registry)", c.Registry)
@@ -57,7 +54,6 @@ func (c *Client) baseURL() (*url.URL, error) {
 		u.RawPath = ""
 	}
 	u.RawQuery, u.Fragment = "", ""
-	c.base = u
 	return u, nil
 }
 
@@ -88,53 +84,80 @@ func orDefault(v, def int64) int64 {
 // errNotFound is a 404, which some callers expect.
 var errNotFound = errors.New("not found")
 
-// getJSON fetches u into v, reading at most limit bytes.
+// getJSON decodes u's JSON document into v, reading at most limit bytes.
 func (c *Client) getJSON(ctx context.Context, u *url.URL, accept string, limit int64, what string, v any) error {
-	var body strings.Builder
-	if err := c.get(ctx, u, accept, limit, what, &body); err != nil {
-		return err
-	}
-	if err := json.Unmarshal([]byte(body.String()), v); err != nil {
+	err := c.get(ctx, u, accept, limit, what, func(body io.Reader) error { return json.NewDecoder(body).Decode(v) })
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syntax) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return fmt.Errorf("%s from %s is no JSON document the registry API describes: %v", what, u.Redacted(), err)
 	}
-	return nil
+	return err
 }
 
-// get fetches u into w, at most limit bytes; a status other than 200 is an
-// error that names the registry and what to do (errNotFound wrapped for 404).
-func (c *Client) get(ctx context.Context, u *url.URL, accept string, limit int64, what string, w io.Writer) error {
+// get fetches u and hands its body, at most limit bytes, to consume, whose
+// error it returns as it is. A status other than 200, a body too large and
+// a failed read are errors that name the registry and what to do
+// (wrapping errNotFound for 404).
+func (c *Client) get(ctx context.Context, u *url.URL, accept string, limit int64, what string, consume func(io.Reader) error) error {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp, final, err := c.follow(ctx, u, accept)
+	resp, err := c.fetch(ctx, u, accept, timeout)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("no answer within %s", timeout)
 		}
 		return fmt.Errorf("fetching %s from %s: %v: check that the registry is reachable (npm config get registry; npm_config_registry names another)", what, c.registryName(), err)
 	}
-	defer resp.Close()
+	defer resp.Body.Close()
+	final := resp.Request.URL
 	switch {
-	case resp.status == 404:
+	case resp.StatusCode == 404:
 		return fmt.Errorf("%s: %s answered 404 for %s: %w", what, c.registryName(), final.Redacted(), errNotFound)
-	case resp.status == 401 || resp.status == 403:
-		return fmt.Errorf("%s: %s refused %s (%d): mcpsandbox sends no npm credentials; use a registry that serves packages without them", what, c.registryName(), final.Redacted(), resp.status)
-	case resp.status != 200:
-		return fmt.Errorf("%s: %s answered %d %s for %s: try again later, or name another registry (npm_config_registry)", what, c.registryName(), resp.status, resp.reason, final.Redacted())
+	case resp.StatusCode == 401 || resp.StatusCode == 403:
+		return fmt.Errorf("%s: %s refused %s (%d): mcpsandbox sends no npm credentials; use a registry that serves packages without them", what, c.registryName(), final.Redacted(), resp.StatusCode)
+	case resp.StatusCode != 200:
+		return fmt.Errorf("%s: %s answered %s for %s: try again later, or name another registry (npm_config_registry)", what, c.registryName(), resp.Status, final.Redacted())
 	}
-	n, err := io.Copy(w, io.LimitReader(resp.body, limit+1))
+	read := &readErr{r: resp.Body}
+	body := &io.LimitedReader{R: read, N: limit}
+	err = consume(body)
 	switch {
-	case err != nil && ctx.Err() != nil:
-		return fmt.Errorf("%s from %s: not received within %s: try again, or raise the timeout", what, c.registryName(), timeout)
-	case err != nil:
-		return fmt.Errorf("%s from %s: reading %s: %v", what, c.registryName(), final.Redacted(), err)
-	case n > limit:
+	case body.N == 0 && oneMore(read):
 		return fmt.Errorf("%s from %s is larger than %s, the most mcpsandbox reads: the registry sent more than any package needs", what, c.registryName(), bytesInWords(limit))
+	case read.err != nil && ctx.Err() != nil:
+		return fmt.Errorf("%s from %s: not received within %s: try again; the registry or the network is slow", what, c.registryName(), timeout)
+	case read.err != nil:
+		return fmt.Errorf("%s from %s: reading %s: %v", what, c.registryName(), final.Redacted(), read.err)
 	}
-	return nil
+	return err
+}
+
+// oneMore tells whether r holds another byte: whether a body that filled
+// the limit went on.
+func oneMore(r io.Reader) bool {
+	var one [1]byte
+	n, _ := io.ReadFull(r, one[:])
+	return n > 0
+}
+
+// readErr notes r's error, io.EOF aside, to tell a failed read from
+// consume's own error.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // bytesInWords is n as "64 MiB", "512 KiB" or "100 bytes".

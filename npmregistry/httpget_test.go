@@ -1,6 +1,7 @@
 package npmregistry_test
 
 import (
+	"bufio"
 	"compress/gzip"
 	"crypto/x509"
 	"fmt"
@@ -31,7 +32,8 @@ func serve(t *testing.T, handler http.HandlerFunc) *npmregistry.Client {
 }
 
 // The registry's answers as real registries send them are read: gzip over
-// chunked transfer, a registry under a path, redirects, and https.
+// chunked transfer, 103 Early Hints (as CDNs send) before the answer, a
+// registry under a path, redirects, and https.
 func TestRegistryAnswers(t *testing.T) {
 	c := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -41,6 +43,8 @@ func TestRegistryAnswers(t *testing.T) {
 			if r.Header.Get("Accept") != "application/json" {
 				t.Errorf("asked with Accept %q: the full packument, with times, is application/json", r.Header.Get("Accept"))
 			}
+			w.Header().Set("Link", "</prefix/pkg/-/pkg-1.0.0.tgz>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
 			w.Header().Set("Content-Encoding", "gzip")
 			zw := gzip.NewWriter(w)
 			for _, part := range strings.SplitAfter(onePackument, ",") {
@@ -106,6 +110,8 @@ func TestRegistryFailures(t *testing.T) {
 			fmt.Fprint(w, "<html>")
 		case "/prefix/huge":
 			fmt.Fprintf(w, `{"name":"huge","pad":%q}`, strings.Repeat("x", 4<<10))
+		case "/prefix/loop":
+			http.Redirect(w, r, r.URL.Path, http.StatusFound)
 		case "/prefix/slow":
 			select {
 			case <-r.Context().Done():
@@ -123,6 +129,7 @@ func TestRegistryFailures(t *testing.T) {
 		"private": "refused " + reg + "private (401): mcpsandbox sends no npm credentials",
 		"html":    "the packument of html from " + reg + "html is no JSON document the registry API describes",
 		"huge":    "the packument of huge from " + reg + " is larger than 2 KiB, the most mcpsandbox reads",
+		"loop":    "fetching the packument of loop from " + reg + ": more than 5 redirects: check that the registry is reachable",
 		"slow":    "fetching the packument of slow from " + reg + ": no answer within 200ms: check that the registry is reachable",
 	} {
 		if _, err := c.Packument(t.Context(), name); err == nil || !strings.Contains(err.Error(), want) {
@@ -142,5 +149,53 @@ func TestRegistryFailures(t *testing.T) {
 	}
 	if _, err := npmregistry.New("registry.npmjs.org"); err == nil || !strings.Contains(err.Error(), `the npm registry "registry.npmjs.org" is no http or https URL: give one such as https://registry.npmjs.org/`) {
 		t.Errorf("a registry that is no URL: %v", err)
+	}
+}
+
+// A registry that sends an endless header is cut off, not buffered.
+func TestEndlessHeaderIsRefused(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		conn, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		// Answer after the request, as a server does: net/http drops bytes
+		// that come before it as unsolicited.
+		if _, err := http.ReadRequest(bufio.NewReader(conn)); err != nil {
+			return
+		}
+		io.WriteString(conn, "HTTP/1.1 200 OK\r\nX-Endless: ")
+		line := strings.Repeat("a", 64<<10)
+		for range 64 { // 4 MiB, or until the client hangs up
+			if _, err := io.WriteString(conn, line); err != nil {
+				return
+			}
+		}
+	}()
+	c := &npmregistry.Client{Registry: "http://" + l.Addr().String()}
+	if _, err := c.Packument(t.Context(), "pkg"); err == nil || !strings.Contains(err.Error(), "the header is longer than 256 KiB") {
+		t.Errorf("an endless header: %v", err)
+	}
+}
+
+// A tarball elsewhere than on the registry is not fetched: prepare reaches
+// the registry alone.
+func TestTarballElsewhereIsRefused(t *testing.T) {
+	c := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, strings.Replace(onePackument, "http://x/", "http://203.0.113.1/", 1))
+	})
+	v, err := c.Resolve(t.Context(), "pkg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the tarball of pkg@1.0.0 is at http://203.0.113.1/pkg/-/pkg-1.0.0.tgz, not on the registry " + c.Registry + "/, the one host prepare reaches"
+	if err := c.Tarball(t.Context(), v, io.Discard); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a tarball on another host: %v\nwant %q", err, want)
 	}
 }

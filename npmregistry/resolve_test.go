@@ -42,29 +42,7 @@ func specRegistry(t *testing.T) *npmregistry.Client {
 // Each spec form resolves to the version npm would install.
 func TestResolveAsNpmDoes(t *testing.T) {
 	c := specRegistry(t)
-	for _, tc := range []struct{ spec, want string }{
-		{"pkg", "1.2.5"},                  // the latest tag
-		{"pkg@latest", "1.2.5"},           // named
-		{"pkg@*", "1.2.5"},                // any: latest
-		{"pkg@^1.0.0", "1.2.5"},           // latest satisfies, though 1.4.0 is higher
-		{"pkg@^1.3", "1.4.0"},             // latest does not satisfy: the highest that does
-		{"pkg@1.x", "1.2.5"},              // x-range
-		{"pkg@~1.2.0", "1.2.5"},           // tilde
-		{"pkg@1.0.0", "1.0.0"},            // exact
-		{"pkg@=1.0.0", "1.0.0"},           // exact, npm's loose form
-		{"pkg@^2", "2.0.0"},               // 2.1.0-rc.1 is a prerelease nobody asked for
-		{"pkg@>=2.1.0-rc.0", "3.0.0"},     // asked for a 2.1.0 prerelease, and 3.0.0 is higher
-		{"pkg@~2.1.0-rc.0", "2.1.0-rc.1"}, // a prerelease of the tuple asked for
-		{"pkg@1.3.0-beta.1", "1.3.0-beta.1"},
-		{"pkg@beta", "1.3.0-beta.1"},  // a dist-tag
-		{"pkg@next", "1.4.0"},         // another
-		{"pkg@^3", "3.0.0"},           // 3.1.0 is deprecated
-		{"pkg@3.1.0", "3.1.0"},        // but taken when named exactly
-		{"pkg@1 || ^2", "1.2.5"},      // alternatives
-		{"pkg@>=2.0.0 <3", "2.0.0"},   // an intersection
-		{"@scope/tool", "0.3.0"},      // scoped
-		{"@scope/tool@^0.2", "0.2.1"}, // ^0.2 is <0.3.0
-	} {
+	for _, tc := range resolveCases {
 		v, err := c.Resolve(t.Context(), tc.spec)
 		if err != nil {
 			t.Errorf("%s: %v", tc.spec, err)
@@ -74,6 +52,32 @@ func TestResolveAsNpmDoes(t *testing.T) {
 			t.Errorf("%s resolved to %s, want %s", tc.spec, v.Version, tc.want)
 		}
 	}
+}
+
+// resolveCases are specs and the versions npm installs for them from
+// specRegistry.
+var resolveCases = []struct{ spec, want string }{
+	{"pkg", "1.2.5"},                  // the latest tag
+	{"pkg@latest", "1.2.5"},           // named
+	{"pkg@*", "1.2.5"},                // any: latest
+	{"pkg@^1.0.0", "1.2.5"},           // latest satisfies, though 1.4.0 is higher
+	{"pkg@^1.3", "1.4.0"},             // latest does not satisfy: the highest that does
+	{"pkg@1.x", "1.2.5"},              // x-range
+	{"pkg@~1.2.0", "1.2.5"},           // tilde
+	{"pkg@1.0.0", "1.0.0"},            // exact
+	{"pkg@=1.0.0", "1.0.0"},           // exact, npm's loose form
+	{"pkg@^2", "2.0.0"},               // 2.1.0-rc.1 is a prerelease nobody asked for
+	{"pkg@>=2.1.0-rc.0", "3.0.0"},     // asked for a 2.1.0 prerelease, and 3.0.0 is higher
+	{"pkg@~2.1.0-rc.0", "2.1.0-rc.1"}, // a prerelease of the tuple asked for
+	{"pkg@1.3.0-beta.1", "1.3.0-beta.1"},
+	{"pkg@beta", "1.3.0-beta.1"},  // a dist-tag
+	{"pkg@next", "1.4.0"},         // another
+	{"pkg@^3", "3.0.0"},           // 3.1.0 is deprecated
+	{"pkg@3.1.0", "3.1.0"},        // but taken when named exactly
+	{"pkg@1 || ^2", "1.2.5"},      // alternatives
+	{"pkg@>=2.0.0 <3", "2.0.0"},   // an intersection
+	{"@scope/tool", "0.3.0"},      // scoped
+	{"@scope/tool@^0.2", "0.2.1"}, // ^0.2 is <0.3.0
 }
 
 // What cannot be resolved is refused with what to do instead.

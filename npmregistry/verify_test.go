@@ -2,6 +2,10 @@ package npmregistry_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
@@ -164,5 +168,31 @@ func TestIntegrity(t *testing.T) {
 	}
 	if err := npmregistry.CheckIntegrity(bytes.NewReader(data), "sha1-3Hp8Ww=="); err == nil || !strings.Contains(err.Error(), "names no sha512, sha384 or sha256 digest") {
 		t.Errorf("sha1 only: %v", err)
+	}
+}
+
+// As npm has it, every signature a version lists must verify, not just one:
+// a second signature by a key the registry does not serve is refused.
+func TestEverySignatureMustVerify(t *testing.T) {
+	served, servedID := testregistry.NewKey(t)
+	other, otherID := testregistry.NewKey(t)
+	v := &npmregistry.Version{Name: "pkg", Version: "1.0.0", Integrity: npmregistry.Integrity([]byte("x")), Published: day0}
+	sign := func(key *ecdsa.PrivateKey, id string) npmregistry.Signature {
+		sum := sha256.Sum256([]byte("pkg@1.0.0:" + v.Integrity))
+		sig, err := ecdsa.SignASN1(rand.Reader, key, sum[:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return npmregistry.Signature{KeyID: id, Sig: base64.StdEncoding.EncodeToString(sig)}
+	}
+	keys := []npmregistry.Key{{KeyID: servedID, Public: &served.PublicKey}}
+	v.Signatures = []npmregistry.Signature{sign(served, servedID)}
+	if err := npmregistry.VerifySignatures(v, keys); err != nil {
+		t.Fatalf("one good signature: %v", err)
+	}
+	v.Signatures = append(v.Signatures, sign(other, otherID))
+	want := "pkg@1.0.0 is signed by key " + otherID + ", which the registry does not serve"
+	if err := npmregistry.VerifySignatures(v, keys); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a second signature by another key: %v\nwant %q", err, want)
 	}
 }

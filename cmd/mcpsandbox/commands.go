@@ -33,6 +33,7 @@ func init() {
 		{Name: "prepare", Page: preparePage, Run: prepareCommand},
 		{Name: "wrap", Page: wrapPage, Run: wrapCommand},
 		{Name: "policy", Page: policyPage, Run: policyCommand},
+		{Name: "pins", Page: pinsPage, Run: pinsCommand},
 		{Name: "daemon", Page: daemonPage, Run: daemonCommand},
 		{Name: "connect", Page: connectPage, Run: connectCommand},
 		{Name: "status", Page: statusPage, Run: statusCommand},

@@ -120,19 +120,29 @@ var rules = []rule{
 	{
 		pkgs:  []string{"contract"},
 		notOn: append([]string{"./..."}, thirdParty...),
-		but:   []string{"github.com/gowebpki/jcs"},
-		why:   "a server's contract (canonical form, hash, diff) is pure and one for all: the lock, the relay's pin rule, the pins commands and upgrade must hash alike, so it knows nothing of files, relays or policy, and only RFC 8785's library beside the standard one",
+		but:   []string{"github.com/gowebpki/jcs", "internal/linediff"},
+		why:   "a server's contract (canonical form, hash, diff) is pure and one for all: the lock, the relay's pin rule, the pins commands and upgrade must hash alike, so it knows nothing of files, relays or policy, and only RFC 8785's library and the shared line diff beside the standard one",
+	},
+	{
+		pkgs:  []string{"internal/linediff"},
+		notOn: []string{"./..."},
+		why:   "the line diff is a leaf that wrap's diff of a host's file and the contract's diff of a server's texts share, so neither imports the other",
+	},
+	{
+		pkgs:  []string{"contract/..."},
+		notOn: []string{"supervisor/...", "sandbox/...", "daemon/...", "resolve", "launch", "lock", mcpSDK},
+		why:   "what a server tells the model is judged (contract/scan) and edited by the operator (contract/override) purely, from the item and the policy's plain settings: the pin rule, the pins commands and upgrade call them alike, and they know nothing of relays, files or processes",
 	},
 	{
 		pkgs:  []string{"lock"},
 		notOn: append([]string{"./..."}, thirdParty...),
-		but:   []string{"contract", "internal/field", "github.com/gowebpki/jcs", "github.com/tailscale/hujson", "golang.org/x/sys/unix"},
+		but:   []string{"contract", "internal/field", "internal/linediff", "github.com/gowebpki/jcs", "github.com/tailscale/hujson", "golang.org/x/sys/unix"},
 		why:   "the lock file is data and file I/O that the relay, prepare, the pins commands and upgrade share from several processes: it knows contracts and nothing of who pins, so none of them drags another in",
 	},
 	{
 		pkgs:  []string{"npmregistry"},
-		notOn: []string{"./...", mcpSDK, "std:net/http"},
-		why:   "npmregistry asks an npm registry what a package is and checks its integrity, signatures and age for prepare, wrap and upgrade: it is told the registry, the clock and the cooldown, and knows nothing of policy, the lock or confinement; it speaks HTTP through a small GET client of its own, since the binary hosts start for every server links no net/http",
+		notOn: []string{"./...", mcpSDK},
+		why:   "npmregistry asks an npm registry what a package is and checks its integrity, signatures and age for prepare, wrap and upgrade: it is told the registry, the clock and the cooldown, and knows nothing of policy, the lock or confinement, nor of the rest of mcpsandbox",
 	},
 	{
 		pkgs:  []string{"./..."},
@@ -193,5 +203,15 @@ var rules = []rule{
 		pkgs:  []string{"supervisor/..."},
 		notOn: []string{"daemon/..."},
 		why:   "imports point down cmd → daemon → supervisor, never back up",
+	},
+	{
+		pkgs:  []string{"supervisor/...", "sandbox/...", "launch", "resolve", "policy", "egress", "jsonrpc", "healthcheck", "daemon/config"},
+		notOn: []string{"provenance/...", "github.com/sigstore/...", "github.com/theupdateframework/..."},
+		why:   "verifying provenance links sigstore-go's large tree (Rekor, TUF, protobuf, timestamping): only the commands that prepare or upgrade a package verify, so the relay, the sandbox and what resolves a server for run never link it",
+	},
+	{
+		pkgs:  []string{"provenance"},
+		notOn: []string{"./..."},
+		why:   "provenance verification is told a bundle, a package's name, version and integrity and a trusted root, and answers who built it: it knows nothing of locks, registries or the commands that call it",
 	},
 }
