@@ -74,20 +74,23 @@ func provenanceOf(ctx context.Context, client *npmregistry.Client, v *npmregistr
 }
 
 // provenanceVerifier is mcpsandbox-provenance: $MCPSANDBOX_PROVENANCE
-// when set, else beside this program, else on PATH.
+// when set, else beside this program, else in ../libexec/mcpsandbox from
+// it (where the packages install it), else on PATH.
 func provenanceVerifier() (string, error) {
 	if path := os.Getenv("MCPSANDBOX_PROVENANCE"); path != "" {
 		return path, nil
 	}
 	if exe, err := os.Executable(); err == nil {
-		beside := filepath.Join(filepath.Dir(exe), provenanceProgram)
-		if st, err := os.Stat(beside); err == nil && st.Mode().IsRegular() {
-			return beside, nil
+		dir := filepath.Dir(exe)
+		for _, p := range []string{filepath.Join(dir, provenanceProgram), filepath.Join(dir, "..", "libexec", "mcpsandbox", provenanceProgram)} {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				return filepath.Clean(p), nil
+			}
 		}
 	}
 	path, err := exec.LookPath(provenanceProgram)
 	if errors.Is(err, exec.ErrNotFound) {
-		return "", fmt.Errorf("neither beside %s nor on PATH", os.Args[0])
+		return "", fmt.Errorf("neither beside %s nor in ../libexec/mcpsandbox nor on PATH", os.Args[0])
 	}
 	return path, err
 }
