@@ -141,13 +141,14 @@ func preparePage() *cmdline.Page {
 			"Some packages' install scripts fetch from elsewhere (puppeteer a browser from storage.googleapis.com, prebuilt binaries from github.com): --allow-host HOST given to prepare lets the install reach HOST too. The policy's own allowed hosts do not count: they are what the server may reach when it runs, not what its install needs. A prepare that fails says in its last line what failed (npm's install scripts run in the foreground, so their own words are shown), which hosts the install tried to reach and was kept from, and the prepare command that allows them; or skip the download with the package's own variable, if it has one: --env PUPPETEER_SKIP_DOWNLOAD=true (under wrap: in the entry's env; the last line names it for puppeteer, electron and cypress).",
 			"Afterwards run starts the server offline, in about a second. An npx or uvx server that was not prepared fails at once when it has no network, with a message naming this command.",
 			"Prepare again to fetch another version: the cache is keyed by the package specs as written (npx -y pkg@1.2.3).",
+			"For an npx line of one registry package, prepare first asks the registry which exact version the spec names (pkg, pkg@latest and a range resolve as npm resolves them) and logs it; it refuses a version other than the one the lock pins (--lock FILE, pins.lock, else the user's lock), a registry signature that does not verify, a tarball that does not match its integrity, and provenance from another publisher than the lock records, each with a line naming what failed; a registry that serves no signatures or attestations is logged as not verified. The first prepare of a version younger than the cooldown (--cooldown, 48h) warns. Once npx installed it, the lock records the package: version, integrity, registry, publish time, mcpName, who built it when its provenance verified, and the hosts the install reached. Run and the daemon then refuse to start a cache holding another tarball than the lock pins. See docs/pins.md.",
 			"Each npx launch line's success is recorded in the state directory. Until a prepare of its packages succeeded, run and the daemon refuse the server at once with an error naming this command, rather than start it from what a failed or stopped prepare left; a prepare can always be redone, as it first clears what such a one left behind.",
 		},
 		Options: append([]cmdline.Option{{Group: "Policy", Flag: "--policy FILE|NAME", Text: policyUsage}},
 			cmdline.Option{Group: "Other", Flag: "--help, -h", Text: "Print this page. The other options are run's (mcpsandbox help run)."}),
 		ExitStatus: []string{
 			"0 when the packages are in the cache.",
-			"1 when fetching them failed; the last line says why and what prepares it.",
+			"1 when fetching them failed, or the package was refused (not the version or tarball the lock pins, a signature or provenance that does not verify); the last line says why and what prepares it.",
 			"2 on a wrong command line, or a COMMAND that fetches nothing at start (not npx or uvx).",
 		},
 		Examples: []cmdline.Example{
