@@ -12,6 +12,7 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/daemon/config"
 	"github.com/mcpsandbox/mcpsandbox/hostconfig"
 	"github.com/mcpsandbox/mcpsandbox/launch"
+	"github.com/mcpsandbox/mcpsandbox/lock"
 )
 
 // daemonKeys are the keys of a host's entry that wrap --daemon copies into
@@ -81,7 +82,11 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 			launch = exact
 		}
 		if !o.dryRun && !o.noPrepare && needsPrepare(launch) {
-			if err := prepareEntry(path, e.Name, env, launch, host, std); err != nil {
+			var flags []string
+			if o.daemon { // the daemon's servers pin into the lock beside its config
+				flags = []string{"--lock", lock.BesideConfig(o.daemonConfig)}
+			}
+			if err := prepareEntry(path, e.Name, flags, env, launch, host, std); err != nil {
 				note(e.Name, "not wrapped: %v", err)
 				ok = false
 				continue
@@ -280,10 +285,10 @@ func needsPrepare(launch []string) bool {
 // prepareEntry runs prepare's code path for the launch line of file's
 // entry name, as run will start it on host, with one progress line on
 // std.Err.
-func prepareEntry(file, name string, env, line []string, host launch.Host, std stdio) error {
+func prepareEntry(file, name string, flags, env, line []string, host launch.Host, std stdio) error {
 	fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s (%s) ...\n", name, shellLine(line))
 	var out, errs bytes.Buffer
-	code, failed := prepare(runArgs(env, line), host, stdio{In: strings.NewReader(""), Out: &out, Err: &errs})
+	code, failed := prepare(append(slices.Clone(flags), runArgs(env, line)...), host, stdio{In: strings.NewReader(""), Out: &out, Err: &errs})
 	if code != exitOK {
 		fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s failed:\n%s", name, errs.String())
 		if failed != nil && len(failed.once.Refused) > 0 {
