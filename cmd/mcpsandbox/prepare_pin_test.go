@@ -139,6 +139,19 @@ func TestPrepareResolvesAndPinsTheExactVersion(t *testing.T) {
 		t.Errorf("the server was started from a cache the lock does not pin")
 	}
 	t.Logf("refused at start: %s", we.Message)
+
+	// A daemon refuses it too, by the lock beside its config, read when a
+	// host first connects.
+	d := startE2EDaemon(t, claudeConfig(t, daemonEntry{"pin", map[string]any{"command": "npx", "args": []string{"-y", pinPkg}}}), b.env)
+	daemonLock := lock.BesideConfig(d.config)
+	if err := os.WriteFile(daemonLock, readFile(t, lockFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := host(t, "", b.env, nil, d.connectArgv("pin")...)
+	wantDaemon := fmt.Sprintf("the installed %s is 1.1.0 (%s), but the lock %s pins 1.0.0 (%s)", pinPkg, integrity["1.1.0"], daemonLock, integrity["1.0.0"])
+	if we, ok := rpcError(err); !ok || we.Code != -31102 || !strings.Contains(we.Message, wantDaemon) {
+		t.Errorf("the daemon's server from a cache its lock does not pin: initialize got %v; want -31102 saying %q", err, wantDaemon)
+	}
 }
 
 // A version whose registry signature is forged, or whose tarball is not
