@@ -109,7 +109,7 @@ func TestPrepareResolvesAndPinsTheExactVersion(t *testing.T) {
 
 	// The registry moves on: the same floating line now resolves to 1.2.0.
 	reg.Publish(pinPackage("1.2.0", time.Now().Add(-100*time.Hour)))
-	out, stderr, code = runIn(t, e, "/", b.env, "prepare", "--", "npx", "-y", pinPkg)
+	_, stderr, code = runIn(t, e, "/", b.env, "prepare", "--", "npx", "-y", pinPkg)
 	want := fmt.Sprintf("mcpsandbox prepare: %s resolves to 1.2.0 (sha512-", pinPkg)
 	wantPin := fmt.Sprintf("but the lock %s pins 1.1.0 (%s): prepare the pinned version with mcpsandbox prepare -- npx -y %s@1.1.0, or review and take 1.2.0 with mcpsandbox upgrade %s --to 1.2.0",
 		lockFile, integrity["1.1.0"], pinPkg, pinPkg)
