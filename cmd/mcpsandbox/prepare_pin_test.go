@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -252,6 +253,22 @@ func TestWrapWritesTheExactVersion(t *testing.T) {
 	if got := lockEntry(t, filepath.Join(home, "..", "lock.json")); got == nil || got.Version != "1.1.0" || got.Integrity != integrity["1.1.0"] {
 		t.Errorf("the lock's %s after wrap: %+v; want 1.1.0", pinID, got)
 	}
+	// wrap --daemon writes the exact version into the daemon's file, and
+	// pins into the lock beside it.
+	other := filepath.Join(home, "other.json")
+	daemonConfig := filepath.Join(home, "daemon.json")
+	writeTree(t, home, map[string]string{"other.json": orig})
+	out, stderr, code = runIn(t, e, home, env, "wrap", "--daemon", "--daemon-config", daemonConfig, "--command", wrapTestCommand, other)
+	if code != exitOK || !strings.Contains(out, wantNote) {
+		t.Fatalf("wrap --daemon: exit %d\n%s%s", code, out, stderr)
+	}
+	if e := entriesOf(t, readFile(t, daemonConfig))["pin"]; !slices.Equal(e.Args, []string{"-y", pinPkg + "@1.1.0"}) {
+		t.Errorf("the daemon's entry after wrap --daemon: %s; want the exact version", e.Raw)
+	}
+	if got := lockEntry(t, lock.BesideConfig(daemonConfig)); got == nil || got.Version != "1.1.0" {
+		t.Errorf("the lock beside the daemon's config after wrap --daemon: %+v; want 1.1.0", got)
+	}
+
 	// npm offline finds the packument it cached under the registry's URL.
 	s := (&stateBase{dir: base.dir, env: env}).start(t, "--env", "npm_config_registry", "--", "npx", "-y", pinPkg+"@1.1.0")
 	defer s.stop()
