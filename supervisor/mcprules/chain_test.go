@@ -35,8 +35,8 @@ func (h *hideRule) HostRequest(msg []byte, e *jsonrpc.Envelope) (Verdict, Call) 
 }
 
 func (h *hideRule) ServerNotification([]byte, *jsonrpc.Envelope) bool { return true }
-func (h *hideRule) Timeout() time.Duration                           { return time.Second }
-func (h *hideRule) End()                                             { h.ended++ }
+func (h *hideRule) Timeout() time.Duration                            { return time.Second }
+func (h *hideRule) End()                                              { h.ended++ }
 
 func (h *hideRule) Result(result []byte) ([]byte, *Refusal) {
 	lr := &listRule{method: "tools/list", list: "tools", key: "name", hidden: func(n string) bool {
