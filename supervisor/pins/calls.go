@@ -1,0 +1,59 @@
+package pins
+
+import (
+	"fmt"
+
+	"github.com/mcpsandbox/mcpsandbox/contract"
+	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
+)
+
+// called decides a tools/call, prompts/get or resources/read: a pinned,
+// unchanged item goes on with no file read; a held one is refused unless
+// the lock approved it since; under strict, so is any item of a server the
+// lock does not pin.
+func (r *Rule) called(kind contract.Kind, params []byte, member string) (mcprules.Verdict, mcprules.Call) {
+	key, ok := keyOf(params, member)
+	if !ok {
+		return mcprules.Verdict{}, nil // the policy's rules, or the server, answer a request that names nothing
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name := contract.ItemName(kind, key)
+	if !r.pinned && r.o.Mode == policy.PinStrict {
+		if r.reloadIfChanged(); !r.pinned {
+			return r.refuse(name, "unpinned", fmt.Sprintf("MCP server %s is not pinned in the lock %s, and pin mode strict refuses a server the lock does not pin", r.o.Name, r.o.Path))
+		}
+	}
+	h, isHeld := r.held[name]
+	if !isHeld {
+		if !r.pinned || r.pinning[kind] || kind == contract.Resource {
+			// Nothing pinned to hold it to yet, or a resource (a
+			// template's URIs are never listed one by one).
+			return mcprules.Verdict{}, nil
+		}
+		if _, ok := r.approved.Get(kind, key); ok {
+			return mcprules.Verdict{}, nil
+		}
+		h = hold{kind: kind, key: key, reason: "new"}
+	}
+	r.reloadIfChanged()
+	if it, ok := r.approved.Get(kind, key); ok && (it.Hash == h.hash || !isHeld) {
+		delete(r.held, name)
+		return mcprules.Verdict{}, nil
+	}
+	why := "it is new since the server was pinned"
+	if h.reason == "changed" {
+		why = "it changed since it was pinned"
+	}
+	return r.refuse(name, h.reason, fmt.Sprintf("%s of MCP server %s is held for approval: %s", name, r.o.Name, why))
+}
+
+func (r *Rule) refuse(item, reason, what string) (mcprules.Verdict, mcprules.Call) {
+	approve := item
+	if reason == "unpinned" {
+		approve = "" // all it lists
+	}
+	return mcprules.Verdict{Refusal: &mcprules.Refusal{Kind: mcprules.Held, Reason: reason, Item: item,
+		Message: what + "; it was not relayed (" + r.commands(approve) + ")"}}, nil
+}

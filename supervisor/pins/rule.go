@@ -1,0 +1,237 @@
+package pins
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mcpsandbox/mcpsandbox/contract"
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
+	"github.com/mcpsandbox/mcpsandbox/lock"
+	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
+)
+
+// Options say whose pins to enforce and where they are.
+type Options struct {
+	ID   string // the server's identity: its entry's key in the lock (launch's state name)
+	Name string // the name users know it by: logs and the commands messages name
+	Path string // the lock file
+	Mode string // policy.PinTOFU, PinStrict or PinOff
+	Log  *slog.Logger
+	Now  func() time.Time // when an item was seen; nil: time.Now
+}
+
+// Held is one item this session holds for approval.
+type Held struct {
+	Item   string // as users name it, e.g. "tool:write_file"
+	Reason string // "new", "changed" or "unpinned"
+}
+
+// Rule is the pin rule of one session.
+type Rule struct {
+	o Options
+
+	mu       sync.Mutex // the relay calls under its lock; Held is read from elsewhere (status)
+	approved lock.Contract
+	pinned   bool                   // the lock has an approved contract of the server
+	pinning  map[contract.Kind]bool // tofu's first sight: kinds pinned as they are listed
+	held     map[string]hold        // by item name
+	stamp    fileStamp              // the lock as last read
+	pages    map[string]page        // the last page of each list (method and cursor) and what the host got of it
+
+	offNoted  bool              // pin mode off said the server is not pinned
+	offLogged map[string]string // pin mode off: item → the version whose difference was logged
+}
+
+type hold struct {
+	kind   contract.Kind
+	key    string
+	reason string
+	hash   string // what the server served
+}
+
+// page is one list page as compared: its sum and the result the host got
+// (nil: the server's).
+type page struct {
+	sum [sha256.Size]byte
+	out []byte
+}
+
+// New reads the lock: a lock that does not load fails the start with the
+// lock's own error (file:line:col and the fix), never re-pinned.
+func New(o Options) (*Rule, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	r := &Rule{o: o, held: map[string]hold{}, pages: map[string]page{}, offLogged: map[string]string{}}
+	st := stampOf(o.Path)
+	f, err := lock.Load(o.Path)
+	if err != nil {
+		return nil, err
+	}
+	r.take(f, st)
+	if !r.pinned && o.Mode == policy.PinTOFU {
+		r.pinning = map[contract.Kind]bool{}
+		for _, k := range allKinds {
+			r.pinning[k] = true
+		}
+	}
+	return r, nil
+}
+
+var allKinds = []contract.Kind{contract.Tool, contract.Prompt, contract.Resource, contract.ResourceTemplate,
+	contract.Instructions, contract.ServerInfo, contract.Capabilities}
+
+// take makes f's approved contract of the server the one enforced.
+func (r *Rule) take(f *lock.File, st fileStamp) {
+	r.stamp = st
+	r.approved, r.pinned = lock.Contract{}, false
+	if s := f.Servers[r.o.ID]; s != nil && !s.Contract.Empty() {
+		r.approved, r.pinned = s.Contract, true
+	}
+	clear(r.pages)
+}
+
+// Held returns the items held this session, sorted.
+func (r *Rule) Held() []Held {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Held, 0, len(r.held))
+	for name, h := range r.held {
+		out = append(out, Held{Item: name, Reason: h.reason})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Item < out[j].Item })
+	return out
+}
+
+func (r *Rule) HostRequest(msg []byte, e *jsonrpc.Envelope) (mcprules.Verdict, mcprules.Call) {
+	if r.o.Mode == policy.PinOff && !e.MethodIs("initialize") && !listMethod(e) {
+		return mcprules.Verdict{}, nil
+	}
+	switch m := e.MethodString(); m {
+	case "initialize":
+		return mcprules.Verdict{}, &call{r: r, method: m}
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		cursor, _ := keyOf(e.Params, "cursor")
+		return mcprules.Verdict{}, &call{r: r, method: m, cursor: cursor}
+	case "tools/call":
+		return r.called(contract.Tool, e.Params, "name")
+	case "prompts/get":
+		return r.called(contract.Prompt, e.Params, "name")
+	case "resources/read":
+		return r.called(contract.Resource, e.Params, "uri")
+	}
+	return mcprules.Verdict{}, nil
+}
+
+func listMethod(e *jsonrpc.Envelope) bool {
+	_, ok := contract.ListKind(e.MethodString())
+	return ok
+}
+
+// ServerNotification lets every notification through; a list_changed
+// drops what was compared, so the next list is compared afresh.
+func (r *Rule) ServerNotification(msg []byte, e *jsonrpc.Envelope) bool {
+	switch e.MethodString() {
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+		r.mu.Lock()
+		clear(r.pages)
+		r.mu.Unlock()
+	}
+	return true
+}
+
+// call follows an initialize or a list request to its result.
+type call struct {
+	r      *Rule
+	method string
+	cursor string
+}
+
+func (c *call) Timeout() time.Duration { return 0 }
+func (c *call) End()                   {}
+
+func (c *call) Result(result []byte) ([]byte, *mcprules.Refusal) {
+	c.r.mu.Lock()
+	defer c.r.mu.Unlock()
+	if c.method == "initialize" {
+		return c.r.initialized(result)
+	}
+	return c.r.listed(c.method, c.cursor, result)
+}
+
+// unreadable refuses a result that cannot be compared: it is not passed
+// unchecked.
+func unreadable(method string, err error) *mcprules.Refusal {
+	return &mcprules.Refusal{Kind: mcprules.Unreadable, Reason: "cannot be compared with the lock",
+		Message: fmt.Sprintf("MCP server sent a %s result mcpsandbox cannot compare with its lock (%v)", method, err)}
+}
+
+// commands names the commands that show and approve what is held.
+func (r *Rule) commands(item string) string {
+	name := cmdline.ShellWord(r.o.Name)
+	approve := "mcpsandbox pins approve " + name
+	if item != "" {
+		approve += " " + cmdline.ShellWord(item)
+	}
+	return "mcpsandbox pins diff " + name + " shows it; " + approve + " approves it"
+}
+
+// reloadIfChanged reads the lock again when it changed on disk (a `pins
+// approve` of another process): one stat, and a read only then.
+func (r *Rule) reloadIfChanged() {
+	st := stampOf(r.o.Path)
+	if st == r.stamp {
+		return
+	}
+	f, err := lock.Load(r.o.Path)
+	if err != nil {
+		r.o.Log.Warn("the lock changed and cannot be read; the approvals read before stay in force", "lock", r.o.Path, "error", err)
+		r.stamp = st
+		return
+	}
+	r.take(f, st)
+	if r.pinned {
+		r.pinning = nil
+	}
+	for name, h := range r.held {
+		if it, ok := r.approved.Get(h.kind, h.key); ok && it.Hash == h.hash {
+			delete(r.held, name)
+			r.o.Log.Info("held item approved in the lock; released", "item", name, "lock", r.o.Path)
+		}
+	}
+}
+
+// fileStamp tells whether a file changed since it was read.
+type fileStamp struct {
+	mtime time.Time
+	size  int64
+	ok    bool
+}
+
+func stampOf(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{mtime: fi.ModTime(), size: fi.Size(), ok: true}
+}
+
+// keyOf reads the member naming the item a request asks for.
+func keyOf(params []byte, member string) (string, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return "", false
+	}
+	return jsonrpc.ExactMember(m, member)
+}
