@@ -156,6 +156,7 @@ func (r *Rule) record(page map[string]seen) {
 	}
 	r.stamp = stampOf(r.o.Path)
 	if len(pin) > 0 {
+		r.pinned = true
 		r.o.Log.Info("MCP server pinned at first sight (pin mode tofu)", "server", r.o.Name, "items", len(pin), "kind", string(pin[0].it.Kind), "lock", r.o.Path)
 	}
 	for _, p := range pend {
