@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 		case roleFetchServer:
 			serveFetch()
 			os.Exit(0)
+		case rolePinnedServer:
+			servePinned(os.Args[2])
+			os.Exit(0)
 		case rolePagedServer:
 			servePaged()
 			os.Exit(0)

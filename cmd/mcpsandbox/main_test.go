@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
@@ -39,7 +40,17 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == asHost {
 		os.Exit(hostRole())
 	}
-	os.Exit(m.Run())
+	// The servers of these tests are pinned in a lock of their own, not
+	// in the user's (root's /etc/mcpsandbox/lock.json).
+	dir, err := os.MkdirTemp("", "mcpsandbox-test-lock-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv(lockEnv, filepath.Join(dir, "lock.json"))
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // requireConfinement skips a confined test under -short when this user

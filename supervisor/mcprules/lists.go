@@ -103,7 +103,7 @@ func (s *set) filter(result []byte, lr *listRule) ([]byte, *Refusal) {
 // page of a list result, by the key of each item (a tool's or prompt's
 // name, a resource's uri, a template's uriTemplate).
 type ListEdit struct {
-	Hidden func(key string) bool                                   // left out of the page
+	Hidden func(key string) bool                                  // left out of the page
 	Edit   func(key string, item map[string]json.RawMessage) bool // changes item in place, reporting whether it did; nil: none
 }
 

@@ -157,11 +157,11 @@ func (r *Rule) record(page map[string]seen) {
 	r.stamp = stampOf(r.o.Path)
 	if len(pin) > 0 {
 		r.pinned = true
-		r.o.Log.Info("MCP server pinned at first sight (pin mode tofu)", "server", r.o.Name, "items", len(pin), "kind", string(pin[0].it.Kind), "lock", r.o.Path)
+		r.o.Log.Info("MCP server pinned at first sight (pin mode tofu)", "items", len(pin), "kind", string(pin[0].it.Kind), "lock", r.o.Path)
 	}
 	for _, p := range pend {
 		name := contract.ItemName(p.it.Kind, p.it.Key)
-		r.o.Log.Warn("MCP server's "+name+" held for approval: left out of what the host sees", "server", r.o.Name, "item", name, "reason", p.reason,
+		r.o.Log.Warn("MCP server's "+name+" held for approval: left out of what the host sees", "item", name, "reason", p.reason,
 			"lock", r.o.Path, "fix", r.commands(name))
 	}
 }
@@ -172,7 +172,7 @@ func (r *Rule) logOff(page map[string]seen) {
 	if !r.pinned {
 		if !r.offNoted {
 			r.offNoted = true
-			r.o.Log.Info("MCP server is not pinned in the lock; pin mode off pins and holds nothing", "server", r.o.Name, "lock", r.o.Path)
+			r.o.Log.Info("MCP server is not pinned in the lock; pin mode off pins and holds nothing", "lock", r.o.Path)
 		}
 		return
 	}
@@ -182,6 +182,6 @@ func (r *Rule) logOff(page map[string]seen) {
 			continue
 		}
 		r.offLogged[name] = s.it.Hash
-		r.o.Log.Info("MCP server's "+name+" differs from the lock; passed on (pin mode off)", "server", r.o.Name, "reason", s.reason, "lock", r.o.Path)
+		r.o.Log.Info("MCP server's "+name+" differs from the lock; passed on (pin mode off)", "reason", s.reason, "lock", r.o.Path)
 	}
 }

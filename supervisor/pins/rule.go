@@ -180,6 +180,9 @@ func unreadable(method string, err error) *mcprules.Refusal {
 // commands names the commands that show and approve what is held.
 func (r *Rule) commands(item string) string {
 	name := cmdline.ShellWord(r.o.Name)
+	if def, err := lock.DefaultPath(); err != nil || def != r.o.Path {
+		name = "--lock " + cmdline.ShellWord(r.o.Path) + " " + name
+	}
 	approve := "mcpsandbox pins approve " + name
 	if item != "" {
 		approve += " " + cmdline.ShellWord(item)
