@@ -1,6 +1,9 @@
 package contract
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Op is what happened to one item between the pinned contract and the one seen.
 type Op uint8
@@ -53,6 +56,7 @@ func Compare(pinned, seen Item) Change {
 		return c
 	case pinned.Hash == "":
 		c.Op, c.New = Added, &seen
+		c.Details = brings(seen)
 		return c
 	case seen.Hash == "":
 		c.Op, c.Old = Removed, &pinned
@@ -103,4 +107,22 @@ func Diff(pinned, seen []Item) []Change {
 		return 0
 	})
 	return changes
+}
+
+// brings lists what an added item brings that a user approves: a tool's
+// parameters, a prompt's arguments.
+func brings(it Item) []string {
+	obj := object(it.Text)
+	switch it.Kind {
+	case Tool:
+		if props := asObject(asObject(obj["inputSchema"])["properties"]); len(props) > 0 {
+			lines := schemaDetails("parameter", "input schema", nil, obj["inputSchema"])
+			return slices.DeleteFunc(lines, func(l string) bool { return !strings.HasPrefix(l, "parameter ") })
+		}
+	case Prompt:
+		if args, _ := obj["arguments"].([]any); len(args) > 0 {
+			return argumentDetails(nil, obj["arguments"])
+		}
+	}
+	return nil
 }

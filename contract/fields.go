@@ -83,3 +83,12 @@ func keyOf(kind Kind, canon []byte) (string, error) {
 	}
 	return key, nil
 }
+
+// KeyOf is the key an item's text names (its name, uri or uriTemplate), ""
+// for the server-wide kinds.
+func KeyOf(kind Kind, text []byte) (string, error) {
+	if !kind.Keyed() {
+		return "", nil
+	}
+	return keyOf(kind, text)
+}
