@@ -9,16 +9,17 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 )
 
-// initialized compares the server-wide items of an initialize result:
+// initialized compares the server-wide items of an initialize (or
+// server/discover) result:
 // instructions that are new or changed (or any, of a server strict does
 // not let in) are replaced by the approved text, or left out when none is
 // approved. A changed serverInfo or capabilities is recorded as pending
 // and passed on: lists and calls are what is held.
-func (r *Rule) initialized(result []byte) ([]byte, *mcprules.Refusal) {
+func (r *Rule) initialized(method string, result []byte) ([]byte, *mcprules.Refusal) {
 	r.reloadIfChanged()
 	items, err := contract.FromInitialize(result)
 	if err != nil {
-		return nil, unreadable("initialize", err)
+		return nil, unreadable(method, err)
 	}
 	page := make(map[string]seen, len(items))
 	for _, it := range items {
@@ -38,7 +39,7 @@ func (r *Rule) initialized(result []byte) ([]byte, *mcprules.Refusal) {
 	}
 	res := map[string]json.RawMessage{}
 	if json.Unmarshal(result, &res) != nil {
-		return nil, unreadable("initialize", errNotObject)
+		return nil, unreadable(method, errNotObject)
 	}
 	if approved, ok := r.approved.Get(contract.Instructions, ""); ok && r.pinned {
 		res["instructions"] = approved.Text
@@ -47,7 +48,7 @@ func (r *Rule) initialized(result []byte) ([]byte, *mcprules.Refusal) {
 	}
 	out, err := encode(res)
 	if err != nil {
-		return nil, unreadable("initialize", err)
+		return nil, unreadable(method, err)
 	}
 	return out, nil
 }

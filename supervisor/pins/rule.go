@@ -115,11 +115,11 @@ func (r *Rule) Held() []Held {
 }
 
 func (r *Rule) HostRequest(msg []byte, e *jsonrpc.Envelope) (mcprules.Verdict, mcprules.Call) {
-	if r.o.Mode == policy.PinOff && !e.MethodIs("initialize") && !listMethod(e) {
+	if r.o.Mode == policy.PinOff && !serverWide(e) && !listMethod(e) {
 		return mcprules.Verdict{}, nil
 	}
 	switch m := e.MethodString(); m {
-	case "initialize":
+	case "initialize", "server/discover":
 		return mcprules.Verdict{}, &call{r: r, method: m}
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 		cursor, _ := keyOf(e.Params, "cursor")
@@ -132,6 +132,13 @@ func (r *Rule) HostRequest(msg []byte, e *jsonrpc.Envelope) (mcprules.Verdict, m
 		return r.called(contract.Resource, e.Params, "uri")
 	}
 	return mcprules.Verdict{}, nil
+}
+
+// serverWide reports whether e's result tells the server's instructions,
+// serverInfo and capabilities: initialize, or a stateless session's
+// server/discover.
+func serverWide(e *jsonrpc.Envelope) bool {
+	return e.MethodIs("initialize") || e.MethodIs("server/discover")
 }
 
 func listMethod(e *jsonrpc.Envelope) bool {
@@ -164,8 +171,8 @@ func (c *call) End()                   {}
 func (c *call) Result(result []byte) ([]byte, *mcprules.Refusal) {
 	c.r.mu.Lock()
 	defer c.r.mu.Unlock()
-	if c.method == "initialize" {
-		return c.r.initialized(result)
+	if c.method == "initialize" || c.method == "server/discover" {
+		return c.r.initialized(c.method, result)
 	}
 	return c.r.listed(c.method, c.cursor, result)
 }
