@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -68,7 +69,7 @@ type pinRun struct {
 	cs *mcp.ClientSession
 }
 
-func startPinned(t *testing.T, c fixtureContract, lockPath, mode string) (*pinRun, error) {
+func startPinned(t *testing.T, c fixtureContract, lockPath, mode string, with ...func(*policy.Policy)) (*pinRun, error) {
 	t.Helper()
 	arg, err := json.Marshal(c)
 	if err != nil {
@@ -81,6 +82,9 @@ func startPinned(t *testing.T, c fixtureContract, lockPath, mode string) (*pinRu
 	pol := testPolicy([]string{exe, rolePinnedServer, string(arg)})
 	pol.Unconfined = true // the pin rule reads only MCP: confinement is other tests' concern
 	pol.Pin = mode
+	for _, f := range with {
+		f(&pol)
+	}
 	r := startRelay(t, pol, func(o *supervisor.Options) {
 		o.Name, o.ID, o.Lock = "pinned-fixture", "bin+pinned-fixture", lockPath
 	})
@@ -191,7 +195,8 @@ func TestPinsHoldWhatChangedFromTheGoSDKClient(t *testing.T) {
 	changed.Tools[4].Annotations = &mcp.ToolAnnotations{DestructiveHint: &tr}                     // toward danger
 	changed.Tools = append(changed.Tools, &mcp.Tool{Name: "exfil", Description: "New.", InputSchema: json.RawMessage(`{"type":"object"}`)})
 
-	run = mustPinned(t, changed, lockPath, policy.PinTOFU)
+	auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
+	run = mustPinned(t, changed, lockPath, policy.PinTOFU, func(p *policy.Policy) { p.AuditLog = auditLog })
 	if got := run.cs.InitializeResult().Instructions; got != first.Instructions {
 		t.Errorf("host got instructions %q, want the approved %q", got, first.Instructions)
 	}
@@ -249,6 +254,11 @@ func TestPinsHoldWhatChangedFromTheGoSDKClient(t *testing.T) {
 	if got := mustCallTool(t, run.cs, "echo", map[string]any{"text": "x", "secret": "y"}); got != "called echo" {
 		t.Errorf("approved echo: %q", got)
 	}
+	run.close(t)
+	audited, _ := os.ReadFile(auditLog)
+	if !strings.Contains(string(audited), `"held":"tool:write_file","outcome":"held","code":-31113`) {
+		t.Errorf("audit log does not name the held item of a refused call:\n%s", audited)
+	}
 	st := run.r.session().Status()
 	var held []string
 	for _, h := range st.Held {
@@ -257,14 +267,80 @@ func TestPinsHoldWhatChangedFromTheGoSDKClient(t *testing.T) {
 	if got := strings.Join(held, ","); got != "instructions changed,tool:exfil new,tool:note changed,tool:write_file changed" {
 		t.Errorf("status holds %s", got)
 	}
-	run.close(t)
 }
 
-func mustPinned(t *testing.T, c fixtureContract, lockPath, mode string) *pinRun {
+func mustPinned(t *testing.T, c fixtureContract, lockPath, mode string, with ...func(*policy.Policy)) *pinRun {
 	t.Helper()
-	run, err := startPinned(t, c, lockPath, mode)
+	run, err := startPinned(t, c, lockPath, mode, with...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return run
+}
+
+// approveAll is what `mcpsandbox pins approve NAME` writes: every pending
+// item of the server approved.
+func approveAll(t *testing.T, lockPath, id string) {
+	t.Helper()
+	err := lock.Update(lockPath, func(f *lock.File) error {
+		s := f.Servers[id]
+		for _, it := range s.Pending.Items() {
+			s.Contract.Put(it, lock.Entry{})
+			s.Pending.Delete(it.Kind, it.Key)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Under pin mode strict a server the lock does not pin shows the host
+// nothing: no tools, no instructions, every call refused -31113 "unpinned";
+// what it served is pending in the lock, and approving it lets the running
+// session list and call it.
+func TestPinsStrictRefusesAnUnpinnedServer(t *testing.T) {
+	lockPath := filepath.Join(t.TempDir(), "lock.json")
+	run := mustPinned(t, pinFixture(), lockPath, policy.PinStrict)
+	if got := run.cs.InitializeResult().Instructions; got != "" {
+		t.Errorf("host got the instructions %q of an unpinned server", got)
+	}
+	if got := keys(run.tools(t)); got != "" {
+		t.Errorf("unpinned server lists %s under strict", got)
+	}
+	werr, d := callHeld(t, run.cs, "echo")
+	if d.Kind != "held" || d.Reason != "unpinned" || d.Item != "tool:echo" {
+		t.Errorf("call under strict: data %+v", d)
+	}
+	if want := "mcpsandbox pins approve --lock " + lockPath + " pinned-fixture approves it"; !strings.Contains(werr.Message, want) {
+		t.Errorf("message %q does not name %q", werr.Message, want)
+	}
+	approveAll(t, lockPath, "bin+pinned-fixture")
+	if got := keys(run.tools(t)); got != "add,echo,note,safe,write_file" {
+		t.Errorf("after approval the session lists %s", got)
+	}
+	if got := mustCallTool(t, run.cs, "echo", map[string]any{"text": "x"}); got != "called echo" {
+		t.Errorf("approved echo: %q", got)
+	}
+	run.close(t)
+}
+
+// A lock that does not load refuses the start with its file:line:col, and
+// is left as it is: never re-pinned.
+func TestPinsCorruptLockRefusesTheStart(t *testing.T) {
+	lockPath := filepath.Join(t.TempDir(), "lock.json")
+	bad := "{\n  \"version\": 1,\n  \"servers\": {\n    \"bin+pinned-fixture\": {,\n"
+	if err := os.WriteFile(lockPath, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	pol := testPolicy([]string{exe, rolePinnedServer, "{}"})
+	pol.Unconfined = true
+	_, err := supervisor.Run(context.Background(), supervisor.Options{Name: "pinned-fixture", ID: "bin+pinned-fixture", Lock: lockPath, Policy: pol, HostIn: strings.NewReader(""), HostOut: io.Discard})
+	if err == nil || !strings.Contains(err.Error(), lockPath+":4:") {
+		t.Fatalf("start with a corrupt lock: %v, want an error naming %s:4:COL", err, lockPath)
+	}
+	if got, _ := os.ReadFile(lockPath); string(got) != bad {
+		t.Errorf("the corrupt lock was rewritten:\n%s", got)
+	}
 }
