@@ -39,6 +39,9 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	os.Chmod(dir, 0o755)
 	bins.dir = dir
+	// The servers benchmarked are pinned in a lock of the run's, never in
+	// the user's (root's /etc/mcpsandbox/lock.json).
+	os.Setenv("MCPSANDBOX_LOCK", filepath.Join(dir, "lock.json"))
 	bins.baseline = os.Getenv(baselineEnv)
 	// A machine without Go (the test guest) brings them prebuilt.
 	if pre := os.Getenv(prebuiltEnv); pre != "" {

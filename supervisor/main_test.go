@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
+	"github.com/mcpsandbox/mcpsandbox/internal/pinfixture"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
@@ -41,7 +42,7 @@ func TestMain(m *testing.M) {
 			serveFetch()
 			os.Exit(0)
 		case rolePinnedServer:
-			servePinned(os.Args[2])
+			pinfixture.Serve(os.Args[2])
 			os.Exit(0)
 		case rolePagedServer:
 			servePaged()

@@ -25,7 +25,7 @@ const asExampleServer = "-test.as-example-server"
 
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == asCLI {
-		os.Exit(cli(os.Args[2:], stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+		os.Exit(cliOwnLock(os.Args[2:]))
 	}
 	if len(os.Args) > 1 && os.Args[1] == asExampleServer {
 		if err := demo.ServeExample(context.Background(), os.Stdin, os.Stdout); err != nil {
@@ -40,17 +40,26 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == asHost {
 		os.Exit(hostRole())
 	}
-	// The servers of these tests are pinned in a lock of their own, not
-	// in the user's (root's /etc/mcpsandbox/lock.json).
+	os.Exit(m.Run())
+}
+
+// cliOwnLock runs the command line with a lock of its own unless the test
+// names one (--lock, or MCPSANDBOX_LOCK): the fixture servers of these
+// tests are all this binary, one identity, each serving other tools, so
+// a shared lock would hold one test's tools for another's; and the user's
+// lock (root's /etc/mcpsandbox/lock.json) is never written.
+func cliOwnLock(args []string) int {
+	if os.Getenv(lockEnv) != "" {
+		return cli(args, stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	}
 	dir, err := os.MkdirTemp("", "mcpsandbox-test-lock-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
+	defer os.RemoveAll(dir)
 	os.Setenv(lockEnv, filepath.Join(dir, "lock.json"))
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return cli(args, stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 }
 
 // requireConfinement skips a confined test under -short when this user
