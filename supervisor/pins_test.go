@@ -295,3 +295,64 @@ func TestPinsCorruptLockRefusesTheStart(t *testing.T) {
 		t.Errorf("the corrupt lock was rewritten:\n%s", got)
 	}
 }
+
+// A real npm server, confined: @modelcontextprotocol/server-memory is
+// pinned at its first run (every tool, its serverInfo and capabilities in
+// the lock) and a second run of the same package changes nothing: all its
+// tools listed and callable, the lock not rewritten.
+func TestPinsServerMemoryFromNPM(t *testing.T) {
+	lockPath := filepath.Join(t.TempDir(), "lock.json")
+	const id = "npm+@modelcontextprotocol+server-memory"
+	var firstTools string
+	var pinned []byte
+	for run := 1; run <= 2; run++ {
+		pol := npmPolicy(t, "server-memory")
+		dir := writableBySandbox(t, t.TempDir())
+		pol.ReadWrite = []string{dir}
+		pol.Env = []string{"MEMORY_FILE_PATH=" + filepath.Join(dir, "memory.jsonl")}
+		r := startRelay(t, pol, func(o *supervisor.Options) {
+			o.Name, o.ID, o.Lock = "@modelcontextprotocol/server-memory", id, lockPath
+		})
+		cs := r.sdkClient("", nil)
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+		}
+		slices.Sort(names)
+		tools := strings.Join(names, ",")
+		if got := mustCallTool(t, cs, "read_graph", nil); !strings.Contains(got, "entities") {
+			t.Errorf("run %d: read_graph: %q", run, got)
+		}
+		cs.Close()
+		r.end()
+		lockText, err := os.ReadFile(lockPath)
+		if err != nil {
+			t.Fatalf("run %d wrote no lock: %v", run, err)
+		}
+		if run == 1 {
+			firstTools, pinned = tools, lockText
+			f, err := lock.Load(lockPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := f.Servers[id]
+			if s == nil {
+				t.Fatalf("first run pinned nothing of %s:\n%s", id, lockText)
+			}
+			if len(s.Contract.Tools) != len(names) || len(names) < 5 || s.Contract.ServerInfo == nil {
+				t.Fatalf("first run pinned %d tools of %d listed (%s):\n%s", len(s.Contract.Tools), len(names), tools, lockText)
+			}
+			continue
+		}
+		if tools != firstTools {
+			t.Errorf("second run lists %s, first %s", tools, firstTools)
+		}
+		if string(lockText) != string(pinned) {
+			t.Errorf("second run rewrote the lock:\n%s\nwas:\n%s", lockText, pinned)
+		}
+	}
+}
