@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/internal/pinfixture"
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 )
@@ -36,6 +37,13 @@ func TestMain(m *testing.M) {
 	}
 	if len(os.Args) > 1 && os.Args[1] == asStandIn {
 		os.Exit(serveStandIn())
+	}
+	if len(os.Args) > 2 && os.Args[1] == asPinnedServer {
+		if err := pinfixture.Serve(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "pinned fixture:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	if len(os.Args) > 1 && os.Args[1] == asHost {
 		os.Exit(hostRole())
