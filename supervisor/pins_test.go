@@ -163,7 +163,7 @@ func TestPinsHoldWhatChangedFromTheGoSDKClient(t *testing.T) {
 		if d.Source != "mcpsandbox" || d.Kind != "held" || d.Item != "tool:"+tool || d.Reason != reason {
 			t.Errorf("call of %s: data %+v, want kind held, item tool:%s, reason %s", tool, d, tool, reason)
 		}
-		for _, want := range []string{"mcpsandbox pins diff --lock " + lockPath + " pinned-fixture", "mcpsandbox pins approve --lock " + lockPath + " pinned-fixture tool:" + tool} {
+		for _, want := range []string{"tool \"" + tool + "\" of pinned-fixture is held for approval (" + reason, "see it with `mcpsandbox pins diff --lock " + lockPath + " pinned-fixture`", "approve it with `mcpsandbox pins approve --lock " + lockPath + " pinned-fixture tool:" + tool + "`"} {
 			if !strings.Contains(werr.Message, want) {
 				t.Errorf("call of %s: message %q does not name %q", tool, werr.Message, want)
 			}
@@ -263,7 +263,7 @@ func TestPinsStrictRefusesAnUnpinnedServer(t *testing.T) {
 	if d.Kind != "held" || d.Reason != "unpinned" || d.Item != "tool:echo" {
 		t.Errorf("call under strict: data %+v", d)
 	}
-	if want := "mcpsandbox pins approve --lock " + lockPath + " pinned-fixture approves it"; !strings.Contains(werr.Message, want) {
+	if want := "approve it with `mcpsandbox pins approve --lock " + lockPath + " pinned-fixture --all`"; !strings.Contains(werr.Message, want) {
 		t.Errorf("message %q does not name %q", werr.Message, want)
 	}
 	approveAll(t, lockPath, "bin+pinned-fixture")

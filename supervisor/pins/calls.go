@@ -22,7 +22,7 @@ func (r *Rule) called(kind contract.Kind, params []byte, member string) (mcprule
 	name := contract.ItemName(kind, key)
 	if !r.pinned && r.o.Mode == policy.PinStrict {
 		if r.reloadIfChanged(); !r.pinned {
-			return r.refuse(name, "unpinned", fmt.Sprintf("MCP server %s is not pinned in the lock %s, and pin mode strict refuses a server the lock does not pin", r.o.Name, r.o.Path))
+			return r.refuse(name, "unpinned", fmt.Sprintf("%s %q of %s is held for approval (the lock %s does not pin the server, and pin mode strict refuses what it does not pin)", kind, key, r.o.Name, r.o.Path))
 		}
 	}
 	h, isHeld := r.held[name]
@@ -42,11 +42,11 @@ func (r *Rule) called(kind contract.Kind, params []byte, member string) (mcprule
 		delete(r.held, name)
 		return mcprules.Verdict{}, nil
 	}
-	why := "it is new since the server was pinned"
+	why := "new since the server was pinned"
 	if h.reason == "changed" {
-		why = "it changed since it was pinned"
+		why = "changed since it was pinned"
 	}
-	return r.refuse(name, h.reason, fmt.Sprintf("%s of MCP server %s is held for approval: %s", name, r.o.Name, why))
+	return r.refuse(name, h.reason, fmt.Sprintf("%s %q of %s is held for approval (%s)", kind, key, r.o.Name, why))
 }
 
 func (r *Rule) refuse(item, reason, what string) (mcprules.Verdict, mcprules.Call) {
@@ -55,5 +55,5 @@ func (r *Rule) refuse(item, reason, what string) (mcprules.Verdict, mcprules.Cal
 		approve = "" // all it lists
 	}
 	return mcprules.Verdict{Refusal: &mcprules.Refusal{Kind: mcprules.Held, Reason: reason, Item: item,
-		Message: what + "; it was not relayed (" + r.commands(approve) + ")"}}, nil
+		Message: what + ": " + r.commands(approve)}}, nil
 }

@@ -184,17 +184,18 @@ func unreadable(method string, err error) *mcprules.Refusal {
 		Message: fmt.Sprintf("MCP server sent a %s result mcpsandbox cannot compare with its lock (%v)", method, err)}
 }
 
-// commands names the commands that show and approve what is held.
+// commands names the commands that show and approve an item ("": all
+// that is held of the server).
 func (r *Rule) commands(item string) string {
 	name := cmdline.ShellWord(r.o.Name)
 	if def, err := lock.DefaultPath(); err != nil || def != r.o.Path {
 		name = "--lock " + cmdline.ShellWord(r.o.Path) + " " + name
 	}
-	approve := "mcpsandbox pins approve " + name
+	approve := "--all"
 	if item != "" {
-		approve += " " + cmdline.ShellWord(item)
+		approve = cmdline.ShellWord(item)
 	}
-	return "mcpsandbox pins diff " + name + " shows it; " + approve + " approves it"
+	return "see it with `mcpsandbox pins diff " + name + "`, approve it with `mcpsandbox pins approve " + name + " " + approve + "`"
 }
 
 // reloadIfChanged reads the lock again when it changed on disk (a `pins
