@@ -10,7 +10,7 @@ import (
 
 // bins holds the programs every benchmark starts, built once per run.
 var bins struct {
-	dir, mcpsandbox, minrelay, staticserver, minimal, netclient string
+	dir, mcpsandbox, minrelay, staticserver, minimal, netclient, pinserver string
 	baseline                                                    string // an earlier mcpsandbox, when baselineEnv names one
 }
 
@@ -21,7 +21,7 @@ var bins struct {
 const baselineEnv = "MCPSANDBOX_BENCH_BASELINE"
 
 // prebuiltEnv names a directory holding mcpsandbox, minrelay, staticserver,
-// minimal and netclient, built already.
+// minimal, netclient and pinserver, built already.
 const prebuiltEnv = "MCPSANDBOX_BENCH_BINARIES"
 
 func TestMain(m *testing.M) {
@@ -50,6 +50,7 @@ func runMain(m *testing.M) int {
 		bins.staticserver = filepath.Join(pre, "staticserver")
 		bins.minimal = filepath.Join(pre, "minimal")
 		bins.netclient = filepath.Join(pre, "netclient")
+		bins.pinserver = filepath.Join(pre, "pinserver")
 		return m.Run()
 	}
 	for _, b := range []struct {
@@ -62,6 +63,7 @@ func runMain(m *testing.M) int {
 		{&bins.staticserver, "./staticserver", "0"},
 		{&bins.minimal, "./minimal", "0"},
 		{&bins.netclient, "./netclient", "0"},
+		{&bins.pinserver, "./pinserver", "0"},
 	} {
 		*b.out = filepath.Join(dir, filepath.Base(b.pkg))
 		cmd := exec.Command("go", "build", "-o", *b.out, b.pkg)

@@ -23,7 +23,7 @@ func (r *relay) pinRules(opts Options) error {
 		}
 	}
 	p, err := pins.New(pins.Options{ID: opts.ID, Name: opts.Name, Path: path, Mode: opts.Policy.Pin, Log: r.log})
-	if err != nil {
+	if err != nil || p == nil {
 		return err
 	}
 	r.pins, r.rules = p, mcprules.Chain(r.rules, p)

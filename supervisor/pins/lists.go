@@ -169,13 +169,6 @@ func (r *Rule) record(page map[string]seen) {
 // logOff says, under pin mode off, what would be held, once per item
 // and version, and holds nothing.
 func (r *Rule) logOff(page map[string]seen) {
-	if !r.pinned {
-		if !r.offNoted {
-			r.offNoted = true
-			r.o.Log.Info("MCP server is not pinned in the lock; pin mode off pins and holds nothing", "lock", r.o.Path)
-		}
-		return
-	}
 	for _, s := range page {
 		name := contract.ItemName(s.it.Kind, s.it.Key)
 		if s.reason == "" || r.offLogged[name] == s.it.Hash {

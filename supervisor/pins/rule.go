@@ -46,7 +46,6 @@ type Rule struct {
 	stamp    fileStamp              // the lock as last read
 	pages    map[string]page        // the last page of each list (method and cursor) and what the host got of it
 
-	offNoted  bool              // pin mode off said the server is not pinned
 	offLogged map[string]string // pin mode off: item → the version whose difference was logged
 }
 
@@ -65,7 +64,8 @@ type page struct {
 }
 
 // New reads the lock: a lock that does not load fails the start with the
-// lock's own error (file:line:col and the fix), never re-pinned.
+// lock's own error (file:line:col and the fix), never re-pinned. Under pin
+// mode off a server the lock does not pin gets no rule (nil).
 func New(o Options) (*Rule, error) {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -80,6 +80,10 @@ func New(o Options) (*Rule, error) {
 		return nil, err
 	}
 	r.take(f, st)
+	if !r.pinned && o.Mode == policy.PinOff {
+		o.Log.Info("MCP server is not pinned in the lock; pin mode off pins and holds nothing", "lock", o.Path)
+		return nil, nil // nothing to compare with: no rule at all
+	}
 	if !r.pinned && o.Mode == policy.PinTOFU {
 		r.pinning = map[contract.Kind]bool{}
 		for _, k := range allKinds {
