@@ -15,10 +15,19 @@ import (
 func (r *Rule) called(kind contract.Kind, params []byte, member string) (mcprules.Verdict, mcprules.Call) {
 	key, ok := keyOf(params, member)
 	if !ok {
-		return mcprules.Verdict{}, nil // the policy's rules, or the server, answer a request that names nothing
+		return mcprules.Verdict{Refusal: &mcprules.Refusal{Kind: mcprules.Held, Reason: "unreadable",
+			Message: fmt.Sprintf("%s of %s names no %s mcpsandbox can check against the lock (its %s is spelt more than one way, or is no string); it was not relayed", methodOf[kind], r.o.Name, kind, member)}}, nil
+	}
+	if key == "" {
+		return mcprules.Verdict{}, nil // names nothing: the server answers it
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.pinned && len(r.held) == 0 && !r.pinning[kind] && kind != contract.Resource {
+		if _, ok := r.approved.Entry(kind, key); ok {
+			return mcprules.Verdict{}, nil // pinned and unchanged: the hot path
+		}
+	}
 	name := contract.ItemName(kind, key)
 	if !r.pinned && r.o.Mode == policy.PinStrict {
 		if r.reloadIfChanged(); !r.pinned {
@@ -48,6 +57,9 @@ func (r *Rule) called(kind contract.Kind, params []byte, member string) (mcprule
 	}
 	return r.refuse(name, h.reason, fmt.Sprintf("%s %q of %s is held for approval (%s)", kind, key, r.o.Name, why))
 }
+
+// methodOf names the request that asks for an item of a kind.
+var methodOf = map[contract.Kind]string{contract.Tool: "tools/call", contract.Prompt: "prompts/get", contract.Resource: "resources/read"}
 
 func (r *Rule) refuse(item, reason, what string) (mcprules.Verdict, mcprules.Call) {
 	approve := item

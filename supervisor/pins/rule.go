@@ -1,8 +1,8 @@
 package pins
 
 import (
+	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -242,11 +242,21 @@ func stampOf(path string) fileStamp {
 	return fileStamp{mtime: fi.ModTime(), size: fi.Size(), ok: true}
 }
 
-// keyOf reads the member naming the item a request asks for.
+// keyOf reads the member naming the item a request asks for, as every
+// server would read it: absent is "" and true; spelt more than one way, or
+// not a string, is false (the request cannot be checked).
 func keyOf(params []byte, member string) (string, bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(params, &m) != nil {
-		return "", false
+	if params == nil {
+		return "", true
 	}
-	return jsonrpc.ExactMember(m, member)
+	raw, ok := jsonrpc.ExactMemberValue(params, member)
+	switch {
+	case !ok:
+		return "", false
+	case raw == nil:
+		return "", true
+	case len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0:
+		return string(raw[1 : len(raw)-1]), true
+	}
+	return jsonrpc.StringValue(raw)
 }

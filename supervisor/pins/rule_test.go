@@ -1,0 +1,86 @@
+package pins
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpsandbox/mcpsandbox/contract"
+	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
+	"github.com/mcpsandbox/mcpsandbox/lock"
+	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
+)
+
+// pinnedRule is the rule of a server whose lock pins the tools named.
+func pinnedRule(t testing.TB, tools ...string) *Rule {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "lock.json")
+	err := lock.Update(path, func(f *lock.File) error {
+		s := &lock.Server{Name: "fixture"}
+		for _, name := range tools {
+			it, err := contract.NewItem(contract.Tool, name, []byte(`{"name":"`+name+`","inputSchema":{"type":"object"}}`))
+			if err != nil {
+				return err
+			}
+			s.Contract.Put(it, lock.Entry{})
+		}
+		f.Servers["bin+fixture"] = s
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{ID: "bin+fixture", Name: "fixture", Path: path, Mode: policy.PinTOFU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func hostRequest(t testing.TB, r *Rule, msg string) mcprules.Verdict {
+	t.Helper()
+	var sc jsonrpc.Scanner
+	var b jsonrpc.Batch
+	if err := sc.Scan([]byte(msg), &b); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := r.HostRequest([]byte(msg), &b.Msgs[0])
+	return v
+}
+
+// A tools/call goes on for a pinned tool; one the lock does not pin is
+// held as new; one whose name is spelt two ways (a Go server would read
+// the second) is refused, not checked one way and called another.
+func TestCallsOfPinnedAndUnpinnedTools(t *testing.T) {
+	r := pinnedRule(t, "add")
+	if v := hostRequest(t, r, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{}}}`); v.Refusal != nil {
+		t.Errorf("pinned add refused: %+v", v.Refusal)
+	}
+	v := hostRequest(t, r, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exfil"}}`)
+	if v.Refusal == nil || v.Refusal.Kind != mcprules.Held || v.Refusal.Reason != "new" || v.Refusal.Item != "tool:exfil" {
+		t.Errorf("unpinned exfil: %+v", v.Refusal)
+	}
+	v = hostRequest(t, r, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","NAME":"exfil"}}`)
+	if v.Refusal == nil || v.Refusal.Kind != mcprules.Held || !strings.Contains(v.Refusal.Message, "spelt more than one way") {
+		t.Errorf("a name spelt two ways: %+v", v.Refusal)
+	}
+}
+
+// BenchmarkCallPinned is the pin rule's share of a 1 KiB tools/call of a
+// pinned, unchanged tool: no file is read.
+func BenchmarkCallPinned(b *testing.B) {
+	r := pinnedRule(b, "echo")
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 1024) + `"}}}`)
+	var sc jsonrpc.Scanner
+	var batch jsonrpc.Batch
+	if err := sc.Scan(msg, &batch); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, _ := r.HostRequest(msg, &batch.Msgs[0]); v.Refusal != nil {
+			b.Fatal(v.Refusal.Message)
+		}
+	}
+}
