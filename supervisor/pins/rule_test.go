@@ -84,3 +84,25 @@ func BenchmarkCallPinned(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListCompare118 is a fresh comparison of a tools/list page of
+// 118 pinned tools, as after a list_changed: every tool canonicalised,
+// hashed and looked up.
+func BenchmarkListCompare118(b *testing.B) {
+	var names []string
+	var tools []string
+	for i := range 118 {
+		name := "tool_" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		names = append(names, name)
+		tools = append(tools, `{"name":"`+name+`","inputSchema":{"type":"object"}}`)
+	}
+	r := pinnedRule(b, names...)
+	result := []byte(`{"tools":[` + strings.Join(tools, ",") + `]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(r.pages)
+		if out, ref := r.listed("tools/list", "", result); ref != nil || out != nil {
+			b.Fatalf("%s %+v", out, ref)
+		}
+	}
+}
