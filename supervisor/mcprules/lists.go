@@ -77,7 +77,7 @@ func (s *set) filter(result []byte, lr *listRule) ([]byte, *Refusal) {
 		}
 		if edited {
 			var err error
-			if it, err = encodeObject(item); err != nil {
+			if it, err = EncodeObject(item); err != nil {
 				return unreadable("an item could not be re-encoded")
 			}
 			changed = true
@@ -92,7 +92,7 @@ func (s *set) filter(result []byte, lr *listRule) ([]byte, *Refusal) {
 		return nil, nil
 	}
 	res[lr.list] = append(list, ']')
-	enc, err := encodeObject(res)
+	enc, err := EncodeObject(res)
 	if err != nil {
 		return unreadable("it could not be re-encoded")
 	}

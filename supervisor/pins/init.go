@@ -1,7 +1,6 @@
 package pins
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/mcpsandbox/mcpsandbox/contract"
@@ -46,7 +45,7 @@ func (r *Rule) initialized(method string, result []byte) ([]byte, *mcprules.Refu
 	} else {
 		delete(res, "instructions")
 	}
-	out, err := encode(res)
+	out, err := mcprules.EncodeObject(res)
 	if err != nil {
 		return nil, unreadable(method, err)
 	}
@@ -58,15 +57,3 @@ type notObject struct{}
 func (notObject) Error() string { return "the result is not an object" }
 
 var errNotObject error = notObject{}
-
-// encode writes members compactly, keeping strings as the server wrote
-// them (no HTML escaping).
-func encode(m map[string]json.RawMessage) ([]byte, error) {
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
-}
