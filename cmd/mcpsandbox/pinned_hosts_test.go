@@ -104,3 +104,54 @@ func TestPinsHoldWhatChangedFromTheTypeScriptSDKClient(t *testing.T) {
 		t.Errorf("the session did not go on: add gave %+v", got.Calls["add"])
 	}
 }
+
+// A daemon pins into the lock beside its config, and `status` names what
+// an instance holds. Its two entries run one program (one identity, one
+// entry in the lock) with two contracts: the first session pins the
+// first's, and the second entry's changed and new tools are held.
+func TestPinsDaemonStatusNamesHeldItems(t *testing.T) {
+	entry := func(name string, c pinfixture.Contract) daemonEntry {
+		return daemonEntry{name: name, keys: map[string]any{"command": self(t), "args": []string{asPinnedServer, c.Arg()}, "prestart": 0,
+			"policy": map[string]any{"unconfined": true}}}
+	}
+	d := startE2EDaemon(t, claudeConfig(t, entry("first", pinfixture.First()), entry("changed", pinfixture.Changed())), nil)
+	list := func(name string) string {
+		h := d.mustConnectGo(t, name, "")
+		res, err := h.cs.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+		}
+		slices.Sort(names)
+		return strings.Join(names, ",")
+	}
+	if got := list("first"); got != "add,echo,note,safe,write_file" {
+		t.Fatalf("first lists %s", got)
+	}
+	if _, err := os.Stat(strings.TrimSuffix(d.config, ".json") + ".lock.json"); err != nil {
+		t.Fatalf("no lock beside the config: %v", err)
+	}
+	if got := list("changed"); got != "add,safe" {
+		t.Errorf("changed lists %s, want add,safe", got)
+	}
+	st := d.status()
+	var held []string
+	for _, s := range st.Servers {
+		for _, i := range s.Instances {
+			for _, h := range i.Held {
+				held = append(held, s.Name+" "+h.Item+" "+h.Reason)
+			}
+		}
+	}
+	want := "changed instructions changed,changed tool:echo changed,changed tool:exfil new,changed tool:note changed,changed tool:write_file changed"
+	if got := strings.Join(held, ","); got != want {
+		t.Errorf("status --json holds %q, want %q", got, want)
+	}
+	out, _, err := d.cli("status")
+	if err != nil || !strings.Contains(out, "changed#1 holds for approval: instructions (changed), tool:echo (changed), tool:exfil (new), tool:note (changed), tool:write_file (changed); see mcpsandbox pins diff changed") {
+		t.Errorf("status table: %v\n%s", err, out)
+	}
+}
