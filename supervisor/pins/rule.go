@@ -3,6 +3,7 @@ package pins
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -84,17 +85,58 @@ func New(o Options) (*Rule, error) {
 		o.Log.Info("MCP server is not pinned in the lock; pin mode off pins and holds nothing", "lock", o.Path)
 		return nil, nil // nothing to compare with: no rule at all
 	}
-	if !r.pinned && o.Mode == policy.PinTOFU {
-		r.pinning = map[contract.Kind]bool{}
-		for _, k := range allKinds {
-			r.pinning[k] = true
-		}
-	}
 	return r, nil
 }
 
 var allKinds = []contract.Kind{contract.Tool, contract.Prompt, contract.Resource, contract.ResourceTemplate,
 	contract.Instructions, contract.ServerInfo, contract.Capabilities}
+
+// capabilityOf is the capability a server declares for a kind of list.
+var capabilityOf = map[contract.Kind]string{contract.Tool: "tools", contract.Prompt: "prompts",
+	contract.Resource: "resources", contract.ResourceTemplate: "resources"}
+
+// pinnedOf counts the pinned items of a kind of list.
+func pinnedOf(c lock.Contract, kind contract.Kind) int {
+	switch kind {
+	case contract.Tool:
+		return len(c.Tools)
+	case contract.Prompt:
+		return len(c.Prompts)
+	case contract.Resource:
+		return len(c.Resources)
+	case contract.ResourceTemplate:
+		return len(c.ResourceTemplates)
+	}
+	return 0
+}
+
+// firstSight is what pin mode tofu pins as it is listed: everything of a
+// server the lock does not pin; of one it pins, a list the pinned
+// capabilities declare and of which nothing is pinned (no session has
+// listed it yet). An item of a list the pinned capabilities do not
+// declare is new, and held.
+func (r *Rule) firstSight() map[contract.Kind]bool {
+	if r.o.Mode != policy.PinTOFU {
+		return nil
+	}
+	first := map[contract.Kind]bool{}
+	if !r.pinned {
+		for _, k := range allKinds {
+			first[k] = true
+		}
+		return first
+	}
+	var declared map[string]json.RawMessage
+	if caps, ok := r.approved.Get(contract.Capabilities, ""); ok {
+		json.Unmarshal(caps.Text, &declared)
+	}
+	for kind, capability := range capabilityOf {
+		if _, ok := declared[capability]; ok && pinnedOf(r.approved, kind) == 0 {
+			first[kind] = true
+		}
+	}
+	return first
+}
 
 // take makes f's approved contract of the server the one enforced.
 func (r *Rule) take(f *lock.File, st fileStamp) {
@@ -103,6 +145,7 @@ func (r *Rule) take(f *lock.File, st fileStamp) {
 	if s := f.Servers[r.o.ID]; s != nil && !s.Contract.Empty() {
 		r.approved, r.pinned = s.Contract, true
 	}
+	r.pinning = r.firstSight()
 	clear(r.pages)
 }
 
@@ -216,9 +259,6 @@ func (r *Rule) reloadIfChanged() {
 		return
 	}
 	r.take(f, st)
-	if r.pinned {
-		r.pinning = nil
-	}
 	for name, h := range r.held {
 		if it, ok := r.approved.Get(h.kind, h.key); ok && it.Hash == h.hash {
 			delete(r.held, name)

@@ -14,10 +14,22 @@ import (
 
 // pinnedRule is the rule of a server whose lock pins the tools named.
 func pinnedRule(t testing.TB, tools ...string) *Rule {
+	return pinnedWith(t, "", tools...)
+}
+
+// pinnedWith is pinnedRule with capabilities pinned too ("": none).
+func pinnedWith(t testing.TB, capabilities string, tools ...string) *Rule {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "lock.json")
 	err := lock.Update(path, func(f *lock.File) error {
 		s := &lock.Server{Name: "fixture"}
+		if capabilities != "" {
+			it, err := contract.NewItem(contract.Capabilities, "", []byte(capabilities))
+			if err != nil {
+				return err
+			}
+			s.Contract.Put(it, lock.Entry{})
+		}
 		for _, name := range tools {
 			it, err := contract.NewItem(contract.Tool, name, []byte(`{"name":"`+name+`","inputSchema":{"type":"object"}}`))
 			if err != nil {
@@ -104,5 +116,22 @@ func BenchmarkListCompare118(b *testing.B) {
 		if out, ref := r.listed("tools/list", "", result); ref != nil || out != nil {
 			b.Fatalf("%s %+v", out, ref)
 		}
+	}
+}
+
+// A pinned server's list that no session listed yet is pinned when first
+// listed if the pinned capabilities declare it; else its items are new.
+func TestAListNoSessionListedIsPinnedIfDeclared(t *testing.T) {
+	page := []byte(`{"tools":[{"name":"add","inputSchema":{"type":"object"}}]}`)
+	declared := pinnedWith(t, `{"tools":{}}`)
+	if out, ref := declared.listed("tools/list", "", page); ref != nil || out != nil {
+		t.Errorf("declared tools, first listed: %s %+v, want the page as it is", out, ref)
+	}
+	if it, ok := declared.approved.Get(contract.Tool, "add"); !ok || it.Hash == "" {
+		t.Error("declared tools, first listed: add not pinned")
+	}
+	undeclared := pinnedWith(t, `{"prompts":{}}`)
+	if out, _ := undeclared.listed("tools/list", "", page); string(out) != `{"tools":[]}` {
+		t.Errorf("undeclared tools: %s, want add held", out)
 	}
 }
