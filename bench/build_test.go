@@ -11,7 +11,7 @@ import (
 // bins holds the programs every benchmark starts, built once per run.
 var bins struct {
 	dir, mcpsandbox, minrelay, staticserver, minimal, netclient, pinserver string
-	baseline                                                    string // an earlier mcpsandbox, when baselineEnv names one
+	baseline                                                               string // an earlier mcpsandbox, when baselineEnv names one
 }
 
 // baselineEnv names an earlier build of mcpsandbox (bench/run.sh builds
