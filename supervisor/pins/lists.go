@@ -39,7 +39,7 @@ func (r *Rule) listed(method, cursor string, result []byte) ([]byte, *mcprules.R
 	}
 	if r.o.Mode == policy.PinOff {
 		r.logOff(page)
-		r.pages[key] = pageOf(sum, nil)
+		r.keepPage(key, sum, nil)
 		return nil, nil
 	}
 	r.record(page)
@@ -53,11 +53,24 @@ func (r *Rule) listed(method, cursor string, result []byte) ([]byte, *mcprules.R
 	if ref != nil {
 		return nil, ref
 	}
-	r.pages[key] = pageOf(sum, out)
+	r.keepPage(key, sum, out)
 	return out, nil
 }
 
-func pageOf(sum [sha256.Size]byte, out []byte) page { return page{sum: sum, out: out} }
+// keepPage remembers what the host got of a page, for the next list of
+// it; a server paging without end does not grow the memory of them.
+func (r *Rule) keepPage(key string, sum [sha256.Size]byte, out []byte) {
+	if len(r.pages) >= maxPages {
+		clear(r.pages)
+	}
+	r.pages[key] = page{sum: sum, out: out}
+}
+
+// Bounds on what one session keeps of a server's lists.
+const (
+	maxHeld  = 1024 // items held (and written to the lock as held)
+	maxPages = 64   // pages remembered
+)
 
 // judge decides one item against the approved contract.
 func (r *Rule) judge(it contract.Item) seen {
@@ -116,7 +129,17 @@ func (r *Rule) record(page map[string]seen) {
 		case s.pin:
 			pin = append(pin, s)
 		case s.reason != "":
-			if h, ok := r.held[name]; !ok || h.hash != s.it.Hash {
+			h, ok := r.held[name]
+			if !ok && len(r.held) >= maxHeld {
+				// Hidden all the same, but neither kept nor written: a
+				// server cannot grow the relay or the lock without bound.
+				if !r.tooMany {
+					r.tooMany = true
+					r.o.Log.Warn("MCP server lists more new or changed items than mcpsandbox records; the rest are hidden and not written to the lock", "limit", maxHeld, "lock", r.o.Path)
+				}
+				continue
+			}
+			if !ok || h.hash != s.it.Hash {
 				pend = append(pend, s)
 			}
 			r.held[name] = hold{kind: s.it.Kind, key: s.it.Key, reason: s.reason, hash: s.it.Hash}
@@ -171,7 +194,7 @@ func (r *Rule) record(page map[string]seen) {
 func (r *Rule) logOff(page map[string]seen) {
 	for _, s := range page {
 		name := contract.ItemName(s.it.Kind, s.it.Key)
-		if s.reason == "" || r.offLogged[name] == s.it.Hash {
+		if s.reason == "" || r.offLogged[name] == s.it.Hash || len(r.offLogged) >= maxHeld {
 			continue
 		}
 		r.offLogged[name] = s.it.Hash

@@ -47,6 +47,7 @@ type Rule struct {
 	stamp    fileStamp              // the lock as last read
 	pages    map[string]page        // the last page of each list (method and cursor) and what the host got of it
 
+	tooMany   bool              // more items were held than maxHeld (logged once)
 	offLogged map[string]string // pin mode off: item → the version whose difference was logged
 }
 
