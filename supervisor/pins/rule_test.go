@@ -2,6 +2,7 @@ package pins
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -133,5 +134,29 @@ func TestAListNoSessionListedIsPinnedIfDeclared(t *testing.T) {
 	undeclared := pinnedWith(t, `{"prompts":{}}`)
 	if out, _ := undeclared.listed("tools/list", "", page); string(out) != `{"tools":[]}` {
 		t.Errorf("undeclared tools: %s, want add held", out)
+	}
+}
+
+// A server listing ever more new tools grows neither the session's held
+// items nor the lock past maxHeld; all of them are hidden all the same.
+func TestHeldItemsAreBounded(t *testing.T) {
+	r := pinnedRule(t, "add")
+	var tools []string
+	for i := range maxHeld + 100 {
+		tools = append(tools, `{"name":"t`+strconv.Itoa(i)+`","inputSchema":{"type":"object"}}`)
+	}
+	out, ref := r.listed("tools/list", "", []byte(`{"tools":[`+strings.Join(tools, ",")+`]}`))
+	if ref != nil || string(out) != `{"tools":[]}` {
+		t.Fatalf("new tools not all hidden: %.80s %+v", out, ref)
+	}
+	if len(r.held) != maxHeld {
+		t.Errorf("%d items held, want the bound %d", len(r.held), maxHeld)
+	}
+	f, err := lock.Load(r.o.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.Servers["bin+fixture"].Pending.Tools); n != maxHeld {
+		t.Errorf("%d tools pending in the lock, want the bound %d", n, maxHeld)
 	}
 }
