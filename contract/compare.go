@@ -97,15 +97,7 @@ func Diff(pinned, seen []Item) []Change {
 	for _, it := range old {
 		changes = append(changes, Compare(it, Item{}))
 	}
-	slices.SortFunc(changes, func(a, b Change) int {
-		switch {
-		case Less(a.Kind, a.Key, b.Kind, b.Key):
-			return -1
-		case Less(b.Kind, b.Key, a.Kind, a.Key):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(changes, func(a, b Change) int { return Order(a.Kind, a.Key, b.Kind, b.Key) })
 	return changes
 }
 

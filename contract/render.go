@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/linediff"
 )
 
 // Render writes changes as a user reads them: a heading per item, its
@@ -105,7 +107,7 @@ func writeLineDiff(w io.Writer, indent, a, b string) {
 	ops := diffLines(splitLines(a), splitLines(b))
 	show := make([]bool, len(ops))
 	for i, op := range ops {
-		if op.mark == ' ' {
+		if op.Kind == ' ' {
 			continue
 		}
 		for j := max(0, i-contextLines); j <= min(len(ops)-1, i+contextLines); j++ {
@@ -122,7 +124,7 @@ func writeLineDiff(w io.Writer, indent, a, b string) {
 			fmt.Fprintf(w, "%s  …\n", indent)
 			skipped = false
 		}
-		fmt.Fprintf(w, "%s%c %s\n", indent, op.mark, visible(op.line))
+		fmt.Fprintf(w, "%s%c %s\n", indent, op.Kind, visible(op.Line))
 	}
 	if skipped {
 		fmt.Fprintf(w, "%s  …\n", indent)
@@ -136,62 +138,30 @@ func splitLines(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
-type lineOp struct {
-	mark byte
-	line string
-}
-
 // maxDiffCells bounds the LCS table; texts larger than that are shown as
 // all removed, then all added.
 const maxDiffCells = 1 << 22
 
-// diffLines is a longest-common-subsequence line diff.
-func diffLines(a, b []string) []lineOp {
-	var ops []lineOp
+// diffLines is a line diff in which a replaced block shows its removed
+// lines, then its added ones.
+func diffLines(a, b []string) []linediff.Op {
 	if (len(a)+1)*(len(b)+1) > maxDiffCells {
+		var ops []linediff.Op
 		for _, l := range a {
-			ops = append(ops, lineOp{'-', l})
+			ops = append(ops, linediff.Op{Kind: '-', Line: l})
 		}
 		for _, l := range b {
-			ops = append(ops, lineOp{'+', l})
+			ops = append(ops, linediff.Op{Kind: '+', Line: l})
 		}
 		return ops
 	}
-	n, m := len(a), len(b)
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			ops = append(ops, lineOp{' ', a[i]})
-			i, j = i+1, j+1
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, lineOp{'+', b[j]})
-			j++
-		default:
-			ops = append(ops, lineOp{'-', a[i]})
-			i++
-		}
-	}
-	// Show a replaced block as its removed lines, then its added ones.
+	ops := linediff.Lines(a, b)
 	for k := 0; k < len(ops); {
 		e := k
-		for e < len(ops) && ops[e].mark != ' ' {
+		for e < len(ops) && ops[e].Kind != ' ' {
 			e++
 		}
-		slices.SortStableFunc(ops[k:e], func(x, y lineOp) int { return int(y.mark) - int(x.mark) })
+		slices.SortStableFunc(ops[k:e], func(x, y linediff.Op) int { return int(y.Kind) - int(x.Kind) })
 		k = e + 1
 	}
 	return ops

@@ -66,7 +66,9 @@ type checker struct {
 	data []byte
 }
 
-func (c *checker) fail(off int, what, fix string) error { return errorAt(c.file, c.data, off, what, fix) }
+func (c *checker) fail(off int, what, fix string) error {
+	return errorAt(c.file, c.data, off, what, fix)
+}
 
 // check walks v, whose place in the file path names ("servers[\"x\"].contract").
 func (c *checker) check(v *hujson.Value, s *shape, path string) error {
@@ -122,7 +124,7 @@ func (c *checker) check(v *hujson.Value, s *shape, path string) error {
 			}
 			if s.kind == kindTime {
 				if _, err := time.Parse(time.RFC3339Nano, lit.String()); err != nil {
-					return c.fail(v.StartOffset, fmt.Sprintf("%s %s is not an RFC 3339 time", path, lit), "write it as 2026-01-02T15:04:05Z")
+					return c.fail(v.StartOffset, fmt.Sprintf("%s %s is not an RFC 3339 time", path, string(lit)), "write it as 2026-01-02T15:04:05Z")
 				}
 			}
 		case kindInt:
