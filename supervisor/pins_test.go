@@ -190,10 +190,7 @@ func TestPinsHoldWhatChangedFromTheGoSDKClient(t *testing.T) {
 	// What `pins approve pinned-fixture tool:echo` writes: the running
 	// session lists and calls it from its next list on.
 	err = lock.Update(lockPath, func(f *lock.File) error {
-		s := f.Servers["bin+pinned-fixture"]
-		it, _ := s.Pending.Get(contract.Tool, "echo")
-		s.Contract.Put(it, lock.Entry{})
-		s.Pending.Delete(contract.Tool, "echo")
+		f.Servers["bin+pinned-fixture"].Approve(contract.Tool, "echo")
 		return nil
 	})
 	if err != nil {
@@ -234,11 +231,7 @@ func mustPinned(t *testing.T, c pinfixture.Contract, lockPath, mode string, with
 func approveAll(t *testing.T, lockPath, id string) {
 	t.Helper()
 	err := lock.Update(lockPath, func(f *lock.File) error {
-		s := f.Servers[id]
-		for _, it := range s.Pending.Items() {
-			s.Contract.Put(it, lock.Entry{})
-			s.Pending.Delete(it.Kind, it.Key)
-		}
+		f.Servers[id].ApproveAll()
 		return nil
 	})
 	if err != nil {

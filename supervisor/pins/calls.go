@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpsandbox/mcpsandbox/contract"
+	"github.com/mcpsandbox/mcpsandbox/lock"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 )
@@ -31,7 +32,7 @@ func (r *Rule) called(kind contract.Kind, params []byte, member string) (mcprule
 	name := contract.ItemName(kind, key)
 	if !r.pinned && r.o.Mode == policy.PinStrict {
 		if r.reloadIfChanged(); !r.pinned {
-			return r.refuse(name, "unpinned", fmt.Sprintf("%s %q of %s is held for approval (the lock %s does not pin the server, and pin mode strict refuses what it does not pin)", kind, key, r.o.Name, r.o.Path))
+			return r.refuse(name, lock.ReasonUnpinned, fmt.Sprintf("%s %q of %s is held for approval (the lock %s does not pin the server, and pin mode strict refuses what it does not pin)", kind, key, r.o.Name, r.o.Path))
 		}
 	}
 	h, isHeld := r.held[name]
@@ -44,7 +45,7 @@ func (r *Rule) called(kind contract.Kind, params []byte, member string) (mcprule
 		if _, ok := r.approved.Get(kind, key); ok {
 			return mcprules.Verdict{}, nil
 		}
-		h = hold{kind: kind, key: key, reason: "new"}
+		h = hold{kind: kind, key: key, reason: lock.ReasonNew}
 	}
 	r.reloadIfChanged()
 	if it, ok := r.approved.Get(kind, key); ok && (it.Hash == h.hash || !isHeld) {
@@ -52,7 +53,7 @@ func (r *Rule) called(kind contract.Kind, params []byte, member string) (mcprule
 		return mcprules.Verdict{}, nil
 	}
 	why := "new since the server was pinned"
-	if h.reason == "changed" {
+	if h.reason == lock.ReasonChanged {
 		why = "changed since it was pinned"
 	}
 	return r.refuse(name, h.reason, fmt.Sprintf("%s %q of %s is held for approval (%s)", kind, key, r.o.Name, why))
@@ -63,7 +64,7 @@ var methodOf = map[contract.Kind]string{contract.Tool: "tools/call", contract.Pr
 
 func (r *Rule) refuse(item, reason, what string) (mcprules.Verdict, mcprules.Call) {
 	approve := item
-	if reason == "unpinned" {
+	if reason == lock.ReasonUnpinned {
 		approve = "" // all it lists
 	}
 	return mcprules.Verdict{Refusal: &mcprules.Refusal{Kind: mcprules.Held, Reason: reason, Item: item,

@@ -76,19 +76,19 @@ const (
 func (r *Rule) judge(it contract.Item) seen {
 	switch {
 	case !r.pinned && r.o.Mode == policy.PinStrict:
-		return seen{it: it, reason: "unpinned"}
+		return seen{it: it, reason: lock.ReasonUnpinned}
 	case r.pinning[it.Kind]:
 		return seen{it: it, pin: true}
 	}
 	old, ok := r.approved.Get(it.Kind, it.Key)
 	switch {
 	case !ok:
-		return seen{it: it, reason: "new"}
+		return seen{it: it, reason: lock.ReasonNew}
 	case old.Hash == it.Hash:
 		return seen{it: it}
 	}
 	if ch := contract.Compare(old, it); ch.Op != contract.Same {
-		return seen{it: it, reason: "changed"}
+		return seen{it: it, reason: lock.ReasonChanged}
 	}
 	return seen{it: it, shown: &old}
 }
