@@ -16,7 +16,8 @@ import (
 func (r *Rule) called(kind contract.Kind, params []byte, member string) (mcprules.Verdict, mcprules.Call) {
 	key, ok := keyOf(params, member)
 	if !ok {
-		return mcprules.Verdict{Refusal: &mcprules.Refusal{Kind: mcprules.Held, Reason: "unreadable",
+		// As the policy's rules refuse a name they cannot check (-31107).
+		return mcprules.Verdict{Refusal: &mcprules.Refusal{Kind: mcprules.Denied, Reason: "unreadable",
 			Message: fmt.Sprintf("%s of %s names no %s mcpsandbox can check against the lock (its %s is spelt more than one way, or is no string); it was not relayed", methodOf[kind], r.o.Name, kind, member)}}, nil
 	}
 	if key == "" {

@@ -75,7 +75,7 @@ func TestCallsOfPinnedAndUnpinnedTools(t *testing.T) {
 		t.Errorf("unpinned exfil: %+v", v.Refusal)
 	}
 	v = hostRequest(t, r, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","NAME":"exfil"}}`)
-	if v.Refusal == nil || v.Refusal.Kind != mcprules.Held || !strings.Contains(v.Refusal.Message, "spelt more than one way") {
+	if v.Refusal == nil || v.Refusal.Kind != mcprules.Denied || !strings.Contains(v.Refusal.Message, "spelt more than one way") {
 		t.Errorf("a name spelt two ways: %+v", v.Refusal)
 	}
 }
