@@ -116,14 +116,9 @@ func TestPinsDaemonStatusNamesHeldItems(t *testing.T) {
 	}
 	d := startE2EDaemon(t, claudeConfig(t, entry("first", pinfixture.First()), entry("changed", pinfixture.Changed())), nil)
 	list := func(name string) string {
-		h := d.mustConnectGo(t, name, "")
-		res, err := h.cs.ListTools(t.Context(), nil)
+		names, err := d.mustConnectGo(t, name, "").tools()
 		if err != nil {
 			t.Fatal(err)
-		}
-		var names []string
-		for _, tool := range res.Tools {
-			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
 		return strings.Join(names, ",")
