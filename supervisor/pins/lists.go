@@ -166,21 +166,24 @@ func (r *Rule) record(page map[string]seen) {
 		for _, p := range pin {
 			s.Contract.Put(p.it, lock.Entry{})
 			s.Pending.Delete(p.it.Kind, p.it.Key)
-			r.approved.Put(p.it, lock.Entry{})
 		}
 		for _, p := range pend {
 			s.Pending.Put(p.it, lock.Entry{Reason: p.reason, Seen: now})
 		}
 		return nil
 	})
-	if err != nil {
-		r.o.Log.Error("the lock could not be written; what was seen is held in this session only", "lock", r.o.Path, "error", err)
-		return
-	}
-	r.stamp = stampOf(r.o.Path)
-	if len(pin) > 0 {
+	// The session holds to what it pinned, written or not.
+	for _, p := range pin {
+		r.approved.Put(p.it, lock.Entry{})
 		r.pinned = true
-		r.o.Log.Info("MCP server pinned at first sight (pin mode tofu)", "items", len(pin), "kind", string(pin[0].it.Kind), "lock", r.o.Path)
+	}
+	if err != nil {
+		r.o.Log.Error("the lock could not be written; what this session pinned and holds is kept in this session only", "lock", r.o.Path, "error", err)
+	} else {
+		r.stamp = stampOf(r.o.Path)
+		if len(pin) > 0 {
+			r.o.Log.Info("MCP server pinned at first sight (pin mode tofu)", "items", len(pin), "kind", string(pin[0].it.Kind), "lock", r.o.Path)
+		}
 	}
 	for _, p := range pend {
 		name := contract.ItemName(p.it.Kind, p.it.Key)

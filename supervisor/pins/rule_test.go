@@ -160,3 +160,19 @@ func TestHeldItemsAreBounded(t *testing.T) {
 		t.Errorf("%d tools pending in the lock, want the bound %d", n, maxHeld)
 	}
 }
+
+// A lock that cannot be written does not make what the first session
+// pinned vanish from its next list: the session holds to it.
+func TestUnwritableLockKeepsTheSessionsPins(t *testing.T) {
+	r, err := New(Options{ID: "bin+fixture", Name: "fixture", Path: "/proc/mcpsandbox-test/lock.json", Mode: policy.PinTOFU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := []byte(`{"tools":[{"name":"add","inputSchema":{"type":"object"}}]}`)
+	for i := range 2 {
+		clear(r.pages)
+		if out, ref := r.listed("tools/list", "", page); ref != nil || out != nil {
+			t.Errorf("list %d: %s %+v, want the page as it is", i+1, out, ref)
+		}
+	}
+}
