@@ -3,10 +3,8 @@ package pins
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
 	"sync"
 	"time"
@@ -91,53 +89,6 @@ func New(o Options) (*Rule, error) {
 
 var allKinds = []contract.Kind{contract.Tool, contract.Prompt, contract.Resource, contract.ResourceTemplate,
 	contract.Instructions, contract.ServerInfo, contract.Capabilities}
-
-// capabilityOf is the capability a server declares for a kind of list.
-var capabilityOf = map[contract.Kind]string{contract.Tool: "tools", contract.Prompt: "prompts",
-	contract.Resource: "resources", contract.ResourceTemplate: "resources"}
-
-// pinnedOf counts the pinned items of a kind of list.
-func pinnedOf(c lock.Contract, kind contract.Kind) int {
-	switch kind {
-	case contract.Tool:
-		return len(c.Tools)
-	case contract.Prompt:
-		return len(c.Prompts)
-	case contract.Resource:
-		return len(c.Resources)
-	case contract.ResourceTemplate:
-		return len(c.ResourceTemplates)
-	}
-	return 0
-}
-
-// firstSight is what pin mode tofu pins as it is listed: everything of a
-// server the lock does not pin; of one it pins, a list the pinned
-// capabilities declare and of which nothing is pinned (no session has
-// listed it yet). An item of a list the pinned capabilities do not
-// declare is new, and held.
-func (r *Rule) firstSight() map[contract.Kind]bool {
-	if r.o.Mode != policy.PinTOFU {
-		return nil
-	}
-	first := map[contract.Kind]bool{}
-	if !r.pinned {
-		for _, k := range allKinds {
-			first[k] = true
-		}
-		return first
-	}
-	var declared map[string]json.RawMessage
-	if caps, ok := r.approved.Get(contract.Capabilities, ""); ok {
-		json.Unmarshal(caps.Text, &declared)
-	}
-	for kind, capability := range capabilityOf {
-		if _, ok := declared[capability]; ok && pinnedOf(r.approved, kind) == 0 {
-			first[kind] = true
-		}
-	}
-	return first
-}
 
 // take makes f's approved contract of the server the one enforced.
 func (r *Rule) take(f *lock.File, st fileStamp) {
@@ -244,43 +195,6 @@ func (r *Rule) commands(item string) string {
 		approve = cmdline.ShellWord(item)
 	}
 	return "see it with `mcpsandbox pins diff " + name + "`, approve it with `mcpsandbox pins approve " + name + " " + approve + "`"
-}
-
-// reloadIfChanged reads the lock again when it changed on disk (a `pins
-// approve` of another process): one stat, and a read only then.
-func (r *Rule) reloadIfChanged() {
-	st := stampOf(r.o.Path)
-	if st == r.stamp {
-		return
-	}
-	f, err := lock.Load(r.o.Path)
-	if err != nil {
-		r.o.Log.Warn("the lock changed and cannot be read; the approvals read before stay in force", "lock", r.o.Path, "error", err)
-		r.stamp = st
-		return
-	}
-	r.take(f, st)
-	for name, h := range r.held {
-		if it, ok := r.approved.Get(h.kind, h.key); ok && it.Hash == h.hash {
-			delete(r.held, name)
-			r.o.Log.Info("held item approved in the lock; released", "item", name, "lock", r.o.Path)
-		}
-	}
-}
-
-// fileStamp tells whether a file changed since it was read.
-type fileStamp struct {
-	mtime time.Time
-	size  int64
-	ok    bool
-}
-
-func stampOf(path string) fileStamp {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileStamp{}
-	}
-	return fileStamp{mtime: fi.ModTime(), size: fi.Size(), ok: true}
 }
 
 // keyOf reads the member naming the item a request asks for, as every
