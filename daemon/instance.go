@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/lock"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -60,6 +61,8 @@ func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor
 		Environ:       s.d.opts.Environ,
 		ReleaseMemory: s.d.release,
 		Prepared:      &supervisor.Prepared{Check: check, Command: prepare},
+		ID:            s.res.Launch.ID,
+		Lock:          lock.BesideConfig(s.d.cfg.File),
 		// Its audit lines go to the server's ring, for `logs`.
 		AuditTap: func(line []byte) {
 			s.d.rings.add(s.name, "audit instance="+inst.id+" "+strings.TrimSuffix(string(line), "\n")+"\n")

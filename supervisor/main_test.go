@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
+	"github.com/mcpsandbox/mcpsandbox/internal/pinfixture"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
@@ -39,6 +40,9 @@ func TestMain(m *testing.M) {
 			os.Exit(0)
 		case roleFetchServer:
 			serveFetch()
+			os.Exit(0)
+		case rolePinnedServer:
+			pinfixture.Serve(os.Args[2])
 			os.Exit(0)
 		case rolePagedServer:
 			servePaged()

@@ -65,6 +65,12 @@ var rules = []rule{
 		why:   "the MCP rules read messages through the wire code and decide from the policy's settings: they know nothing of the relay's requests, processes or restarts, which call them through one narrow interface",
 	},
 	{
+		pkgs:  []string{"supervisor/pins"},
+		notOn: []string{"./...", mcpSDK},
+		but:   []string{"supervisor/mcprules", "contract", "lock", "jsonrpc", "policy", "internal/..."},
+		why:   "the pin rule holds a server to its lock through the rule seam alone: it compares what the server says (contract) with the lock's entry (lock) and answers through mcprules, knowing nothing of the relay, processes or the sandbox, which know nothing of pins",
+	},
+	{
 		pkgs:  []string{"supervisor/audit"},
 		notOn: []string{"./...", mcpSDK},
 		but:   []string{"internal/field", "jsonrpc"},
