@@ -59,6 +59,16 @@ var rules = []rule{
 		why:   "the supervisor relays MCP as JSON-RPC lines it frames itself; the SDK is for the demo and the tests",
 	},
 	{
+		pkgs:  []string{"supervisor/probe"},
+		notOn: []string{"daemon/...", "hostconfig", mcpSDK},
+		why:   "the upgrade probe is a short host of its own: it starts a candidate through the supervisor and speaks JSON-RPC through the wire code, knowing nothing of the daemon or hosts' files, which the command reads",
+	},
+	{
+		pkgs:  []string{"supervisor"},
+		notOn: []string{"supervisor/probe"},
+		why:   "the relay carries a host's session and never speaks for one: the probe is reused by nothing in it",
+	},
+	{
 		pkgs:  []string{"supervisor/mcprules"},
 		notOn: []string{"./...", mcpSDK},
 		but:   []string{"jsonrpc", "policy", "internal/field", "internal/pathrule", "internal/yamlnode"},
