@@ -128,6 +128,18 @@ var rules = []rule{
 		why:   "hosts' configuration files are edited in place by wrap and by wrap --daemon on the daemon's file: bytes in, bytes out through hujson's exact syntax tree, knowing nothing of policies, the daemon or supervision",
 	},
 	{
+		pkgs:  []string{"contract"},
+		notOn: append([]string{"./..."}, thirdParty...),
+		but:   []string{"github.com/gowebpki/jcs"},
+		why:   "a server's contract (canonical form, hash, diff) is pure and one for all: the lock, the relay's pin rule, the pins commands and upgrade must hash alike, so it knows nothing of files, relays or policy, and only RFC 8785's library beside the standard one",
+	},
+	{
+		pkgs:  []string{"lock"},
+		notOn: append([]string{"./..."}, thirdParty...),
+		but:   []string{"contract", "internal/field", "github.com/gowebpki/jcs", "github.com/tailscale/hujson", "golang.org/x/sys/unix"},
+		why:   "the lock file is data and file I/O that the relay, prepare, the pins commands and upgrade share from several processes: it knows contracts and nothing of who pins, so none of them drags another in",
+	},
+	{
 		pkgs:  []string{"packaging"},
 		notOn: append([]string{"./..."}, thirdParty...),
 		why:   "packaging only embeds the files the packages ship (units, AppArmor profile) and fills in the unit's command line, for `mcpsandbox service` and the package builder to share",
