@@ -16,6 +16,7 @@ type Launch struct {
 	Command []string // what to start confined: the interpreter behind a shim put first
 	Name    string   // the server's name (logs, its cgroup, audit lines): the package, scope kept
 	NameWhy string   // which part of the launch line names it and its state directory (name.go)
+	ID      string   // who the server is: its state directory's name (npm+@scope+name), its key in the lock
 	Choice  Choice   // the built-in that fits, for when no policy is given
 	Runtime Runtime
 	// RuntimeErr says why the program, found, could not be resolved (a
@@ -40,7 +41,7 @@ func Read(cmd []string, matches []policy.Match, h Host) Launch {
 	l := Launch{Given: slices.Clone(cmd), Command: slices.Clone(cmd), home: h.Home}
 	if len(cmd) == 0 {
 		id := identify(cmd, "", line{}, h, Runtime{}, "")
-		l.Name, l.NameWhy, l.StateDir = id.name, id.why, stateDir(id.state, h)
+		l.Name, l.NameWhy, l.ID, l.StateDir = id.name, id.why, id.state, stateDir(id.state, h)
 		// No launch line (policy check): the variables it does not set.
 		l.Choice = Choose(cmd, matches, h)
 		l.Vars = policy.Vars{Home: h.Home, WorkDir: h.WorkDir, State: l.StateDir, NoArgs: true}
@@ -62,7 +63,7 @@ func Read(cmd []string, matches []policy.Match, h Host) Launch {
 		l.Project = projectOf(absPath(h.WorkDir, ln.script), fam, h)
 	}
 	id := identify(cmd, fam, ln, h, l.Runtime, l.Project)
-	l.Name, l.NameWhy, l.StateDir = id.name, id.why, stateDir(id.state, h)
+	l.Name, l.NameWhy, l.ID, l.StateDir = id.name, id.why, id.state, stateDir(id.state, h)
 	l.formerDir = stateDir(formerStateName(cmd, ln), h)
 	own := serverArgs(cmd, ln)
 	l.argPaths, l.argErr = argPaths(own, h)

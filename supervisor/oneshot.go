@@ -3,7 +3,9 @@ package supervisor
 import (
 	"context"
 	"io"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -20,6 +22,9 @@ type Once struct {
 	// a few; RefusedMore: it asked for more than those.
 	Refused     []string
 	RefusedMore bool
+	// Reached are the hosts (HOST:PORT) it connected to and was allowed,
+	// first reached first, at most egress.MaxDeniedHosts of them.
+	Reached []string
 }
 
 // RunOnce runs the policy's command once to its end, confined as Run would
@@ -27,7 +32,8 @@ type Once struct {
 // and error copied to out. `mcpsandbox prepare` fills a server's package
 // cache with it. Cancelling ctx kills the command.
 func RunOnce(ctx context.Context, opts Options, out io.Writer) (Once, error) {
-	a, err := StartAlone(opts)
+	var reached reachedHosts
+	a, err := startAlone(opts, reached.note)
 	if err != nil {
 		return Once{Exit: sandbox.Exit{SetupErr: err}}, err
 	}
@@ -53,6 +59,7 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (Once, error) {
 	once := Once{Exit: a.Exit()}
 	if a.proxy != nil {
 		once.Refused, once.RefusedMore = allowable(a.proxy.Denied(0))
+		once.Reached = reached.list()
 	}
 	return once, ctx.Err()
 }
@@ -70,13 +77,17 @@ type Alone struct {
 // resolver), with no relay, no restarts and no host. RunOnce is one
 // caller; the upgrade probe, which speaks to the process itself, another.
 // Close it once done: it kills what still runs and stops its network.
-func StartAlone(opts Options) (*Alone, error) {
+func StartAlone(opts Options) (*Alone, error) { return startAlone(opts, nil) }
+
+// startAlone is StartAlone telling onOpen (nil: nobody) of each connection
+// the egress proxy opens.
+func startAlone(opts Options, onOpen func(*egress.Conn)) (*Alone, error) {
 	if err := opts.Policy.Validate(); err != nil {
 		return nil, err
 	}
 	opts = opts.withDefaults()
 	opts.moveFormerState()
-	proxy, err := egressOf(opts.Policy, opts, nil)
+	proxy, err := egressOf(opts.Policy, opts, onOpen, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +126,31 @@ func allowable(d egress.Denied) (hosts []string, more bool) {
 		}
 	}
 	return hosts, d.Others > 0
+}
+
+// reachedHosts are the distinct hosts of allowed connections, bounded: a
+// command that connects to millions of hosts gets only the first few kept.
+type reachedHosts struct {
+	mu    sync.Mutex
+	hosts []string
+}
+
+func (r *reachedHosts) note(c *egress.Conn) {
+	if !c.Allowed {
+		return
+	}
+	h := net.JoinHostPort(c.Host(), strconv.Itoa(int(c.Port)))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.hosts) < egress.MaxDeniedHosts && !slices.Contains(r.hosts, h) {
+		r.hosts = append(r.hosts, h)
+	}
+}
+
+func (r *reachedHosts) list() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.hosts)
 }
 
 type lockedWriter struct {

@@ -140,6 +140,16 @@ var rules = []rule{
 		why:   "the lock file is data and file I/O that the relay, prepare, the pins commands and upgrade share from several processes: it knows contracts and nothing of who pins, so none of them drags another in",
 	},
 	{
+		pkgs:  []string{"npmregistry"},
+		notOn: []string{"./...", mcpSDK, "std:net/http"},
+		why:   "npmregistry asks an npm registry what a package is and checks its integrity, signatures and age for prepare, wrap and upgrade: it is told the registry, the clock and the cooldown, and knows nothing of policy, the lock or confinement; it speaks HTTP through a small GET client of its own, since the binary hosts start for every server links no net/http",
+	},
+	{
+		pkgs:  []string{"./..."},
+		notOn: []string{"internal/testregistry"},
+		why:   "the loopback npm registry (keys, signatures, attestations and tampering made by the test) is for tests only: no build links it",
+	},
+	{
 		pkgs:  []string{"packaging"},
 		notOn: append([]string{"./..."}, thirdParty...),
 		why:   "packaging only embeds the files the packages ship (units, AppArmor profile) and fills in the unit's command line, for `mcpsandbox service` and the package builder to share",
