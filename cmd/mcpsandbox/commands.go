@@ -32,6 +32,7 @@ func init() {
 		{Name: "run", Page: runPage, Run: runCommand},
 		{Name: "prepare", Page: preparePage, Run: prepareCommand},
 		{Name: "wrap", Page: wrapPage, Run: wrapCommand},
+		{Name: "upgrade", Page: upgradePage, Run: upgradeCommand},
 		{Name: "policy", Page: policyPage, Run: policyCommand},
 		{Name: "daemon", Page: daemonPage, Run: daemonCommand},
 		{Name: "connect", Page: connectPage, Run: connectCommand},

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/daemon/config"
 	"github.com/mcpsandbox/mcpsandbox/hostconfig"
@@ -23,41 +22,29 @@ type upgradeTarget struct {
 	entry    string
 	command  string   // the entry's command, as written
 	args     []string // the entry's args, as written
-	spec     int      // where in args the package spec is
+	at       int      // where in args the launch line starts (-1: at the command)
 	runFlags []string // run's options the server starts with (prepare's too)
-	line     []string // the launch line
-	name     string   // the server's display name (launch's)
-	id       string   // its identity: the lock's key (launch's state name)
+	launch   launch.Launch
+	spec     launch.NpmSpec
+	host     launch.Host // what the server is started on (a daemon's: in its config's directory)
 }
 
-// pkg is the npm package the target's launch line runs, and the version
-// its spec names ("" when it floats).
-func (t upgradeTarget) pkg() (name, version string) {
-	spec := strings.TrimPrefix(t.args[t.spec], "--package=")
-	if v, ok := strings.CutPrefix(spec, t.name+"@"); ok {
-		return t.name, v
+// line is the target's launch line as written.
+func (t upgradeTarget) line() []string { return t.launch.Given }
+
+// withVersion is the entry's command and args with the package at version.
+func (t upgradeTarget) withVersion(version string) (string, []string) {
+	line := t.launch.WithVersion(version)
+	if t.at < 0 {
+		return line[0], line[1:]
 	}
-	return t.name, ""
+	return t.command, append(slices.Clone(t.args[:t.at]), line...)
 }
 
-// withVersion is the entry's args with the package spec at version.
-func (t upgradeTarget) withVersion(version string) []string {
-	args := slices.Clone(t.args)
-	prefix := ""
-	if strings.HasPrefix(args[t.spec], "--package=") {
-		prefix = "--package="
-	}
-	args[t.spec] = prefix + t.name + "@" + version
-	return args
-}
-
-// candidateLine is the launch line with the package at version.
-func (t upgradeTarget) candidateLine(version string) []string {
-	args := t.withVersion(version)
-	if t.daemon {
-		return append([]string{t.command}, args...)
-	}
-	return args[len(args)-len(t.line):]
+// runArgs are run's (and prepare's) arguments for the launch line at
+// version.
+func (t upgradeTarget) runArgs(version string) []string {
+	return append(append(slices.Clone(t.runFlags), "--"), t.launch.WithVersion(version)...)
 }
 
 // findUpgradeTargets finds the server called name (an entry's name, or
@@ -110,12 +97,15 @@ func daemonTargets(name, path string, host launch.Host) ([]upgradeTarget, error)
 			continue
 		}
 		e := entries[i]
-		t := upgradeTarget{file: path, daemon: true, section: e.Section, entry: e.Name, command: e.Command, args: e.Args,
-			line: append([]string{e.Command}, e.Args...)}
+		t := upgradeTarget{file: path, daemon: true, section: e.Section, entry: e.Name, command: e.Command, args: e.Args, at: -1}
 		if s.Policy != "" {
 			t.runFlags = []string{"--policy", s.Policy}
 		}
-		if t.identify(name, 0, host.InDir(filepath.Dir(path))) {
+		dir := s.Cwd
+		if dir == "" {
+			dir = filepath.Dir(path) // as the daemon starts it
+		}
+		if t.identify(name, append([]string{e.Command}, e.Args...), host.InDir(dir)) {
 			found = append(found, t)
 		}
 	}
@@ -142,33 +132,23 @@ func hostFileTargets(name, path string, host launch.Host) (found []upgradeTarget
 			continue
 		}
 		t := upgradeTarget{file: path, section: e.Section, entry: e.Name, command: e.Command, args: e.Args,
-			runFlags: e.Args[1:dash], line: e.Args[dash+1:]}
-		if t.identify(name, dash+1, host) {
+			at: dash + 1, runFlags: e.Args[1:dash]}
+		if t.identify(name, e.Args[dash+1:], host) {
 			found = append(found, t)
 		}
 	}
 	return found, true, nil
 }
 
-// identify reads the target's launch line (whose first word is args[from],
-// or the command for a daemon's entry) and says whether it is the server
-// called name and runs an npm package through npx whose spec upgrade can
-// set.
-func (t *upgradeTarget) identify(name string, from int, host launch.Host) bool {
-	l := launch.Read(t.line, launch.BuiltinMatches(), host)
-	t.name, t.id = l.Name, filepath.Base(l.StateDir)
-	if name != t.entry && name != t.name && name != t.id {
+// identify reads the target's launch line and says whether it is the
+// server called name (its entry's name, display name or identity) and
+// runs one npm package through npx, whose spec upgrade can set.
+func (t *upgradeTarget) identify(name string, line []string, host launch.Host) bool {
+	t.launch, t.host = launch.Read(line, launch.BuiltinMatches(), host), host
+	if name != t.entry && name != t.launch.Name && name != t.launch.ID {
 		return false
 	}
-	if filepath.Base(t.line[0]) != "npx" {
-		return false
-	}
-	for i := from; i < len(t.args); i++ {
-		a := strings.TrimPrefix(t.args[i], "--package=")
-		if a == t.name || strings.HasPrefix(a, t.name+"@") {
-			t.spec = i
-			return true
-		}
-	}
-	return false
+	var ok bool
+	t.spec, ok = t.launch.NpmSpec()
+	return ok
 }
