@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"slices"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/launch"
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -47,6 +50,9 @@ func (s *server) newInstance() *instance {
 // options are the supervisor's for one instance of s. Under d.mu.
 func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor.Options {
 	check, prepare := s.res.Launch.OfflineCheck(s.res.Policy)
+	if check != nil {
+		check = s.checkPrepared
+	}
 	return supervisor.Options{
 		Name:          s.name,
 		Policy:        s.res.Policy,
@@ -60,11 +66,38 @@ func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor
 		Environ:       s.d.opts.Environ,
 		ReleaseMemory: s.d.release,
 		Prepared:      &supervisor.Prepared{Check: check, Command: prepare},
+		Start:         s.startLaunchLine,
 		// Its audit lines go to the server's ring, for `logs`.
 		AuditTap: func(line []byte) {
 			s.d.rings.add(s.name, "audit instance="+inst.id+" "+strings.TrimSuffix(string(line), "\n")+"\n")
 		},
 	}
+}
+
+// startLaunchLine starts the server's launch line as it is now: a reload
+// that changed only the launch line (sameButLaunchLine, an upgrade) swaps
+// what the next start of each instance runs, the rest of its confinement
+// as it was.
+func (s *server) startLaunchLine(spec sandbox.Spec, log *slog.Logger) (sandbox.Process, error) {
+	s.d.mu.Lock()
+	cmd := s.res.Policy.Command
+	s.d.mu.Unlock()
+	if !slices.Equal(cmd, spec.Args) {
+		spec.Args, spec.Script = cmd, launch.Script(cmd)
+	}
+	return sandbox.Start(spec, log)
+}
+
+// checkPrepared is the offline check of the server's launch line as it is
+// now (startLaunchLine).
+func (s *server) checkPrepared() error {
+	s.d.mu.Lock()
+	res := s.res
+	s.d.mu.Unlock()
+	if check, _ := res.Launch.OfflineCheck(res.Policy); check != nil {
+		return check()
+	}
+	return nil
 }
 
 // connect gives the client on c an instance of the server named name: a
