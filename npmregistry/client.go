@@ -31,11 +31,10 @@ type Client struct {
 	MaxPackument, MaxTarball int64
 	// RootCAs verifies an https registry; nil is the host's roots.
 	RootCAs *x509.CertPool
-
-	base *url.URL
 }
 
-// New returns a Client of the registry at base, an http or https URL.
+// New returns a Client of registry, an http or https URL; it checks the
+// URL, and asks nothing yet.
 func New(registry string) (*Client, error) {
 	c := &Client{Registry: registry}
 	if _, err := c.baseURL(); err != nil {
@@ -44,10 +43,8 @@ func New(registry string) (*Client, error) {
 	return c, nil
 }
 
+// baseURL is c.Registry, checked, ending in a slash.
 func (c *Client) baseURL() (*url.URL, error) {
-	if c.base != nil {
-		return c.base, nil
-	}
 	u, err := url.Parse(strings.TrimSpace(c.Registry))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("the npm registry %q is no http or https URL: give one such as https://registry.npmjs.org/ (npm_config_registry)", c.Registry)
@@ -57,7 +54,6 @@ func (c *Client) baseURL() (*url.URL, error) {
 		u.RawPath = ""
 	}
 	u.RawQuery, u.Fragment = "", ""
-	c.base = u
 	return u, nil
 }
 
@@ -88,21 +84,22 @@ func orDefault(v, def int64) int64 {
 // errNotFound is a 404, which some callers expect.
 var errNotFound = errors.New("not found")
 
-// getJSON fetches u into v, reading at most limit bytes.
+// getJSON decodes u's JSON document into v, reading at most limit bytes.
 func (c *Client) getJSON(ctx context.Context, u *url.URL, accept string, limit int64, what string, v any) error {
-	var body strings.Builder
-	if err := c.get(ctx, u, accept, limit, what, &body); err != nil {
-		return err
-	}
-	if err := json.Unmarshal([]byte(body.String()), v); err != nil {
+	err := c.get(ctx, u, accept, limit, what, func(body io.Reader) error { return json.NewDecoder(body).Decode(v) })
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syntax) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return fmt.Errorf("%s from %s is no JSON document the registry API describes: %v", what, u.Redacted(), err)
 	}
-	return nil
+	return err
 }
 
-// get fetches u into w, at most limit bytes; a status other than 200 is an
-// error that names the registry and what to do (errNotFound wrapped for 404).
-func (c *Client) get(ctx context.Context, u *url.URL, accept string, limit int64, what string, w io.Writer) error {
+// get fetches u and hands its body, at most limit bytes, to consume, whose
+// error it returns as it is. A status other than 200, a body too large and
+// a failed read are errors that name the registry and what to do
+// (wrapping errNotFound for 404).
+func (c *Client) get(ctx context.Context, u *url.URL, accept string, limit int64, what string, consume func(io.Reader) error) error {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -125,14 +122,54 @@ func (c *Client) get(ctx context.Context, u *url.URL, accept string, limit int64
 	case resp.status != 200:
 		return fmt.Errorf("%s: %s answered %d %s for %s: try again later, or name another registry (npm_config_registry)", what, c.registryName(), resp.status, resp.reason, final.Redacted())
 	}
-	n, err := io.Copy(w, io.LimitReader(resp.body, limit+1))
+	body := &capped{r: resp.body, left: limit}
+	err = consume(body)
 	switch {
-	case err != nil && ctx.Err() != nil:
-		return fmt.Errorf("%s from %s: not received within %s: try again, or raise the timeout", what, c.registryName(), timeout)
-	case err != nil:
-		return fmt.Errorf("%s from %s: reading %s: %v", what, c.registryName(), final.Redacted(), err)
-	case n > limit:
-		return fmt.Errorf("%s from %s is larger than %d MiB, the most mcpsandbox reads: the registry sent more than any package needs", what, c.registryName(), limit>>20)
+	case body.over:
+		return fmt.Errorf("%s from %s is larger than %s, the most mcpsandbox reads: the registry sent more than any package needs", what, c.registryName(), bytesInWords(limit))
+	case body.err != nil && ctx.Err() != nil:
+		return fmt.Errorf("%s from %s: not received within %s: try again; the registry or the network is slow", what, c.registryName(), timeout)
+	case body.err != nil:
+		return fmt.Errorf("%s from %s: reading %s: %v", what, c.registryName(), final.Redacted(), body.err)
 	}
-	return nil
+	return err
+}
+
+// capped reads at most left bytes of r and notes why reading stopped.
+type capped struct {
+	r    io.Reader
+	left int64
+	over bool  // r had more than left bytes
+	err  error // r's error, io.EOF aside
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var one [1]byte
+		if n, _ := io.ReadFull(c.r, one[:]); n > 0 {
+			c.over = true
+			return 0, errors.New("too large")
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if err != nil && err != io.EOF {
+		c.err = err
+	}
+	return n, err
+}
+
+// bytesInWords is n as "64 MiB", "512 KiB" or "100 bytes".
+func bytesInWords(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

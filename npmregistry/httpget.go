@@ -22,6 +22,7 @@ import (
 const (
 	maxRedirects  = 5
 	maxHeaderLine = 8 << 10
+	maxHeader     = 256 << 10 // the status line and all header fields
 )
 
 // reply is a response whose body is being read.
@@ -99,7 +100,8 @@ func (c *Client) open(ctx context.Context, u *url.URL, accept string) (*reply, s
 	if _, err := io.WriteString(conn, req.String()); err != nil {
 		return fail(err)
 	}
-	br := bufio.NewReaderSize(conn, maxHeaderLine)
+	counted := &headerLimit{r: conn, left: maxHeader}
+	br := bufio.NewReaderSize(counted, maxHeaderLine)
 	tp := textproto.NewReader(br)
 	line, err := tp.ReadLine()
 	if err != nil {
@@ -115,6 +117,7 @@ func (c *Client) open(ctx context.Context, u *url.URL, accept string) (*reply, s
 	if err != nil {
 		return fail(fmt.Errorf("reading the header: %v", err))
 	}
+	counted.left = -1 // the body is bounded by the caller
 	if loc := header.Get("Location"); loc != "" && (status == 301 || status == 302 || status == 303 || status == 307 || status == 308) {
 		fail(nil)
 		return nil, loc, nil
@@ -144,6 +147,27 @@ func (c *Client) open(ctx context.Context, u *url.URL, accept string) (*reply, s
 		return fail(fmt.Errorf("unsupported Content-Encoding %q", enc))
 	}
 	return &reply{status: status, reason: reason, body: body, conn: conn, stop: stop}, "", nil
+}
+
+// headerLimit ends a header longer than left bytes (left < 0: no limit).
+type headerLimit struct {
+	r    io.Reader
+	left int64
+}
+
+func (h *headerLimit) Read(p []byte) (int, error) {
+	if h.left < 0 {
+		return h.r.Read(p)
+	}
+	if h.left == 0 {
+		return 0, fmt.Errorf("the header is longer than %d KiB", maxHeader>>10)
+	}
+	if int64(len(p)) > h.left {
+		p = p[:h.left]
+	}
+	n, err := h.r.Read(p)
+	h.left -= int64(n)
+	return n, err
 }
 
 // exactReader reports a body cut short of its Content-Length.

@@ -74,20 +74,17 @@ func (c *Client) Tarball(ctx context.Context, v *Version, w io.Writer) error {
 		return err
 	}
 	u, err := base.Parse(v.Tarball)
-	if err != nil || v.Tarball == "" {
+	switch {
+	case err != nil || v.Tarball == "":
 		return fmt.Errorf("%s: the tarball URL %q is no URL: the registry's document is broken", v, v.Tarball)
+	case u.Host != base.Host || (base.Scheme == "https" && u.Scheme != "https"):
+		return fmt.Errorf("the tarball of %s is at %s, not on the registry %s, the one host prepare reaches: ask the registry's operator, or name the registry the tarballs are on (npm_config_registry)", v, u.Redacted(), c.registryName())
 	}
-	pr, pw := io.Pipe()
-	checked := make(chan error, 1)
-	go func() {
-		err := CheckIntegrity(pr, v.Integrity)
-		pr.CloseWithError(err)
-		checked <- err
-	}()
-	err = c.get(ctx, u, "application/octet-stream", orDefault(c.MaxTarball, DefaultMaxTarball), "the tarball of "+v.String(), io.MultiWriter(w, pw))
-	pw.CloseWithError(err)
-	if cerr := <-checked; err == nil && cerr != nil {
-		err = fmt.Errorf("%s from %s: %v", v, c.registryName(), cerr)
-	}
-	return err
+	u.User = base.User
+	return c.get(ctx, u, "application/octet-stream", orDefault(c.MaxTarball, DefaultMaxTarball), "the tarball of "+v.String(), func(body io.Reader) error {
+		if err := CheckIntegrity(io.TeeReader(body, w), v.Integrity); err != nil {
+			return fmt.Errorf("%s from %s: %v", v, c.registryName(), err)
+		}
+		return nil
+	})
 }

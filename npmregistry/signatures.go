@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -112,9 +113,10 @@ func (c *Client) CheckSignatures(ctx context.Context, v *Version) (Signed, error
 	return SignedByRegistry, nil
 }
 
-// VerifySignatures checks that one of v's signatures is by one of keys,
-// over "NAME@VERSION:INTEGRITY", by a key that had not expired when v was
-// published (npm's rule; a version with no publish time is judged now).
+// VerifySignatures checks v's signatures as npm does: there is at least
+// one, and each is by one of keys, over "NAME@VERSION:INTEGRITY", by a key
+// that had not expired when v was published (a version with no publish
+// time is judged now, where npm would take it as published in 2015).
 func VerifySignatures(v *Version, keys []Key) error {
 	if len(v.Signatures) == 0 {
 		return fmt.Errorf("%s has no registry signature though the registry signs its packages: it did not come through the registry's publish; do not install it", v)
@@ -124,29 +126,19 @@ func VerifySignatures(v *Version, keys []Key) error {
 	if published.IsZero() {
 		published = time.Now()
 	}
-	var problems []error
 	for _, s := range v.Signatures {
-		for _, k := range keys {
-			if k.KeyID != s.KeyID {
-				continue
-			}
-			sig, err := base64.StdEncoding.DecodeString(s.Sig)
-			switch {
-			case !k.Expires.IsZero() && !published.Before(k.Expires):
-				problems = append(problems, fmt.Errorf("%s was published %s, after the registry's key %s expired (%s)", v, published.Format(time.RFC3339), k.KeyID, k.Expires.Format(time.RFC3339)))
-			case err != nil || !ecdsa.VerifyASN1(k.Public, message[:], sig):
-				problems = append(problems, fmt.Errorf("the registry signature of %s by key %s does not verify over its integrity %s: the packument or the signature was changed after publishing", v, k.KeyID, v.Integrity))
-			default:
-				return nil
-			}
+		i := slices.IndexFunc(keys, func(k Key) bool { return k.KeyID == s.KeyID })
+		if i < 0 {
+			return fmt.Errorf("%s is signed by key %s, which the registry does not serve: it was not signed by this registry; do not install it", v, s.KeyID)
+		}
+		k := keys[i]
+		if !k.Expires.IsZero() && !published.Before(k.Expires) {
+			return fmt.Errorf("%s was published %s, after the registry's key %s expired (%s): its signature vouches for nothing; do not install it", v, published.Format(time.RFC3339), k.KeyID, k.Expires.Format(time.RFC3339))
+		}
+		sig, err := base64.StdEncoding.DecodeString(s.Sig)
+		if err != nil || !ecdsa.VerifyASN1(k.Public, message[:], sig) {
+			return fmt.Errorf("the registry signature of %s by key %s does not verify over its integrity %s: the packument or the signature was changed after publishing; do not install it", v, k.KeyID, v.Integrity)
 		}
 	}
-	if len(problems) == 0 {
-		ids := make([]string, len(v.Signatures))
-		for i, s := range v.Signatures {
-			ids[i] = s.KeyID
-		}
-		return fmt.Errorf("%s is signed by key %v, which the registry does not serve: it was not signed by this registry; do not install it", v, ids)
-	}
-	return errors.Join(problems...)
+	return nil
 }

@@ -1,15 +1,9 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha512"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +13,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/internal/testnet"
+	"github.com/mcpsandbox/mcpsandbox/internal/testregistry"
 )
 
 // An npm package whose install script fetches from a host other than the
@@ -43,50 +38,6 @@ require("http").get("http://` + testnet.OtherName + `/", r => {
 }).on("error", e => { console.error("download failed: " + e.message); process.exit(1) })
 `
 
-// fixtureRegistry serves one package as the npm registry does: its packument
-// at /NAME, its tarball at /NAME/-/NAME-VERSION.tgz.
-func fixtureRegistry(t *testing.T, name, version string, files map[string]string) http.Handler {
-	t.Helper()
-	var tgz bytes.Buffer
-	gz := gzip.NewWriter(&tgz)
-	tw := tar.NewWriter(gz)
-	for path, text := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: "package/" + path, Mode: 0o644, Size: int64(len(text)), ModTime: time.Unix(0, 0)}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write([]byte(text))
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	gz.Close()
-	sum := sha512.Sum512(tgz.Bytes())
-	var manifest map[string]any
-	if err := json.Unmarshal([]byte(files["package.json"]), &manifest); err != nil {
-		t.Fatal(err)
-	}
-	tarball := fmt.Sprintf("/%s/-/%s-%s.tgz", name, name, version)
-	manifest["dist"] = map[string]any{
-		"tarball":   "http://" + testnet.RegistryName + tarball,
-		"integrity": "sha512-" + base64.StdEncoding.EncodeToString(sum[:]),
-	}
-	manifest["hasInstallScript"] = true
-	packument, err := json.Marshal(map[string]any{"name": name, "dist-tags": map[string]string{"latest": version}, "versions": map[string]any{version: manifest}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /"+name, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(packument)
-	})
-	mux.HandleFunc("GET "+tarball, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Write(tgz.Bytes())
-	})
-	return mux
-}
-
 // fetchNet is the test network with the registry serving the package.
 func fetchNet(t *testing.T) *testnet.Env {
 	t.Helper()
@@ -95,11 +46,13 @@ func fetchNet(t *testing.T) *testnet.Env {
 		t.Skip("-short: prepare runs npm confined")
 	}
 	e := testnet.Start(t, testnet.Options{})
-	e.AddHost(testnet.RegistryName, testnet.RegistryAddr, 80, fixtureRegistry(t, fetchPkg, fetchVersion, map[string]string{
+	reg := testregistry.New(t)
+	reg.Publish(testregistry.Package{Name: fetchPkg, Version: fetchVersion, Files: map[string]string{
 		"package.json": fmt.Sprintf(`{"name": %q, "version": %q, "bin": {%q: "index.js"}, "scripts": {"install": "node install.js"}}`, fetchPkg, fetchVersion, fetchPkg),
 		"index.js":     "#!/usr/bin/env node\n",
 		"install.js":   fetchInstallScript,
-	}))
+	}})
+	e.AddHost(testnet.RegistryName, testnet.RegistryAddr, 80, reg)
 	return e
 }
 

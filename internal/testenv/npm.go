@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -43,4 +44,30 @@ func NPMServer(t testing.TB, name string) string {
 		t.Fatalf("npm reference server %s is not installed (%v): run scripts/test-setup.sh", name, err)
 	}
 	return entry
+}
+
+// NPMModule returns the directory of a module that the npm on PATH is built
+// from, e.g. NPMModule(t, "pacote"), for tests that check what npm itself
+// would do. NodeSource's npm bundles its modules; Debian's npm has them in
+// /usr/share/nodejs. Under -short the test is skipped.
+func NPMModule(t testing.TB, name string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: runs npm's own code in node")
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Fatalf("npm is not on PATH: run scripts/test-setup.sh")
+	}
+	if real, err := filepath.EvalSymlinks(npm); err == nil {
+		npm = real
+	}
+	dirs := []string{filepath.Join(filepath.Dir(filepath.Dir(npm)), "node_modules", name), filepath.Join("/usr/share/nodejs", name)}
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, "package.json")); err == nil {
+			return dir
+		}
+	}
+	t.Fatalf("npm (%s) has no module %s in %v: reinstall npm (scripts/test-setup.sh)", npm, name, dirs)
+	return ""
 }
