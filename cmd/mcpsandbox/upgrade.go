@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,6 +26,7 @@ type upgradeOptions struct {
 	lockFile     string
 	daemonConfig string
 	hostFiles    []string
+	sockets      func() ([]string, error) // the daemons to tell
 }
 
 // upgradeCommand is `mcpsandbox upgrade NAME [--to VERSION]`: it prepares
@@ -48,13 +50,21 @@ func upgradeCommand(args []string, std stdio) int {
 	fs.StringVar(&o.lockFile, "lock", "", "")
 	fs.StringVar(&o.daemonConfig, "config", "", "")
 	fs.Func("file", "", func(s string) error { o.hostFiles = append(o.hostFiles, s); return nil })
+	o.sockets = socketFlags(fs)
 	name, status, ok := upgradeName(fs, args, std)
 	if !ok {
 		return status
 	}
 	host := launch.FromProcess()
+	socks, err := o.sockets()
+	if err != nil {
+		return usageFailure("upgrade", err.Error(), std)
+	}
 	if o.daemonConfig == "" {
-		o.daemonConfig = defaultDaemonConfig(host.Home)
+		o.daemonConfig = filepath.Join(host.Home, ".config", "mcpsandbox", "daemon.json")
+		if ds := answeringDaemonsAt(socks); len(ds) > 0 {
+			o.daemonConfig = ds[0].status.Config // that of the daemon status reports on
+		}
 	}
 	if len(o.hostFiles) == 0 {
 		for _, f := range foundHostFiles(host.Home) {
@@ -70,6 +80,7 @@ func upgradeCommand(args []string, std stdio) int {
 			name, orNothing(looked)), std)
 	}
 	u, err := newUpgrade(o, targets)
+	u.sockets = socks
 	if err != nil {
 		return upgradeFailure(err.Error(), std)
 	}
@@ -145,6 +156,7 @@ type upgrade struct {
 	id      string
 	current string // the version running now: the lock's, else the spec's
 
+	sockets   []string // the daemons to tell of a changed config
 	lockPaths []string // the locks of the targets, first the one compared against
 	locked    *lock.Server
 	registry  string

@@ -140,7 +140,7 @@ func (u *upgrade) apply(ctx context.Context, std stdio) error {
 		u.spec.Name, next.Version, strings.Join(u.lockPaths, ", "), strings.Join(order, ", "))
 	for _, f := range order {
 		if files[f][0].daemon {
-			reloadDaemonsOf(f, std)
+			reloadDaemonsAt(f, u.sockets, std)
 		}
 	}
 	return ctx.Err()

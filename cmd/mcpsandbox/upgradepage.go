@@ -19,6 +19,7 @@ func upgradePage() *cmdline.Page {
 			{Flag: "--lock FILE", Text: "The lock to compare against and write. Default: the one the server's entry names (--lock in its run options), the one beside the daemon's configuration, else ~/.config/mcpsandbox/lock.json (root: /etc/mcpsandbox/lock.json)."},
 			{Flag: "--config FILE", Text: "The daemon's configuration. Default: that of the daemon `mcpsandbox status` reports on, else ~/.config/mcpsandbox/daemon.json."},
 			{Flag: "--file FILE", Text: "A host's file wrap rewrote (repeatable). Default: the hosts' usual files, as wrap finds them."},
+			socketOptions[0], socketOptions[1],
 			helpOption,
 		},
 		ExitStatus: []string{

@@ -103,7 +103,7 @@ type conversation struct {
 // pages is every page of the list method, merged by the caller.
 func (c *conversation) pages(ctx context.Context, method string) ([]json.RawMessage, error) {
 	var pages []json.RawMessage
-	var params map[string]any
+	var params any // none on the first page: "params": null is refused by some servers
 	seen := map[string]bool{}
 	for len(pages) < MaxPages {
 		res, err := c.call(ctx, method, params)
