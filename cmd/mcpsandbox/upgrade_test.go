@@ -107,7 +107,7 @@ func TestUpgradeARealServerUnderADaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, s, ok := f.Server("memory")
+	_, s, ok := f.Server(memorySpec)
 	if !ok || s.Package == nil || s.Package.Version != memoryTo {
 		t.Fatalf("lock after the upgrade: %+v", s)
 	}
