@@ -1,6 +1,9 @@
 package contract
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Op is what happened to one item between the pinned contract and the one seen.
 type Op uint8
@@ -53,6 +56,7 @@ func Compare(pinned, seen Item) Change {
 		return c
 	case pinned.Hash == "":
 		c.Op, c.New = Added, &seen
+		c.Details = brings(seen)
 		return c
 	case seen.Hash == "":
 		c.Op, c.Old = Removed, &pinned
@@ -93,14 +97,24 @@ func Diff(pinned, seen []Item) []Change {
 	for _, it := range old {
 		changes = append(changes, Compare(it, Item{}))
 	}
-	slices.SortFunc(changes, func(a, b Change) int {
-		switch {
-		case Less(a.Kind, a.Key, b.Kind, b.Key):
-			return -1
-		case Less(b.Kind, b.Key, a.Kind, a.Key):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(changes, func(a, b Change) int { return Order(a.Kind, a.Key, b.Kind, b.Key) })
 	return changes
+}
+
+// brings lists what an added item brings that a user approves: a tool's
+// parameters, a prompt's arguments.
+func brings(it Item) []string {
+	obj := object(it.Text)
+	switch it.Kind {
+	case Tool:
+		if props := asObject(asObject(obj["inputSchema"])["properties"]); len(props) > 0 {
+			lines := schemaDetails("parameter", "input schema", nil, obj["inputSchema"])
+			return slices.DeleteFunc(lines, func(l string) bool { return !strings.HasPrefix(l, "parameter ") })
+		}
+	case Prompt:
+		if args, _ := obj["arguments"].([]any); len(args) > 0 {
+			return argumentDetails(nil, obj["arguments"])
+		}
+	}
+	return nil
 }

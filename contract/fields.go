@@ -27,16 +27,23 @@ var capabilitiesLeftOut = []string{"_meta", "experimental"}
 // contractText is the canonical text of kind's contract fields of text.
 // A field whose value is null counts as absent.
 func contractText(kind Kind, text []byte) (json.RawMessage, error) {
+	canon, _, err := contractTextKey(kind, text)
+	return canon, err
+}
+
+// contractTextKey is contractText and the key the text names.
+func contractTextKey(kind Kind, text []byte) (canon json.RawMessage, key string, err error) {
 	if kind == Instructions {
 		var s string
 		if err := json.Unmarshal(text, &s); err != nil {
-			return nil, fmt.Errorf("instructions must be a JSON string: %w", err)
+			return nil, "", fmt.Errorf("instructions must be a JSON string: %w", err)
 		}
-		return canonical(text)
+		canon, err := canonical(text)
+		return canon, "", err
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(text, &obj); err != nil || obj == nil {
-		return nil, fmt.Errorf("a %s must be a JSON object", kind)
+		return nil, "", fmt.Errorf("a %s must be a JSON object", kind)
 	}
 	kept := make(map[string]json.RawMessage, len(obj))
 	if kind == Capabilities {
@@ -59,16 +66,16 @@ func contractText(kind Kind, text []byte) (json.RawMessage, error) {
 		}
 	}
 	if kf := keyField[kind]; kf != "" {
-		var key string
 		if err := json.Unmarshal(kept[kf], &key); err != nil || key == "" {
-			return nil, fmt.Errorf("a %s needs a non-empty string %q", kind, kf)
+			return nil, "", fmt.Errorf("a %s needs a non-empty string %q", kind, kf)
 		}
 	}
 	joined, err := json.Marshal(kept)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return canonical(joined)
+	canon, err = canonical(joined)
+	return canon, key, err
 }
 
 // keyOf is the key a canonical text of kind names.
@@ -82,4 +89,13 @@ func keyOf(kind Kind, canon []byte) (string, error) {
 		return "", fmt.Errorf("a %s needs a string %q", kind, keyField[kind])
 	}
 	return key, nil
+}
+
+// KeyOf is the key an item's text names (its name, uri or uriTemplate), ""
+// for the server-wide kinds.
+func KeyOf(kind Kind, text []byte) (string, error) {
+	if !kind.Keyed() {
+		return "", nil
+	}
+	return keyOf(kind, text)
 }

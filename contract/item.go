@@ -120,25 +120,21 @@ func kindList() string {
 	return strings.Join(names, ", ")
 }
 
-// Less orders items as diffs and the lock show them: by kind, then key.
-func Less(ak Kind, akey string, bk Kind, bkey string) bool {
+// Order compares two items' places as diffs and the lock show them: by
+// kind, then key (-1, 0 or +1, as slices.SortFunc wants).
+func Order(ak Kind, akey string, bk Kind, bkey string) int {
 	if ak != bk {
-		return slices.Index(Kinds, ak) < slices.Index(Kinds, bk)
+		return slices.Index(Kinds, ak) - slices.Index(Kinds, bk)
 	}
-	return akey < bkey
+	return strings.Compare(akey, bkey)
 }
+
+// Less reports whether a's place comes before b's (see Order).
+func Less(ak Kind, akey string, bk Kind, bkey string) bool { return Order(ak, akey, bk, bkey) < 0 }
 
 // SortItems sorts items by kind, then key.
 func SortItems(items []Item) {
-	slices.SortFunc(items, func(a, b Item) int {
-		switch {
-		case Less(a.Kind, a.Key, b.Kind, b.Key):
-			return -1
-		case Less(b.Kind, b.Key, a.Kind, a.Key):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(items, func(a, b Item) int { return Order(a.Kind, a.Key, b.Kind, b.Key) })
 }
 
 // canonical is RFC 8785's byte form of a JSON text.

@@ -37,7 +37,9 @@ func ListMethod(kind Kind) string {
 // FromList is the items of one page of a list result. The page's own fields
 // (nextCursor, ttlMs, cacheScope, resultType, _meta) are not part of any
 // item. Two items with one key on a page are an error: a host would show one
-// of them, and which one is not for a server to decide.
+// of them, and which one is not for a server to decide. So is an item that
+// is no I-JSON (invalid UTF-8, a lone surrogate), which RFC 8785 cannot
+// canonicalise.
 func FromList(method string, result []byte) ([]Item, error) {
 	m, ok := listMethods[method]
 	if !ok {
@@ -56,11 +58,7 @@ func FromList(method string, result []byte) ([]Item, error) {
 	items := make([]Item, 0, len(raws))
 	seen := make(map[string]bool, len(raws))
 	for i, raw := range raws {
-		canon, err := contractText(m.kind, raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s result's %s[%d]: %w", method, m.member, i, err)
-		}
-		key, err := keyOf(m.kind, canon)
+		canon, key, err := contractTextKey(m.kind, raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s result's %s[%d]: %w", method, m.member, i, err)
 		}

@@ -2,20 +2,28 @@ package lock
 
 import (
 	"fmt"
+	"slices"
+
+	"github.com/tailscale/hujson"
 
 	"github.com/mcpsandbox/mcpsandbox/contract"
 )
 
-// fromForm turns a parsed lock into a File, checking each entry against its
-// text.
-func fromForm(path string, form *fileJSON) (*File, error) {
-	if form.Version != Version {
-		return nil, fmt.Errorf("%s: version %d is not one this mcpsandbox reads (%d)", path, form.Version, Version)
-	}
+// fromForm turns a checked lock into a File, checking each entry against
+// its text; root places what is wrong.
+func (c *checker) fromForm(root *hujson.Value, form *fileJSON) (*File, error) {
 	f := New()
-	for id, sj := range form.Servers {
+	servers := member(root, "servers")
+	ids := make([]string, 0, len(form.Servers))
+	for id := range form.Servers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		sj := form.Servers[id]
+		node := member(&servers.Value, id)
 		if sj == nil {
-			return nil, fmt.Errorf("%s: server %q is null", path, id)
+			return nil, c.fail(node.Value.StartOffset, fmt.Sprintf("servers[%q] is null", id), restoreFix)
 		}
 		s := &Server{Name: sj.Name, Mode: sj.Mode}
 		if p := sj.Package; p != nil {
@@ -25,69 +33,103 @@ func fromForm(path string, form *fileJSON) (*File, error) {
 				s.Package.Provenance = &Provenance{pv.Issuer, pv.Repository, pv.Workflow, pv.Commit}
 			}
 		}
-		var err error
-		if s.Contract, err = sj.Contract.contract(); err != nil {
-			return nil, fmt.Errorf("%s: servers[%q].contract: %w", path, id, err)
-		}
-		if s.Pending, err = sj.Pending.contract(); err != nil {
-			return nil, fmt.Errorf("%s: servers[%q].pending: %w", path, id, err)
+		for _, part := range []struct {
+			name string
+			from *contractJSON
+			to   *Contract
+		}{{"contract", sj.Contract, &s.Contract}, {"pending", sj.Pending, &s.Pending}} {
+			if err := c.contract(node, fmt.Sprintf("servers[%q].%s", id, part.name), part.name, part.from, part.to); err != nil {
+				return nil, err
+			}
 		}
 		f.Servers[id] = s
 	}
 	return f, nil
 }
 
-// entryError is an entry that does not match its text; field is the JSON
-// member at fault ("hash", "text", or "" for the entry's key).
-type entryError struct {
-	kind  contract.Kind
-	key   string
-	field string
-	err   error
+// keyedMembers names the lock's member for each keyed kind.
+var keyedMembers = []struct {
+	kind   contract.Kind
+	member string
+}{{contract.Tool, "tools"}, {contract.Prompt, "prompts"}, {contract.Resource, "resources"}, {contract.ResourceTemplate, "resourceTemplates"}}
+
+func (cj *contractJSON) keyed(kind contract.Kind) map[string]*entryJSON {
+	switch kind {
+	case contract.Tool:
+		return cj.Tools
+	case contract.Prompt:
+		return cj.Prompts
+	case contract.Resource:
+		return cj.Resources
+	}
+	return cj.ResourceTemplates
 }
 
-func (e *entryError) Error() string { return e.err.Error() }
+func (cj *contractJSON) single(kind contract.Kind) *entryJSON {
+	switch kind {
+	case contract.Instructions:
+		return cj.Instructions
+	case contract.ServerInfo:
+		return cj.ServerInfo
+	}
+	return cj.Capabilities
+}
 
-func (cj *contractJSON) contract() (Contract, error) {
-	var c Contract
+// contract checks and pins every entry of cj into to; server is the
+// server's node, name the member ("contract" or "pending").
+func (c *checker) contract(server *hujson.ObjectMember, path, name string, cj *contractJSON, to *Contract) error {
 	if cj == nil {
-		return c, nil
+		return nil
 	}
-	keyed := []struct {
-		kind contract.Kind
-		m    map[string]*entryJSON
-	}{{contract.Tool, cj.Tools}, {contract.Prompt, cj.Prompts}, {contract.Resource, cj.Resources}, {contract.ResourceTemplate, cj.ResourceTemplates}}
-	for _, k := range keyed {
-		for key, ej := range k.m {
-			if err := c.putChecked(k.kind, key, ej); err != nil {
-				return c, err
+	node := member(&server.Value, name)
+	for _, k := range keyedMembers {
+		entries := cj.keyed(k.kind)
+		keys := make([]string, 0, len(entries))
+		for key := range entries {
+			keys = append(keys, key)
+		}
+		slices.Sort(keys)
+		for _, key := range keys {
+			m := member(&member(&node.Value, k.member).Value, key)
+			if err := c.entry(m, fmt.Sprintf("%s.%s[%q]", path, k.member, key), k.kind, key, entries[key], to); err != nil {
+				return err
 			}
 		}
 	}
-	for kind, ej := range map[contract.Kind]*entryJSON{contract.Instructions: cj.Instructions, contract.ServerInfo: cj.ServerInfo, contract.Capabilities: cj.Capabilities} {
-		if ej != nil {
-			if err := c.putChecked(kind, "", ej); err != nil {
-				return c, err
+	for _, kind := range []contract.Kind{contract.Instructions, contract.ServerInfo, contract.Capabilities} {
+		if ej := cj.single(kind); ej != nil {
+			if err := c.entry(member(&node.Value, string(kind)), path+"."+string(kind), kind, "", ej, to); err != nil {
+				return err
 			}
 		}
 	}
-	return c, nil
+	return nil
 }
 
-// putChecked pins an entry read from a file after checking that its text is
-// a contract item of its kind and key, and that its hash is the text's.
-func (c *Contract) putChecked(kind contract.Kind, key string, ej *entryJSON) error {
-	name := contract.ItemName(kind, key)
-	if ej == nil {
-		return &entryError{kind, key, "", fmt.Errorf("%s is null", name)}
+// entry checks that an entry's text is an item of its kind whose key is the
+// entry's, and that its hash is the text's, then pins it.
+func (c *checker) entry(m *hujson.ObjectMember, path string, kind contract.Kind, key string, ej *entryJSON, to *Contract) error {
+	text, hash := member(&m.Value, "text"), member(&m.Value, "hash")
+	switch {
+	case text == nil:
+		return c.fail(m.Value.StartOffset, path+" has no text", restoreFix)
+	case hash == nil:
+		return c.fail(m.Value.StartOffset, path+" has no hash", restoreFix)
 	}
 	it, err := contract.NewItem(kind, key, ej.Text)
 	if err != nil {
-		return &entryError{kind, key, "text", fmt.Errorf("%s: %w", name, err)}
+		if kind.Keyed() {
+			if named, err2 := contract.KeyOf(kind, ej.Text); err2 == nil && named != key {
+				return c.fail(m.Name.StartOffset, fmt.Sprintf("%s: the key %q does not match its text, which names %q", path, key, named),
+					restoreFix+" (a key and its text are renamed together, never one alone)")
+			}
+		}
+		return c.fail(text.Value.StartOffset, fmt.Sprintf("%s.text is no %s: %v", path, kind, err), restoreFix)
 	}
 	if it.Hash != ej.Hash {
-		return &entryError{kind, key, "hash", fmt.Errorf("%s: hash %s does not match its text, which hashes to %s", name, ej.Hash, it.Hash)}
+		return c.fail(hash.Value.StartOffset, fmt.Sprintf("%s.hash %s does not match its text, which hashes to %s", path, ej.Hash, it.Hash),
+			restoreFix+" (an approved text is changed by mcpsandbox pins approve, never by hand)")
 	}
-	c.Put(it, Entry{Reason: ej.Reason, Findings: ej.Findings, Seen: ej.Seen})
+	to.Put(it, Entry{Reason: ej.Reason, Findings: ej.Findings, Seen: ej.Seen})
 	return nil
 }

@@ -32,6 +32,9 @@ func (f *File) form() *fileJSON {
 		out.Version = Version
 	}
 	for id, s := range f.Servers {
+		if s == nil {
+			continue
+		}
 		sj := &serverJSON{Name: s.Name, Mode: s.Mode, Contract: s.Contract.form(), Pending: s.Pending.form()}
 		if p := s.Package; p != nil {
 			sj.Package = &packageJSON{Name: p.Name, Version: p.Version, Integrity: p.Integrity, Registry: p.Registry,

@@ -9,8 +9,10 @@ import (
 
 // DefaultPath is the user's lock: /etc/mcpsandbox/lock.json for root, else
 // $XDG_CONFIG_HOME/mcpsandbox/lock.json, else ~/.config/mcpsandbox/lock.json.
-func DefaultPath() (string, error) {
-	if os.Geteuid() == 0 {
+func DefaultPath() (string, error) { return defaultPathFor(os.Geteuid()) }
+
+func defaultPathFor(euid int) (string, error) {
+	if euid == 0 {
 		return "/etc/mcpsandbox/lock.json", nil
 	}
 	if dir := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {

@@ -28,11 +28,13 @@ func Update(path string, fn func(*File) error) error {
 		return fmt.Errorf("lock: cannot lock %s: %w", lck.Name(), err)
 	}
 	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	f, err := Parse(path, old)
-	if err != nil {
+	f := New()
+	switch {
+	case err == nil:
+		if f, err = Parse(path, old); err != nil {
+			return err
+		}
+	case !os.IsNotExist(err):
 		return err
 	}
 	if err := fn(f); err != nil {

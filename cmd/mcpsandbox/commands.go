@@ -34,6 +34,7 @@ func init() {
 		{Name: "wrap", Page: wrapPage, Run: wrapCommand},
 		{Name: "upgrade", Page: upgradePage, Run: upgradeCommand},
 		{Name: "policy", Page: policyPage, Run: policyCommand},
+		{Name: "pins", Page: pinsPage, Run: pinsCommand},
 		{Name: "daemon", Page: daemonPage, Run: daemonCommand},
 		{Name: "connect", Page: connectPage, Run: connectCommand},
 		{Name: "status", Page: statusPage, Run: statusCommand},

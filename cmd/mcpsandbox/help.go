@@ -69,6 +69,7 @@ func mainPage() *cmdline.Page {
 			"mcpsandbox prepare [OPTIONS] -- COMMAND [ARGS...]",
 			"mcpsandbox wrap [--dry-run] [--undo] [--daemon] [FILE...]",
 			"mcpsandbox policy list | show NAME | check FILE... | explain -- COMMAND",
+			"mcpsandbox pins list|diff|approve|verify [--lock FILE] [NAME] [ITEM...]",
 			"mcpsandbox daemon --config FILE",
 			"mcpsandbox connect NAME",
 			"mcpsandbox status [--json]",

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/internal/linediff"
 )
 
 // diffContext is the unchanged lines a hunk shows around a change, as diff -u.
@@ -13,7 +15,7 @@ const diffContext = 3
 // (an empty before: a file to be made).
 func writeDiff(w io.Writer, path string, before, after []byte) {
 	a, b := splitLines(string(before)), splitLines(string(after))
-	ops := diffLines(a, b)
+	ops := linediff.Lines(a, b)
 	from := path
 	if len(before) == 0 {
 		from = "/dev/null"
@@ -21,19 +23,19 @@ func writeDiff(w io.Writer, path string, before, after []byte) {
 	fmt.Fprintf(w, "--- %s\n+++ %s\n", from, path)
 	// Hunks: runs of changes with up to diffContext lines around them.
 	for i := 0; i < len(ops); {
-		if ops[i].kind == ' ' {
+		if ops[i].Kind == ' ' {
 			i++
 			continue
 		}
 		start := max(0, i-diffContext)
 		end := i
 		for end < len(ops) {
-			if ops[end].kind != ' ' {
+			if ops[end].Kind != ' ' {
 				end++
 				continue
 			}
 			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
+			for run < len(ops) && ops[run].Kind == ' ' {
 				run++
 			}
 			if run == len(ops) || run-end > 2*diffContext {
@@ -42,22 +44,22 @@ func writeDiff(w io.Writer, path string, before, after []byte) {
 			}
 			end = run
 		}
-		aStart, bStart, aLen, bLen := ops[start].a, ops[start].b, 0, 0
+		aStart, bStart, aLen, bLen := ops[start].A, ops[start].B, 0, 0
 		for _, op := range ops[start:end] {
-			if op.kind != '+' {
+			if op.Kind != '+' {
 				aLen++
 			}
-			if op.kind != '-' {
+			if op.Kind != '-' {
 				bLen++
 			}
 		}
 		fmt.Fprintf(w, "@@ -%s +%s @@\n", hunkRange(aStart, aLen), hunkRange(bStart, bLen))
 		for _, op := range ops[start:end] {
-			line := op.line
+			line := op.Line
 			if !strings.HasSuffix(line, "\n") {
 				line += "\n\\ No newline at end of file\n"
 			}
-			fmt.Fprintf(w, "%c%s", op.kind, line)
+			fmt.Fprintf(w, "%c%s", op.Kind, line)
 		}
 		i = end
 	}
@@ -82,45 +84,4 @@ func splitLines(s string) []string {
 		lines, s = append(lines, s[:i+1]), s[i+1:]
 	}
 	return lines
-}
-
-type diffOp struct {
-	kind byte // ' ', '-' or '+'
-	line string
-	a, b int // the line's index in before and after (or where it would be)
-}
-
-// diffLines is a longest common subsequence diff: configuration files are
-// small, and the table is their lengths' product.
-func diffLines(a, b []string) []diffOp {
-	n, m := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var ops []diffOp
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			ops = append(ops, diffOp{' ', a[i], i, j})
-			i, j = i+1, j+1
-		case j < m && (i == n || lcs[i][j+1] > lcs[i+1][j]):
-			ops = append(ops, diffOp{'+', b[j], i, j})
-			j++
-		default:
-			ops = append(ops, diffOp{'-', a[i], i, j})
-			i++
-		}
-	}
-	return ops
 }

@@ -130,13 +130,18 @@ var rules = []rule{
 	{
 		pkgs:  []string{"contract"},
 		notOn: append([]string{"./..."}, thirdParty...),
-		but:   []string{"github.com/gowebpki/jcs"},
-		why:   "a server's contract (canonical form, hash, diff) is pure and one for all: the lock, the relay's pin rule, the pins commands and upgrade must hash alike, so it knows nothing of files, relays or policy, and only RFC 8785's library beside the standard one",
+		but:   []string{"github.com/gowebpki/jcs", "internal/linediff"},
+		why:   "a server's contract (canonical form, hash, diff) is pure and one for all: the lock, the relay's pin rule, the pins commands and upgrade must hash alike, so it knows nothing of files, relays or policy, and only RFC 8785's library and the shared line diff beside the standard one",
+	},
+	{
+		pkgs:  []string{"internal/linediff"},
+		notOn: []string{"./..."},
+		why:   "the line diff is a leaf that wrap's diff of a host's file and the contract's diff of a server's texts share, so neither imports the other",
 	},
 	{
 		pkgs:  []string{"lock"},
 		notOn: append([]string{"./..."}, thirdParty...),
-		but:   []string{"contract", "internal/field", "github.com/gowebpki/jcs", "github.com/tailscale/hujson", "golang.org/x/sys/unix"},
+		but:   []string{"contract", "internal/field", "internal/linediff", "github.com/gowebpki/jcs", "github.com/tailscale/hujson", "golang.org/x/sys/unix"},
 		why:   "the lock file is data and file I/O that the relay, prepare, the pins commands and upgrade share from several processes: it knows contracts and nothing of who pins, so none of them drags another in",
 	},
 	{
