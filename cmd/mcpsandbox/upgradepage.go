@@ -5,7 +5,7 @@ import "github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 func upgradePage() *cmdline.Page {
 	return &cmdline.Page{
 		Name:     "mcpsandbox upgrade - review a new version of a server before it runs",
-		Synopsis: []string{"mcpsandbox upgrade NAME [--to VERSION] [--yes] [--cooldown DURATION] [--lock FILE] [--config FILE] [--file FILE]..."},
+		Synopsis: []string{"mcpsandbox upgrade NAME [--to VERSION] [--yes] [OPTIONS]"},
 		Description: []string{
 			"Finds the server NAME (an entry's name, the package's name, or its identity in the lock, e.g. npm+@modelcontextprotocol+server-memory) in the daemon's configuration and in the host files `mcpsandbox wrap` rewrote to `mcpsandbox run ... -- npx ...`. It upgrades servers that npx starts from one npm package.",
 			"It resolves the candidate on the registry (--to VERSION, a version, tag or range; else latest) and refuses it when it was published less than the cooldown ago (pins.cooldown, 48h by default; --cooldown overrides) or, when the lock records who built the package (its provenance), when the candidate was built by someone else or carries no provenance.",
