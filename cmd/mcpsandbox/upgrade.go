@@ -15,6 +15,7 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/lock"
 	"github.com/mcpsandbox/mcpsandbox/npmregistry"
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
 )
 
 // upgradeOptions are upgrade's command line.
@@ -94,10 +95,10 @@ func upgradeCommand(args []string, std stdio) int {
 		fmt.Fprintf(std.Out, "%s is at %s already: nothing to upgrade\n", u.spec.Name, u.current)
 		return exitOK
 	}
+	defer u.cleanup()
 	if err := u.prepareApart(ctx, std); err != nil {
 		return upgradeFailure(err.Error(), std)
 	}
-	defer u.cleanup()
 	if err := u.probe(ctx); err != nil {
 		return upgradeFailure(err.Error(), std)
 	}
@@ -276,8 +277,17 @@ func (u *upgrade) resolve(ctx context.Context) error {
 }
 
 
+// cleanup removes what was prepared apart and frees the sandbox uid its
+// state directories were given (the only place that uid wrote).
 func (u *upgrade) cleanup() {
-	if u.apart != "" {
-		_ = os.RemoveAll(u.apart)
+	if u.apart == "" {
+		return
+	}
+	dirs, _ := os.ReadDir(u.apart)
+	if err := os.RemoveAll(u.apart); err != nil {
+		return
+	}
+	for _, d := range dirs {
+		_ = sandbox.ForgetStateDir(filepath.Join(u.apart, d.Name()))
 	}
 }
