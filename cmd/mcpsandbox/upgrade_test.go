@@ -28,13 +28,13 @@ const (
 	memoryTo   = "2026.8.31"
 )
 
-// A daemon's server upgraded from one published version of a real npm
-// server to another. The first upgrade (from 2025.4.25, which the lock
+// A server upgraded from one published version of a real npm server to
+// another, in a daemon's file and in a host's file wrap rewrote. The first upgrade (from 2025.4.25, which the lock
 // does not know) pins the contract of memoryFrom. The next one, with no
 // terminal and no --yes, shows the diff of memoryTo against that pin
 // (prepared apart, probed in a sandbox with no network) and changes
-// nothing; with --yes it writes the version into the daemon's file (every
-// other byte kept) and the lock, and the running daemon swaps its
+// nothing; with --yes it writes the version into both files (every other
+// byte kept) and both locks, and the running daemon swaps its
 // instance: the Go SDK client connected through it goes on, answered by
 // the new version.
 func TestUpgradeARealServerUnderADaemon(t *testing.T) {
@@ -49,8 +49,22 @@ func TestUpgradeARealServerUnderADaemon(t *testing.T) {
 		return "{\n  \"mcpServers\": {\n    \"memory\": " + entry(version) + ",\n    \"other\": {\"command\": \"npx\", \"args\": [\"-y\", \"" + memorySpec + "@2025.4.25\"], \"disabled\": true}\n  }\n}\n"
 	}
 	d := startE2EDaemon(t, config("2025.4.25"), env)
+	// A host's file that wrap rewrote to run the same server itself,
+	// with a lock of its own.
+	hostFile := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	hostLock := filepath.Join(filepath.Dir(hostFile), "host.lock.json")
+	if err := os.WriteFile(hostFile, []byte(`{"mcpServers": {"memory": `+entry("2025.4.25")+`}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(self(t), asCLI, "wrap", "--no-prepare", "--command", "/usr/bin/mcpsandbox", hostFile).CombinedOutput(); err != nil {
+		t.Fatalf("wrap: %v\n%s", err, out)
+	}
+	wrapped := strings.Replace(readText(t, hostFile), `"run",`, `"run", "--lock", "`+hostLock+`",`, 1)
+	if err := os.WriteFile(hostFile, []byte(wrapped), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	upgrade := func(args ...string) (string, string, int) {
-		cmd := exec.Command(self(t), append([]string{asCLI, "upgrade", "memory", "--config", d.config, "--socket-dir", d.sockets}, args...)...)
+		cmd := exec.Command(self(t), append([]string{asCLI, "upgrade", "memory", "--config", d.config, "--file", hostFile, "--socket-dir", d.sockets}, args...)...)
 		cmd.Env = env // stdin: /dev/null, no terminal
 		var out, errs strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errs
@@ -74,7 +88,10 @@ func TestUpgradeARealServerUnderADaemon(t *testing.T) {
 	if _, isErr, err := h.call("read_graph", nil); err != nil || isErr {
 		t.Fatalf("read_graph on %s: %v", memoryFrom, err)
 	}
-	beforeConfig, beforeLock := readText(t, d.config), readText(t, lockPath)
+	beforeConfig, beforeLock, beforeHost := readText(t, d.config), readText(t, lockPath), readText(t, hostFile)
+	if !strings.Contains(beforeHost, memorySpec+"@"+memoryFrom) || readText(t, hostLock) == "" {
+		t.Errorf("the first upgrade did not write the wrapped host file or its lock:\n%s", beforeHost)
+	}
 
 	out, errs, code = upgrade("--to", memoryTo)
 	if code != 1 || !strings.Contains(errs, "no terminal to ask on") || !strings.Contains(errs, "--to "+memoryTo+" --yes") {
@@ -89,8 +106,8 @@ func TestUpgradeARealServerUnderADaemon(t *testing.T) {
 			t.Errorf("the diff lacks %q:\n%s", want, out)
 		}
 	}
-	if readText(t, d.config) != beforeConfig || readText(t, lockPath) != beforeLock {
-		t.Errorf("an upgrade not approved changed the config or the lock")
+	if readText(t, d.config) != beforeConfig || readText(t, lockPath) != beforeLock || readText(t, hostFile) != beforeHost {
+		t.Errorf("an upgrade not approved changed a file or the lock")
 	}
 
 	out, errs, code = upgrade("--to", memoryTo, "--yes")
@@ -103,16 +120,21 @@ func TestUpgradeARealServerUnderADaemon(t *testing.T) {
 	if !strings.Contains(out, "swapped to the new launch line, sessions kept: memory") {
 		t.Errorf("the daemon's reload, as upgrade reports it:\n%s", out)
 	}
-	f, err := lock.Load(lockPath)
-	if err != nil {
-		t.Fatal(err)
+	if got, want := readText(t, hostFile), strings.Replace(beforeHost, memorySpec+"@"+memoryFrom, memorySpec+"@"+memoryTo, 1); got != want {
+		t.Errorf("host file after the upgrade:\n%s\nwant only the version changed:\n%s", got, want)
 	}
-	_, s, ok := f.Server(memorySpec)
-	if !ok || s.Package == nil || s.Package.Version != memoryTo {
-		t.Fatalf("lock after the upgrade: %+v", s)
-	}
-	if _, ok := s.Contract.Get(contract.Resource, "memory://knowledge-graph"); !ok {
-		t.Errorf("the lock does not approve the new version's resource")
+	for _, p := range []string{lockPath, hostLock} {
+		f, err := lock.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, s, ok := f.Server(memorySpec)
+		if !ok || s.Package == nil || s.Package.Version != memoryTo {
+			t.Fatalf("lock %s after the upgrade: %+v", p, s)
+		}
+		if _, ok := s.Contract.Get(contract.Resource, "memory://knowledge-graph"); !ok {
+			t.Errorf("the lock %s does not approve the new version's resource", p)
+		}
 	}
 	// The session goes on, on the new version: it serves the resource.
 	if _, isErr, err := h.call("read_graph", nil); err != nil || isErr {
