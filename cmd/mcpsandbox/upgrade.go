@@ -163,12 +163,11 @@ type upgrade struct {
 	registry  string
 	cooldown  time.Duration
 
-	cand      *npmregistry.Version
-	candPkg   *lock.Package // what the candidate's prepare recorded
-	apart     string        // the directory the candidate is prepared in
-	seen      []contract.Item
-	changes   []contract.Change
-	probeNote string
+	cand    *npmregistry.Version
+	candPkg *lock.Package // what the candidate's prepare recorded
+	apart   string        // the directory the candidate is prepared in
+	seen    []contract.Item
+	changes []contract.Change
 }
 
 func newUpgrade(o upgradeOptions, targets []upgradeTarget) (*upgrade, error) {
@@ -275,7 +274,6 @@ func (u *upgrade) resolve(ctx context.Context) error {
 	}
 	return nil
 }
-
 
 // cleanup removes what was prepared apart and frees the sandbox uid its
 // state directories were given (the only place that uid wrote).

@@ -206,10 +206,10 @@ func (u *upgrade) record(pkg *lock.Package) func(*lock.File) error {
 		if f.Servers == nil {
 			f.Servers = map[string]*lock.Server{}
 		}
-		id, s, ok := f.Server(u.id)
+		_, s, ok := f.Server(u.id)
 		if !ok {
-			id, s = u.id, &lock.Server{Name: u.spec.Name}
-			f.Servers[id] = s
+			s = &lock.Server{Name: u.spec.Name}
+			f.Servers[u.id] = s
 		}
 		s.Package = pkg
 		s.Contract, s.Pending = lock.Contract{}, lock.Contract{}
