@@ -15,7 +15,9 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/contract"
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/internal/testregistry"
+	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/lock"
+	"github.com/mcpsandbox/mcpsandbox/npmregistry"
 )
 
 // memorySpec is the reference memory server's package; memoryFrom and
@@ -185,4 +187,34 @@ func readText(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// Once the lock records who built a package, a candidate with no verified
+// provenance, or built elsewhere, is refused, naming both.
+func TestUpgradeRefusesAnotherPublisher(t *testing.T) {
+	built := &lock.Provenance{Issuer: "https://token.actions.githubusercontent.com", Repository: "https://github.com/example/server", Workflow: ".github/workflows/release.yml"}
+	other := *built
+	other.Repository = "https://github.com/someone/fork"
+	u := &upgrade{spec: launch.NpmSpec{Name: "mcp-fixture"}, lockPaths: []string{"/etc/mcpsandbox/daemon.lock.json"},
+		locked: &lock.Server{Package: &lock.Package{Name: "mcp-fixture", Version: "1.0.0", Provenance: built}}}
+	u.cand = &npmregistry.Version{Name: "mcp-fixture", Version: "1.1.0"}
+	for _, c := range []struct {
+		got  *lock.Package
+		want []string
+	}{
+		{nil, []string{"mcp-fixture@1.1.0 comes with no verified provenance", "https://github.com/example/server (workflow .github/workflows/release.yml"}},
+		{&lock.Package{Provenance: &other}, []string{"mcp-fixture@1.1.0 was built by https://github.com/someone/fork", "records https://github.com/example/server", "another publisher is refused"}},
+	} {
+		u.candPkg = c.got
+		err := u.checkPublisher()
+		for _, want := range c.want {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("checkPublisher: %v, want %q", err, want)
+			}
+		}
+	}
+	u.candPkg = &lock.Package{Provenance: built}
+	if err := u.checkPublisher(); err != nil {
+		t.Errorf("the same publisher: %v", err)
+	}
 }
