@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/launch"
+	"github.com/mcpsandbox/mcpsandbox/lock"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
@@ -49,7 +50,7 @@ func (s *server) newInstance() *instance {
 
 // options are the supervisor's for one instance of s. Under d.mu.
 func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor.Options {
-	check, prepare := s.res.Launch.OfflineCheck(s.res.Policy)
+	check, prepare := s.startCheck()
 	if check != nil {
 		check = s.checkPrepared
 	}
@@ -88,13 +89,22 @@ func (s *server) startLaunchLine(spec sandbox.Spec, log *slog.Logger) (sandbox.P
 	return sandbox.Start(spec, log)
 }
 
-// checkPrepared is the offline check of the server's launch line as it is
-// now (startLaunchLine).
+// startCheck is what a start of the server's launch line, as it is now,
+// checks: its packages prepared, and the one the lock pins. Under d.mu.
+func (s *server) startCheck() (check func() error, prepare string) {
+	// A daemon's lock is beside its config (a policy's pins.lock names another).
+	lockPath, _ := s.res.LockPath(func() (string, error) { return lock.BesideConfig(s.d.opts.Config), nil })
+	return s.res.StartCheck(lockPath)
+}
+
+// checkPrepared is startCheck's check made at each start, so that an
+// instance swapped onto a new launch line (startLaunchLine) is checked
+// against the new line and the lock as the upgrade left it.
 func (s *server) checkPrepared() error {
 	s.d.mu.Lock()
-	res := s.res
+	check, _ := s.startCheck()
 	s.d.mu.Unlock()
-	if check, _ := res.Launch.OfflineCheck(res.Policy); check != nil {
+	if check != nil {
 		return check()
 	}
 	return nil

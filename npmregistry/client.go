@@ -106,59 +106,56 @@ func (c *Client) get(ctx context.Context, u *url.URL, accept string, limit int64
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp, final, err := c.follow(ctx, u, accept)
+	resp, err := c.fetch(ctx, u, accept, timeout)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("no answer within %s", timeout)
 		}
 		return fmt.Errorf("fetching %s from %s: %v: check that the registry is reachable (npm config get registry; npm_config_registry names another)", what, c.registryName(), err)
 	}
-	defer resp.Close()
+	defer resp.Body.Close()
+	final := resp.Request.URL
 	switch {
-	case resp.status == 404:
+	case resp.StatusCode == 404:
 		return fmt.Errorf("%s: %s answered 404 for %s: %w", what, c.registryName(), final.Redacted(), errNotFound)
-	case resp.status == 401 || resp.status == 403:
-		return fmt.Errorf("%s: %s refused %s (%d): mcpsandbox sends no npm credentials; use a registry that serves packages without them", what, c.registryName(), final.Redacted(), resp.status)
-	case resp.status != 200:
-		return fmt.Errorf("%s: %s answered %d %s for %s: try again later, or name another registry (npm_config_registry)", what, c.registryName(), resp.status, resp.reason, final.Redacted())
+	case resp.StatusCode == 401 || resp.StatusCode == 403:
+		return fmt.Errorf("%s: %s refused %s (%d): mcpsandbox sends no npm credentials; use a registry that serves packages without them", what, c.registryName(), final.Redacted(), resp.StatusCode)
+	case resp.StatusCode != 200:
+		return fmt.Errorf("%s: %s answered %s for %s: try again later, or name another registry (npm_config_registry)", what, c.registryName(), resp.Status, final.Redacted())
 	}
-	body := &capped{r: resp.body, left: limit}
+	read := &readErr{r: resp.Body}
+	body := &io.LimitedReader{R: read, N: limit}
 	err = consume(body)
 	switch {
-	case body.over:
+	case body.N == 0 && oneMore(read):
 		return fmt.Errorf("%s from %s is larger than %s, the most mcpsandbox reads: the registry sent more than any package needs", what, c.registryName(), bytesInWords(limit))
-	case body.err != nil && ctx.Err() != nil:
+	case read.err != nil && ctx.Err() != nil:
 		return fmt.Errorf("%s from %s: not received within %s: try again; the registry or the network is slow", what, c.registryName(), timeout)
-	case body.err != nil:
-		return fmt.Errorf("%s from %s: reading %s: %v", what, c.registryName(), final.Redacted(), body.err)
+	case read.err != nil:
+		return fmt.Errorf("%s from %s: reading %s: %v", what, c.registryName(), final.Redacted(), read.err)
 	}
 	return err
 }
 
-// capped reads at most left bytes of r and notes why reading stopped.
-type capped struct {
-	r    io.Reader
-	left int64
-	over bool  // r had more than left bytes
-	err  error // r's error, io.EOF aside
+// oneMore tells whether r holds another byte: whether a body that filled
+// the limit went on.
+func oneMore(r io.Reader) bool {
+	var one [1]byte
+	n, _ := io.ReadFull(r, one[:])
+	return n > 0
 }
 
-func (c *capped) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		var one [1]byte
-		if n, _ := io.ReadFull(c.r, one[:]); n > 0 {
-			c.over = true
-			return 0, errors.New("too large")
-		}
-		return 0, io.EOF
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
+// readErr notes r's error, io.EOF aside, to tell a failed read from
+// consume's own error.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
 	if err != nil && err != io.EOF {
-		c.err = err
+		e.err = err
 	}
 	return n, err
 }

@@ -14,12 +14,14 @@
 // knows nothing of policy, the lock or confinement: callers pass the
 // registry URL (prepare finds it as npm does), the clock and the cooldown.
 //
-// The mcpsandbox binary that hosts start for every server links no
-// net/http (internal/layering), so requests go through a small HTTP/1.1
-// client of its own (GET only: http and https, Content-Length, chunked and
-// gzip bodies, a few redirects, a bounded body and a timeout). It sends no
-// credentials but those in the registry URL itself and goes through no
-// proxy.
+// Requests go through net/http with a Transport of the Client's own: a
+// bounded header and body, a timeout for each step and for the whole, at
+// most 5 redirects and never from https to http. It sends no credentials
+// but those in the registry URL itself. It goes through no proxy: neither
+// HTTPS_PROXY and the like from the environment nor npm's proxy settings,
+// since the registry is the one host prepare reaches and a proxy a shell
+// happens to export should not see, or stand in for, it; a registry
+// reachable only through a proxy is not supported yet.
 //
 // Not every registry signs. The public registry publishes ECDSA P-256 keys
 // at /-/npm/v1/keys and signs "NAME@VERSION:INTEGRITY" with them; a

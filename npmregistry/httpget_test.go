@@ -1,6 +1,7 @@
 package npmregistry_test
 
 import (
+	"bufio"
 	"compress/gzip"
 	"crypto/x509"
 	"fmt"
@@ -31,7 +32,8 @@ func serve(t *testing.T, handler http.HandlerFunc) *npmregistry.Client {
 }
 
 // The registry's answers as real registries send them are read: gzip over
-// chunked transfer, a registry under a path, redirects, and https.
+// chunked transfer, 103 Early Hints (as CDNs send) before the answer, a
+// registry under a path, redirects, and https.
 func TestRegistryAnswers(t *testing.T) {
 	c := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -41,6 +43,8 @@ func TestRegistryAnswers(t *testing.T) {
 			if r.Header.Get("Accept") != "application/json" {
 				t.Errorf("asked with Accept %q: the full packument, with times, is application/json", r.Header.Get("Accept"))
 			}
+			w.Header().Set("Link", "</prefix/pkg/-/pkg-1.0.0.tgz>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
 			w.Header().Set("Content-Encoding", "gzip")
 			zw := gzip.NewWriter(w)
 			for _, part := range strings.SplitAfter(onePackument, ",") {
@@ -106,6 +110,8 @@ func TestRegistryFailures(t *testing.T) {
 			fmt.Fprint(w, "<html>")
 		case "/prefix/huge":
 			fmt.Fprintf(w, `{"name":"huge","pad":%q}`, strings.Repeat("x", 4<<10))
+		case "/prefix/loop":
+			http.Redirect(w, r, r.URL.Path, http.StatusFound)
 		case "/prefix/slow":
 			select {
 			case <-r.Context().Done():
@@ -123,6 +129,7 @@ func TestRegistryFailures(t *testing.T) {
 		"private": "refused " + reg + "private (401): mcpsandbox sends no npm credentials",
 		"html":    "the packument of html from " + reg + "html is no JSON document the registry API describes",
 		"huge":    "the packument of huge from " + reg + " is larger than 2 KiB, the most mcpsandbox reads",
+		"loop":    "fetching the packument of loop from " + reg + ": more than 5 redirects: check that the registry is reachable",
 		"slow":    "fetching the packument of slow from " + reg + ": no answer within 200ms: check that the registry is reachable",
 	} {
 		if _, err := c.Packument(t.Context(), name); err == nil || !strings.Contains(err.Error(), want) {
@@ -158,6 +165,11 @@ func TestEndlessHeaderIsRefused(t *testing.T) {
 			return
 		}
 		defer conn.Close()
+		// Answer after the request, as a server does: net/http drops bytes
+		// that come before it as unsolicited.
+		if _, err := http.ReadRequest(bufio.NewReader(conn)); err != nil {
+			return
+		}
 		io.WriteString(conn, "HTTP/1.1 200 OK\r\nX-Endless: ")
 		line := strings.Repeat("a", 64<<10)
 		for range 64 { // 4 MiB, or until the client hangs up

@@ -203,6 +203,9 @@ func (d *decoder) set(k Key, kv *ast.MappingValueNode) error {
 		if k.Path() == envSetKey {
 			return d.setEnvMapping(k, n, list)
 		}
+		if k.Path() == overridesKey {
+			return d.setOverrides(k, n, list)
+		}
 		if isHostList(k.Field) {
 			return d.setHosts(k, kv, list)
 		}

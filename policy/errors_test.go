@@ -97,6 +97,26 @@ func TestBrokenFilesSayWhereAndWhatToDo(t *testing.T) {
 		{"error in the extended file", map[string]string{"p.yaml": "extends: base.yaml\n", "base.yaml": "\nlimits:\n  memory: much\n"},
 			"base.yaml:3:11", []string{"limits.memory"}},
 
+		// Operator overrides (pins.overrides): placed at what is wrong.
+		{"override: lowers risk", map[string]string{"p.yaml": "pins:\n  overrides:\n    write_file: {annotations: {readOnlyHint: true}}\n"},
+			"p.yaml:3:32", []string{"pins.overrides.write_file.annotations", "readOnlyHint: true would lower the risk the host sees", "use readOnlyHint: false"}},
+		{"override: calls a tool safe", map[string]string{"p.yaml": "pins:\n  overrides:\n    rm: {annotations: {destructiveHint: false}}\n"},
+			"p.yaml:3:24", []string{"destructiveHint: false would lower the risk", "use destructiveHint: true"}},
+		{"override: unknown hint", map[string]string{"p.yaml": "pins:\n  overrides:\n    rm: {annotations: {dangerous: true}}\n"},
+			"p.yaml:3:24", []string{`"dangerous" is no annotation an override may set`, "readOnlyHint, destructiveHint, idempotentHint, openWorldHint"}},
+		{"override: hint not a boolean", map[string]string{"p.yaml": "pins:\n  overrides:\n    rm: {annotations: {destructiveHint: yes}}\n"},
+			"p.yaml:3:41", []string{"pins.overrides.rm.annotations.destructiveHint must be true or false"}},
+		{"override: unknown key", map[string]string{"p.yaml": "pins:\n  overrides:\n    rm: {title: Remove}\n"},
+			"p.yaml:3:10", []string{`unknown key "title" in pins.overrides.rm`, "an override sets description and annotations"}},
+		{"override: sets nothing", map[string]string{"p.yaml": "pins:\n  overrides:\n    rm: {annotations: {}}\n"},
+			"p.yaml:3:5", []string{`tool "rm": the override sets nothing`}},
+		{"override: empty description", map[string]string{"p.yaml": "pins:\n  overrides:\n    rm: {description: \"\"}\n"},
+			"p.yaml:3:23", []string{"pins.overrides.rm.description must be the text the host sees, a non-empty string"}},
+		{"override: not a mapping", map[string]string{"p.yaml": "pins:\n  overrides: [rm]\n"},
+			"p.yaml:2:14", []string{"pins.overrides must be a mapping of tool names to overrides", "annotations: {destructiveHint: true}"}},
+		{"override: a tool without a mapping", map[string]string{"p.yaml": "pins:\n  overrides:\n    rm: Removes.\n"},
+			"p.yaml:3:5", []string{"pins.overrides.rm must be a mapping of description and annotations"}},
+
 		// Values of the right type that make no sense: Validate's errors,
 		// placed at the key that set them.
 		{"restart mode", map[string]string{"p.yaml": "restart:\n  mode: sometimes\n"},

@@ -21,6 +21,7 @@ var flags = map[string]string{
 	"Pin":                "pin",
 	"Lock":               "lock",
 	"Cooldown":           "cooldown",
+	"ToolOverrides":      "tool-override",
 	"AuditLog":           "audit-log",
 	"AuditMaxSize":       "audit-max-size",
 	"AuditMask":          "audit-mask",

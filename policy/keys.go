@@ -81,6 +81,7 @@ var keys = []Key{
 	{"pins", "mode", "Pin", false},
 	{"pins", "lock", "Lock", true},
 	{"pins", "cooldown", "Cooldown", false},
+	{"pins", "overrides", "ToolOverrides", false},
 
 	{"audit", "file", "AuditLog", true},
 	{"audit", "max-size", "AuditMaxSize", false},

@@ -64,6 +64,9 @@ type Policy struct {
 	Pin      string        // --pin: tofu, strict or off
 	Lock     string        // --lock FILE ("" = the user's lock, or the daemon config's)
 	Cooldown time.Duration // --cooldown: a version younger than this is not taken
+	// ToolOverrides replace a tool's description or raise its annotations
+	// for the host (and the lock): TOOL=JSON each, ParseToolOverrides.
+	ToolOverrides []string // --tool-override TOOL=JSON (repeatable)
 
 	// Audit log of the host's tools/call, prompts/get and resources/read.
 	AuditLog     string   // --audit-log FILE ("" = none)
@@ -240,6 +243,11 @@ func (p *Policy) validate(hostsUnknown bool) error {
 	for _, s := range p.RateLimits {
 		if _, err := ParseRateLimit(s); err != nil {
 			return &field.Error{Field: "RateLimits", Value: strconv.Quote(s), Problem: "is no rate limit: " + err.Error(), Fix: rateLimitFix}
+		}
+	}
+	for _, s := range p.ToolOverrides {
+		if _, _, err := ParseToolOverride(s); err != nil {
+			return &field.Error{Field: "ToolOverrides", Value: strconv.Quote(s), Problem: err.Error()}
 		}
 	}
 	for _, e := range p.Env {

@@ -53,9 +53,13 @@ func workflowPath(uri, repository string) string {
 }
 
 // SameIdentity refuses a version published by another identity than the one
-// a lock records: another issuer, repository or workflow. The commit and ref
-// change with every release and are not compared.
+// a lock records: another issuer, repository or workflow, or none (a zero
+// got: the version has no provenance). The commit and ref change with every
+// release and are not compared.
 func SameIdentity(locked, got Identity) error {
+	if got == (Identity{}) && locked != (Identity{}) {
+		return fmt.Errorf("published without provenance, the lock pins provenance from %s: a version from another publisher is refused", locked.Repository)
+	}
 	for _, f := range []struct{ name, locked, got string }{
 		{"issuer", locked.Issuer, got.Issuer},
 		{"repository", locked.Repository, got.Repository},

@@ -23,17 +23,18 @@ type Package struct {
 type Check string
 
 const (
-	CheckBundle        Check = "bundle"             // not a Sigstore bundle this verifier reads
-	CheckTrustedRoot   Check = "trusted root"       // no trusted material to verify against
-	CheckSignature     Check = "signature"          // the envelope's signature
-	CheckCertificate   Check = "certificate chain"  // the signing certificate against the root's Fulcio CAs
+	CheckBundle        Check = "bundle"            // not a Sigstore bundle this verifier reads
+	CheckTrustedRoot   Check = "trusted root"      // no trusted material to verify against
+	CheckSignature     Check = "signature"         // the envelope's signature
+	CheckCertificate   Check = "certificate chain" // the signing certificate against the root's Fulcio CAs
 	CheckCT            Check = "certificate transparency"
-	CheckTlog          Check = "transparency log"   // the Rekor entry, its promise or inclusion proof
-	CheckTimestamp     Check = "timestamp"          // a verified time for the signature
-	CheckPredicateType Check = "predicate type"     // not a SLSA provenance statement
-	CheckSubject       Check = "subject"            // another package name or version
-	CheckDigest        Check = "digest"             // another tarball
-	CheckIdentity      Check = "identity"           // no CI identity in the certificate
+	CheckTlog          Check = "transparency log"      // the Rekor entry, its promise or inclusion proof
+	CheckTimestamp     Check = "timestamp"             // a verified time for the signature
+	CheckPredicateType Check = "predicate type"        // not a SLSA provenance statement
+	CheckSubject       Check = "subject"               // another package name or version
+	CheckDigest        Check = "digest"                // another tarball
+	CheckIdentity      Check = "identity"              // no CI identity in the certificate
+	CheckSigstore      Check = "Sigstore verification" // another of sigstore-go's steps
 )
 
 // Error is a refused provenance: which check failed, and why.
@@ -92,7 +93,7 @@ func Verify(bundleJSON []byte, pkg Package, trust *Root) (Identity, error) {
 	// cryptography only.
 	res, err := v.Verify(&b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), verify.WithoutIdentitiesUnsafe()))
 	if err != nil {
-		return fail(classify(err), err)
+		return fail(classify(err), explain(err))
 	}
 	st := res.Statement
 	if st == nil {
@@ -108,7 +109,7 @@ func Verify(bundleJSON []byte, pkg Package, trust *Root) (Identity, error) {
 		for i, s := range subjects {
 			names[i] = s.GetName()
 		}
-		return fail(CheckSubject, fmt.Errorf("the statement is about %s, not %s", strings.Join(names, ", "), want))
+		return fail(CheckSubject, fmt.Errorf("the statement is about %s, not %s", orNone(strings.Join(names, ", ")), want))
 	}
 	if got := subjects[0].GetDigest()["sha512"]; got != digest {
 		return fail(CheckDigest, fmt.Errorf("the statement's tarball digest is sha512:%s, the tarball's is sha512:%s: it attests another tarball", orNone(got), digest))
@@ -142,6 +143,21 @@ func sha512Hex(integrity string) (string, error) {
 	return "", fmt.Errorf("integrity %q has no sha512 digest, which npm attests", integrity)
 }
 
+// explain adds what a sigstore-go message means for a user, where its own
+// words say how but not why.
+func explain(err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "not enough verified log entries"):
+		return fmt.Errorf("%w (no log entry verifies against the trusted root: it is another Sigstore instance's, or the entry's signed timestamp is forged)", err)
+	case strings.Contains(msg, "leaf certificate verification failed"):
+		return fmt.Errorf("%w (the signing certificate does not chain to a Fulcio CA of the trusted root at the time it was logged)", err)
+	case strings.Contains(msg, "does not match envelope payload hash"):
+		return fmt.Errorf("%w (the envelope was changed after it was signed and logged)", err)
+	}
+	return err
+}
+
 // classify names the check a sigstore-go verification error comes from, by
 // the step its message names (sigstore-go returns no typed errors for them).
 func classify(err error) Check {
@@ -161,5 +177,5 @@ func classify(err error) Check {
 			return c.check
 		}
 	}
-	return CheckSignature
+	return CheckSigstore
 }

@@ -61,6 +61,9 @@ func policySchema(t *testing.T) object {
 			s = object{"type": []string{"object", "null"}, "propertyNames": object{"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
 				"additionalProperties": object{"type": []string{"string", "number", "boolean"}}}
 		}
+		if k.Path() == "pins.overrides" {
+			s = overridesSchema()
+		}
 		if e, ok := enums[k.Field]; ok {
 			s["enum"] = e
 		}
@@ -88,6 +91,23 @@ func policySchema(t *testing.T) object {
 		"additionalProperties": false,
 		"properties":           props,
 	}
+}
+
+// overridesSchema is pins.overrides: tool → description and annotations
+// raised toward risk (policy.ParseToolOverride).
+func overridesSchema() object {
+	hints := object{}
+	for _, h := range []struct {
+		name  string
+		risky bool
+	}{{"readOnlyHint", false}, {"destructiveHint", true}, {"idempotentHint", false}, {"openWorldHint", true}} {
+		hints[h.name] = object{"const": h.risky}
+	}
+	return object{"type": []string{"object", "null"}, "propertyNames": object{"minLength": 1},
+		"additionalProperties": object{"type": "object", "additionalProperties": false, "minProperties": 1, "properties": object{
+			"description": object{"type": "string", "minLength": 1},
+			"annotations": object{"type": "object", "additionalProperties": false, "properties": hints},
+		}}}
 }
 
 func typeSchema(t *testing.T, typ reflect.Type) object {

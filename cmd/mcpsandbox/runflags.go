@@ -67,6 +67,9 @@ var runFlags = []runFlag{
 	{"cooldown", "DURATION", "Cooldown", "Pins",
 		"A package version published more recently than DURATION is refused by `upgrade` and warned about by a first `prepare`. 0 takes any version.",
 		func(p *policy.Policy) flag.Value { return durationValue{&p.Cooldown} }},
+	{"tool-override", "TOOL=JSON", "ToolOverrides", "Pins",
+		"Show the host TOOL (the server's own name) with the operator's description or riskier annotations instead of the server's, e.g. --tool-override 'write_file={\"description\":\"Write a file under /srv/notes.\",\"annotations\":{\"destructiveHint\":true}}'. An annotation may only raise risk (readOnlyHint false, destructiveHint true, idempotentHint false, openWorldHint true). The lock pins the tool as overridden. Repeatable; a later one for a tool replaces an earlier.",
+		func(p *policy.Policy) flag.Value { return listValue{&p.ToolOverrides} }},
 
 	{"audit-log", "FILE", "AuditLog", "Audit",
 		"Append one JSON line per tools/call, prompts/get and resources/read of the host to FILE when the call ends: time, server, session, method, tool, prompt or URI, arguments with the values of secret-looking keys masked as ***, outcome, error code, duration and bytes each way. The file is created mode 0600 (an existing one of yours is set to 0600); a path mcpsandbox cannot open stops it at the start.",

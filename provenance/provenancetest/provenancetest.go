@@ -73,6 +73,12 @@ func New(t testing.TB) *Authority {
 		ValidityPeriodStart: time.Now().Add(-time.Hour), ValidityPeriodEnd: time.Now().Add(time.Hour),
 		URI: "https://fulcio.test",
 	}}
+	a.rootJSON = trustedRoot(t, a.fulcio, log)
+	return a
+}
+
+// trustedRoot is the trusted_root.json of a Fulcio CA and a log.
+func trustedRoot(t testing.TB, fulcio *root.FulcioCertificateAuthority, log *ca.VirtualSigstore) []byte {
 	// The test log's entries in RekorLogs carry their hex id as bytes; a
 	// trusted_root.json carries raw key ids, so they are rewritten.
 	logs := map[string]*root.TransparencyLog{}
@@ -83,11 +89,19 @@ func New(t testing.TB) *Authority {
 		c.ID = raw
 		logs[id] = &c
 	}
-	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, []root.CertificateAuthority{a.fulcio}, nil, log.TimestampingAuthorities(), logs)
+	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, []root.CertificateAuthority{fulcio}, nil, log.TimestampingAuthorities(), logs)
 	check(t, err)
-	a.rootJSON, err = tr.MarshalJSON()
+	data, err := tr.MarshalJSON()
 	check(t, err)
-	return a
+	return data
+}
+
+// RootWithFulcioOf is a's trusted root with other's Fulcio CA in place of
+// a's: a's log entries verify against it, a's certificates do not.
+func (a *Authority) RootWithFulcioOf(other *Authority) *provenance.Root {
+	r, err := provenance.ParseRoot(trustedRoot(a.t, other.fulcio, a.log), "provenancetest (another Fulcio)")
+	check(a.t, err)
+	return r
 }
 
 // TrustedRootJSON is the Authority's trusted_root.json, as --trusted-root reads one.
