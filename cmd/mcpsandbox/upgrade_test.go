@@ -101,7 +101,7 @@ func TestUpgradeARealServerUnderADaemon(t *testing.T) {
 	}
 	for _, want := range []string{
 		"upgrade " + memorySpec + ": " + memoryFrom + " → " + memoryTo,
-		"tool:create_entities changed", "tool:read_graph changed", "resource:memory://knowledge-graph added",
+		"tool:create_entities changed", "tool:read_graph changed", `"Read Graph"`, "resource:memory://knowledge-graph added",
 		"in a probe sandbox (no network, no secrets, an empty state)",
 	} {
 		if !strings.Contains(out, want) {
