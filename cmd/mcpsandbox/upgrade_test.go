@@ -35,7 +35,7 @@ const (
 // does not know) pins the contract of memoryFrom. The next one, with no
 // terminal and no --yes, shows the diff of memoryTo against that pin
 // (prepared apart, probed in a sandbox with no network) and changes
-// nothing; with --yes it writes the version into both files (every other
+// nothing; approved on a terminal (y) it writes the version into both files (every other
 // byte kept) and both locks, and the running daemon swaps its
 // instance: the Go SDK client connected through it goes on, answered by
 // the new version.
@@ -65,8 +65,12 @@ func TestUpgradeARealServerUnderADaemon(t *testing.T) {
 	if err := os.WriteFile(hostFile, []byte(wrapped), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	argv := func(args ...string) []string {
+		return append([]string{self(t), asCLI, "upgrade", "memory", "--config", d.config, "--file", hostFile, "--socket-dir", d.sockets}, args...)
+	}
 	upgrade := func(args ...string) (string, string, int) {
-		cmd := exec.Command(self(t), append([]string{asCLI, "upgrade", "memory", "--config", d.config, "--file", hostFile, "--socket-dir", d.sockets}, args...)...)
+		a := argv(args...)
+		cmd := exec.Command(a[0], a[1:]...)
 		cmd.Env = env // stdin: /dev/null, no terminal
 		var out, errs strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errs
@@ -112,9 +116,15 @@ func TestUpgradeARealServerUnderADaemon(t *testing.T) {
 		t.Errorf("an upgrade not approved changed a file or the lock")
 	}
 
-	out, errs, code = upgrade("--to", memoryTo, "--yes")
-	if code != 0 {
-		t.Fatalf("approved upgrade: exit %d\n%s%s", code, out, errs)
+	// Approved on a terminal (script(1) gives it one), answering y.
+	cmd := exec.Command("script", "--quiet", "--return", "--command", shellLine(argv("--to", memoryTo)), "/dev/null")
+	cmd.Env, cmd.Stdin = env, strings.NewReader("y\n")
+	outb, err := cmd.CombinedOutput()
+	if out = string(outb); err != nil {
+		t.Fatalf("upgrade approved on a terminal: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "Upgrade "+memorySpec+" to "+memoryTo+"? [y/N]") {
+		t.Errorf("upgrade on a terminal did not ask:\n%s", out)
 	}
 	if got, want := readText(t, d.config), config(memoryTo); got != strings.Replace(beforeConfig, entry(memoryFrom), entry(memoryTo), 1) || got != want {
 		t.Errorf("config after the upgrade:\n%s\nwant only the version changed:\n%s", got, want)
