@@ -25,4 +25,4 @@ package:
 	./scripts/package.sh
 
 clean:
-	rm -rf mcpsandbox mcpsandbox-demo dist
+	rm -rf mcpsandbox mcpsandbox-demo mcpsandbox-provenance dist

@@ -9,6 +9,7 @@ import (
 type line struct {
 	pkg    string   // npm or PyPI package
 	specs  []string // the package specs as given, versions kept (npx, uvx)
+	specAt []int    // npx: where each spec is in the line (its index; a --package= argument's value)
 	with   []string // uvx --with: more packages in the tool's environment
 	python string   // uvx --python
 	script string   // node or python script, as given
@@ -23,6 +24,7 @@ type line struct {
 // explicitly; -c/--call runs a shell command, so no package decides.
 func parseNpx(args []string) line {
 	var pkgs []string
+	var at []int // index in the launch line, the program first
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -32,9 +34,9 @@ func parseNpx(args []string) line {
 				return line{refuse: "npx " + a + " without a package"}
 			}
 			i++
-			pkgs = append(pkgs, args[i])
+			pkgs, at = append(pkgs, args[i]), append(at, i+1)
 		case strings.HasPrefix(a, "--package="):
-			pkgs = append(pkgs, strings.TrimPrefix(a, "--package="))
+			pkgs, at = append(pkgs, strings.TrimPrefix(a, "--package=")), append(at, i+1)
 		case a == "-c" || a == "--call" || strings.HasPrefix(a, "--call="):
 			return line{refuse: "npx " + a + " runs a shell command"}
 		case a == "--":
@@ -42,16 +44,16 @@ func parseNpx(args []string) line {
 				return line{refuse: "npx -- without a command"}
 			}
 			if len(pkgs) == 0 {
-				pkgs = append(pkgs, args[i+1])
+				pkgs, at = append(pkgs, args[i+1]), append(at, i+2)
 			}
-			return onePackage(pkgs, i+2)
+			return onePackage(pkgs, at, i+2)
 		case strings.HasPrefix(a, "-"):
 			return line{refuse: "npx flag " + a + " is not one mcpsandbox reads"}
 		default:
 			if len(pkgs) == 0 {
-				pkgs = append(pkgs, a)
+				pkgs, at = append(pkgs, a), append(at, i+1)
 			}
-			return onePackage(pkgs, i+1)
+			return onePackage(pkgs, at, i+1)
 		}
 	}
 	return line{refuse: "npx without a package"}
@@ -59,12 +61,12 @@ func parseNpx(args []string) line {
 
 // onePackage: only a single package names the server's policy; the others
 // run more code than that policy's package.
-func onePackage(pkgs []string, rest int) line {
+func onePackage(pkgs []string, at []int, rest int) line {
 	l := line{}
 	if len(pkgs) == 1 {
 		l = npmLine(pkgs[0])
 	}
-	l.specs, l.rest = pkgs, rest
+	l.specs, l.specAt, l.rest = pkgs, at, rest
 	return l
 }
 
@@ -72,18 +74,28 @@ func onePackage(pkgs []string, rest int) line {
 // @scope/name@version. Anything else names no registry package: a path, a
 // URL, git:, and an alias (name@npm:other), which installs other as name.
 func npmLine(spec string) line {
-	name, version := spec, ""
+	name, _, ok := npmSpec(spec)
+	if !ok {
+		return line{}
+	}
+	return line{pkg: name}
+}
+
+// npmSpec splits a registry package spec into its name and the version,
+// tag or range it asks for ("" for none); ok is false for any other spec.
+func npmSpec(spec string) (name, wanted string, ok bool) {
+	name = spec
 	start := 0
 	if strings.HasPrefix(spec, "@") {
 		start = 1 // the scope's @
 	}
 	if at := strings.Index(spec[start:], "@"); at >= 0 {
-		name, version = spec[:start+at], spec[start+at+1:]
+		name, wanted = spec[:start+at], spec[start+at+1:]
 	}
-	if !npmName(name) || strings.ContainsAny(version, ":/@") {
-		return line{}
+	if !npmName(name) || strings.ContainsAny(wanted, ":/@") {
+		return "", "", false
 	}
-	return line{pkg: name}
+	return name, wanted, true
 }
 
 func npmName(s string) bool {

@@ -8,8 +8,15 @@ import (
 )
 
 // DefaultPath is the user's lock: /etc/mcpsandbox/lock.json for root, else
-// $XDG_CONFIG_HOME/mcpsandbox/lock.json, else ~/.config/mcpsandbox/lock.json.
-func DefaultPath() (string, error) { return defaultPathFor(os.Geteuid()) }
+// $XDG_CONFIG_HOME/mcpsandbox/lock.json, else ~/.config/mcpsandbox/lock.json;
+// $MCPSANDBOX_LOCK for either when that is an absolute path (as
+// $MCPSANDBOX_STATE_DIR moves the state directories).
+func DefaultPath() (string, error) {
+	if path := os.Getenv("MCPSANDBOX_LOCK"); filepath.IsAbs(path) {
+		return path, nil
+	}
+	return defaultPathFor(os.Geteuid())
+}
 
 func defaultPathFor(euid int) (string, error) {
 	if euid == 0 {

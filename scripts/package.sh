@@ -16,6 +16,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 go build -trimpath -buildmode=pie -ldflags "-s -w -X main.version=$version -X main.commit=$commit" -o "$work/mcpsandbox" ./cmd/mcpsandbox
+go build -trimpath -buildmode=pie -ldflags "-s -w" -o "$work/mcpsandbox-provenance" ./cmd/mcpsandbox-provenance
 glibc=$(objdump -T "$work/mcpsandbox" | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -1)
 glibc=${glibc#GLIBC_}
 
@@ -36,4 +37,4 @@ gzip -9n "$work/doc/changelog.Debian"
 
 # shellcheck disable=SC2086 # FORMATS is a list
 GLIBC=$glibc DOCDIR=$work/doc go run ./packaging/nfpm -version "$pkgversion" -arch "$(go env GOARCH)" \
-  -binary "$work/mcpsandbox" -man "$work/man" -out "${OUT:-dist}" ${FORMATS:-deb rpm}
+  -binary "$work/mcpsandbox" -provenance "$work/mcpsandbox-provenance" -man "$work/man" -out "${OUT:-dist}" ${FORMATS:-deb rpm}

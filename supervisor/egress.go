@@ -13,9 +13,10 @@ import (
 // egressOf makes the egress proxy of a policy in mode egress, or the
 // offline resolver of a confined server in mode none (nil for host): one
 // per relay, so names keep their addresses across restarts and denied
-// hosts are remembered. Connections are logged by the proxy; c (nil: none)
-// ties each to the calls in flight and writes its audit line.
-func egressOf(p policy.Policy, o Options, c *connections) (*egress.Proxy, error) {
+// hosts are remembered. Connections are logged by the proxy; onOpen and
+// onClose (nil: none) are told of each (the relay's tie it to the calls in
+// flight and write its audit line).
+func egressOf(p policy.Policy, o Options, onOpen, onClose func(*egress.Conn)) (*egress.Proxy, error) {
 	if p.Net == policy.NetNone && !p.Unconfined {
 		return egress.NewOffline(o.Log.With("server", o.Name)), nil
 	}
@@ -33,9 +34,7 @@ func egressOf(p policy.Policy, o Options, c *connections) (*egress.Proxy, error)
 		}
 	}
 	eo := egress.Options{Rules: rules, Resolver: resolver, Log: o.Log.With("server", o.Name)}
-	if c != nil {
-		eo.OnOpen, eo.OnClose = c.open, c.close
-	}
+	eo.OnOpen, eo.OnClose = onOpen, onClose
 	proxy, err := egress.New(eo)
 	if err != nil {
 		return nil, fmt.Errorf("%w (network mode egress, --allow-host)", err)

@@ -69,7 +69,8 @@ func begin(ctx context.Context, opts Options, w *warmup) (*Session, Outcome, err
 	if err != nil {
 		return nil, Outcome{Reason: field.Message(err, opts.Setting)}, err
 	}
-	r.egress, err = egressOf(p, opts, &connections{r: r, tools: make(map[uint64][]string)})
+	conns := &connections{r: r, tools: make(map[uint64][]string)}
+	r.egress, err = egressOf(p, opts, conns.open, conns.close)
 	if err != nil {
 		r.audit.Close()
 		return nil, Outcome{Reason: field.Message(err, opts.Setting)}, err

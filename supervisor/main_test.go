@@ -62,6 +62,9 @@ func TestMain(m *testing.M) {
 		case roleLookupServer:
 			serveLookups(os.Args[2:])
 			os.Exit(0)
+		case roleUpgradedServer:
+			serveUpgraded(os.Args[2])
+			os.Exit(0)
 		case roleFetchesOnCall:
 			serveFetchesOnCall(os.Args[2])
 			os.Exit(0)

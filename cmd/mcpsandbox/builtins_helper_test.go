@@ -24,8 +24,9 @@ import (
 // stateBase is a test's private MCPSANDBOX_STATE_DIR: as root the state
 // would otherwise be /var/lib/mcpsandbox/NAME, the machine's own.
 type stateBase struct {
-	dir string
-	env []string // the environment for prepare and run
+	dir  string
+	lock string   // the default lock (MCPSANDBOX_LOCK), apart from the state directories
+	env  []string // the environment for prepare and run
 }
 
 func newStateBase(t *testing.T, env ...string) *stateBase {
@@ -33,7 +34,9 @@ func newStateBase(t *testing.T, env ...string) *stateBase {
 	dir := testenv.SharedDir(t, "mcpsandbox-builtin-state-")
 	// Registered after SharedDir's removal, so it runs first.
 	t.Cleanup(func() { forgetStateUIDs(t, dir) })
-	return &stateBase{dir: dir, env: append(append(os.Environ(), "MCPSANDBOX_STATE_DIR="+dir), env...)}
+	// A lock of its own: prepare records in it, and the user's is no test's.
+	lock := filepath.Join(t.TempDir(), "lock.json")
+	return &stateBase{dir: dir, lock: lock, env: append(append(os.Environ(), "MCPSANDBOX_STATE_DIR="+dir, "MCPSANDBOX_LOCK="+lock), env...)}
 }
 
 // forgetStateUIDs removes the uid registry entries of the state dirs in

@@ -105,7 +105,7 @@ func frictionHome(t *testing.T) (home string, env []string) {
 			env = append(env, kv)
 		}
 	}
-	return home, append(env, "HOME="+home, "PATH="+bin+":"+os.Getenv("PATH"))
+	return home, append(env, "HOME="+home, "PATH="+bin+":"+os.Getenv("PATH"), "MCPSANDBOX_LOCK="+filepath.Join(root, "lock.json"))
 }
 
 // host starts argv in dir with env and connects the Go SDK client, offering

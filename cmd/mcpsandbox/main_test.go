@@ -48,7 +48,24 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == asHost {
 		os.Exit(hostRole())
 	}
-	os.Exit(m.Run())
+	os.Exit(runTests(m))
+}
+
+// runTests runs the tests with the default lock (MCPSANDBOX_LOCK) in a
+// directory of their own, not the user's (root's is /etc/mcpsandbox's):
+// prepare and run record servers in it. Tests that prepare one server at
+// two versions each take a lock of their own (newStateBase).
+func runTests(m *testing.M) int {
+	if os.Getenv("MCPSANDBOX_LOCK") == "" {
+		dir, err := os.MkdirTemp("", "mcpsandbox-test-lock-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		os.Setenv("MCPSANDBOX_LOCK", filepath.Join(dir, "lock.json"))
+	}
+	return m.Run()
 }
 
 // cliOwnLock runs the command line with a lock of its own unless the test

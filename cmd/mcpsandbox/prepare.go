@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,6 +54,7 @@ func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) 
 	// The hosts given on prepare's command line count, for install scripts
 	// that fetch from elsewhere; the policy's own are what the server may
 	// reach when it runs, which is not what its install needs.
+	registryHosts := slices.Clone(hosts)
 	hosts = append(hosts, r.Overrides.AllowHosts...)
 	p.Net, p.AllowHosts = policy.NetEgress, hosts
 	out := &outputTail{w: std.Err}
@@ -66,12 +68,27 @@ func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go catchSignals(cancel)
+	registry, _ := strings.CutPrefix(envOf(indexEnv, "npm_config_registry"), "npm_config_registry=")
+	var pkg *preparedPackage
+	if registry != "" {
+		warn := func(line string) { fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", line) }
+		if pkg, err = resolvePackage(ctx, r, registry, log, warn); err != nil {
+			fmt.Fprintf(std.Err, "mcpsandbox prepare: %v\n", err)
+			return exitFailure, nil
+		}
+	}
 	if err := r.Launch.BeginPrepare(r.Policy); err != nil {
 		return usageFailure("prepare", err.Error(), std), nil
 	}
 	start := time.Now()
 	ex, err := supervisor.RunOnce(ctx, supervisor.Options{Name: r.Launch.Name, Policy: p, StateDir: r.StateDir(), FormerState: r.FormerState(), Log: log, Setting: flagOf, LookupEnv: r.Host.LookupEnv, Environ: os.Environ()}, out)
-	if err := r.Launch.FinishPrepare(r.Policy, err == nil && ex.SetupErr == nil && !ex.Failed()); err != nil {
+	succeeded := err == nil && ex.SetupErr == nil && !ex.Failed()
+	var installErr error
+	if succeeded && pkg != nil {
+		installErr = pkg.checkInstalled(r.Launch, r.Policy)
+		succeeded = installErr == nil
+	}
+	if err := r.Launch.FinishPrepare(r.Policy, succeeded); err != nil {
 		log.Error("mcpsandbox: recording how prepare ended", "error", err)
 	}
 	switch {
@@ -86,10 +103,32 @@ func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) 
 		f := prepareFailure{once: ex, script: failedScript(r.StateDir(), cache, start), last: out.lastLine(), args: args}
 		fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", f)
 		return exitFailure, &f
+	case installErr != nil:
+		fmt.Fprintf(std.Err, "mcpsandbox prepare: %v\n", installErr)
+		return exitFailure, nil
+	}
+	what := r.Launch.Name
+	if pkg != nil {
+		if err := pkg.record(r.Launch.Name, ex.Reached, registryHosts); err != nil {
+			fmt.Fprintf(std.Err, "mcpsandbox prepare: recording %s in the lock: %v\n", pkg.v, err)
+			return exitFailure, nil
+		}
+		what = pkg.v.String()
+		log.Info("mcpsandbox: prepare recorded the package in the lock", "package", what, "lock", pkg.lockPath)
 	}
 	fmt.Fprintf(std.Out, "prepared %s in %s: its packages are in %s; `mcpsandbox run` starts it offline now\n",
-		r.Launch.Name, time.Since(start).Round(100*time.Millisecond), r.StateDir())
+		what, time.Since(start).Round(100*time.Millisecond), r.StateDir())
 	return exitOK, nil
+}
+
+// envOf is the variable name's entry of env, or "".
+func envOf(env []string, name string) string {
+	for _, e := range env {
+		if strings.HasPrefix(e, name+"=") {
+			return e
+		}
+	}
+	return ""
 }
 
 func preparePage() *cmdline.Page {
@@ -102,13 +141,14 @@ func preparePage() *cmdline.Page {
 			"Some packages' install scripts fetch from elsewhere (puppeteer a browser from storage.googleapis.com, prebuilt binaries from github.com): --allow-host HOST given to prepare lets the install reach HOST too. The policy's own allowed hosts do not count: they are what the server may reach when it runs, not what its install needs. A prepare that fails says in its last line what failed (npm's install scripts run in the foreground, so their own words are shown), which hosts the install tried to reach and was kept from, and the prepare command that allows them; or skip the download with the package's own variable, if it has one: --env PUPPETEER_SKIP_DOWNLOAD=true (under wrap: in the entry's env; the last line names it for puppeteer, electron and cypress).",
 			"Afterwards run starts the server offline, in about a second. An npx or uvx server that was not prepared fails at once when it has no network, with a message naming this command.",
 			"Prepare again to fetch another version: the cache is keyed by the package specs as written (npx -y pkg@1.2.3).",
+			"For an npx line of one registry package, prepare first asks the registry which exact version the spec names (pkg, pkg@latest and a range resolve as npm resolves them) and logs it; it refuses a version other than the one the lock pins (--lock FILE, pins.lock, else the user's lock), a registry signature that does not verify, a tarball that does not match its integrity, and provenance from another publisher than the lock records, each with a line naming what failed; a registry that serves no signatures or attestations is logged as not verified. The first prepare of a version younger than the cooldown (--cooldown, 48h) warns. Once npx installed it, the lock records the package: version, integrity, registry, publish time, mcpName, who built it when its provenance verified, and the hosts the install reached. Run and the daemon then refuse to start a cache holding another tarball than the lock pins. See docs/pins.md.",
 			"Each npx launch line's success is recorded in the state directory. Until a prepare of its packages succeeded, run and the daemon refuse the server at once with an error naming this command, rather than start it from what a failed or stopped prepare left; a prepare can always be redone, as it first clears what such a one left behind.",
 		},
 		Options: append([]cmdline.Option{{Group: "Policy", Flag: "--policy FILE|NAME", Text: policyUsage}},
 			cmdline.Option{Group: "Other", Flag: "--help, -h", Text: "Print this page. The other options are run's (mcpsandbox help run)."}),
 		ExitStatus: []string{
 			"0 when the packages are in the cache.",
-			"1 when fetching them failed; the last line says why and what prepares it.",
+			"1 when fetching them failed, or the package was refused (not the version or tarball the lock pins, a signature or provenance that does not verify); the last line says why and what prepares it.",
 			"2 on a wrong command line, or a COMMAND that fetches nothing at start (not npx or uvx).",
 		},
 		Examples: []cmdline.Example{

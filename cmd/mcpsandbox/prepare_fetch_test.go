@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/internal/testnet"
 	"github.com/mcpsandbox/mcpsandbox/internal/testregistry"
+	"github.com/mcpsandbox/mcpsandbox/lock"
 )
 
 // An npm package whose install script fetches from a host other than the
@@ -115,6 +117,14 @@ func TestPrepareAllowHostReachesWhatTheInstallFetches(t *testing.T) {
 	}
 	if got := downloaded(t, base.dir); !strings.Contains(got, testnet.Greeting(testnet.OtherName, "http")) {
 		t.Errorf("the install script's download in the cache: %q", got)
+	}
+	// The lock names the host the install reached, not the registry.
+	f, err := lock.Load(base.lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, s, ok := f.Server(fetchPkg); !ok || s.Package == nil || !slices.Equal(s.Package.InstallHosts, []string{testnet.OtherName + ":80"}) {
+		t.Errorf("the lock's %s: %+v; want its install hosts to be %s:80", fetchPkg, s, testnet.OtherName)
 	}
 }
 

@@ -39,11 +39,9 @@ func prepareNetwork(tool string, r resolve.Resolution, p policy.Policy) (hosts, 
 	lookup := func(name string) (string, bool) { return policyEnv(p, name, r.Host.LookupEnv) }
 	switch tool {
 	case "npx":
-		registry, ok := lookup("npm_config_registry")
-		if !ok {
-			if registry, err = npmRegistry(r); err != nil {
-				return nil, nil, err
-			}
+		registry, err := npxRegistry(r, p)
+		if err != nil {
+			return nil, nil, err
 		}
 		hosts, err = indexHosts("the npm registry", registry)
 		return hosts, []string{"npm_config_registry=" + registry}, err
@@ -73,6 +71,15 @@ func prepareNetwork(tool string, r resolve.Resolution, p policy.Policy) (hosts, 
 		return hosts, env, nil
 	}
 	return nil, nil, fmt.Errorf("prepare: no package index known for %s", tool)
+}
+
+// npxRegistry is the registry npx installs from under p: the policy's
+// npm_config_registry, else the one npm on this host is configured with.
+func npxRegistry(r resolve.Resolution, p policy.Policy) (string, error) {
+	if registry, ok := policyEnv(p, "npm_config_registry", r.Host.LookupEnv); ok {
+		return registry, nil
+	}
+	return npmRegistry(r)
 }
 
 // indexHosts are the hosts of an index URL.

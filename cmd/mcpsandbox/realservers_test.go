@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
+	"github.com/mcpsandbox/mcpsandbox/lock"
 )
 
 // pinnedServer is a popular stdio MCP server from npm, pinned, as a host's
@@ -68,6 +69,29 @@ func TestRealServersConfined(t *testing.T) {
 	t.Run("state", func(t *testing.T) {
 		scopedNamesakesKeepApart(t, b, "@playwright/mcp", "@stripe/mcp")
 	})
+	t.Run("lock", func(t *testing.T) { preparedAreLocked(t, b) })
+}
+
+// preparedAreLocked: each prepare recorded its package in the lock, at
+// the version its line names, with the integrity the registry gives.
+func preparedAreLocked(t *testing.T, b *stateBase) {
+	f, err := lock.Load(b.lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, srv := range pinnedServers {
+		name, version, _ := strings.Cut(srv.spec[1:], "@")
+		name = srv.spec[:1] + name
+		_, s, ok := f.Server(name)
+		if !ok || s.Package == nil || s.Package.Name != name || s.Package.Version != version ||
+			!strings.HasPrefix(s.Package.Integrity, "sha512-") || s.Package.Registry == "" || s.Package.Published.IsZero() {
+			t.Errorf("the lock's %s: %+v; want %s at %s with its integrity, registry and publish time", name, s, name, version)
+		}
+	}
+	if _, s, ok := f.Server("@modelcontextprotocol/server-memory"); ok {
+		entry, _ := json.MarshalIndent(s.Package, "", "  ")
+		t.Logf("the lock's entry of server-memory:\n%s", entry)
+	}
 }
 
 // listsItsToolsConfined: srv lists exactly the tools the same installed

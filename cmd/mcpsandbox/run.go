@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/lock"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -30,6 +31,9 @@ func runCommand(args []string, std stdio) int {
 	go catchSignals(cancel)
 
 	check, prepare := r.Launch.OfflineCheck(p)
+	if lockPath, err := r.LockPath(lock.DefaultPath); err == nil {
+		check, prepare = r.StartCheck(lockPath) // no lock without a home: nothing is pinned
+	}
 	out, err := supervisor.Run(ctx, supervisor.Options{
 		Name:          r.Launch.Name,
 		Policy:        p,

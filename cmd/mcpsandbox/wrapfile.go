@@ -12,6 +12,7 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/daemon/config"
 	"github.com/mcpsandbox/mcpsandbox/hostconfig"
 	"github.com/mcpsandbox/mcpsandbox/launch"
+	"github.com/mcpsandbox/mcpsandbox/lock"
 )
 
 // daemonKeys are the keys of a host's entry that wrap --daemon copies into
@@ -64,13 +65,28 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 			note(e.Name, "%s", warning)
 		}
 		host := entryHost(values)
-		if err := checkEntry(env, launch, host); err != nil {
+		r, err := checkEntry(env, launch, host)
+		if err != nil {
 			note(e.Name, "not wrapped: %v", err)
 			ok = false
 			continue
 		}
+		exact, version, err := exactLine(r)
+		if err != nil {
+			note(e.Name, "not wrapped: %v", err)
+			ok = false
+			continue
+		}
+		if exact != nil {
+			note(e.Name, "%s is %s now: the file names that version, which prepare installs and the lock pins", shellLine(launch), version)
+			launch = exact
+		}
 		if !o.dryRun && !o.noPrepare && needsPrepare(launch) {
-			if err := prepareEntry(path, e.Name, env, launch, host, std); err != nil {
+			var flags []string
+			if o.daemon { // the daemon's servers pin into the lock beside its config
+				flags = []string{"--lock", lock.BesideConfig(o.daemonConfig)}
+			}
+			if err := prepareEntry(path, e.Name, flags, env, launch, host, std); err != nil {
 				note(e.Name, "not wrapped: %v", err)
 				ok = false
 				continue
@@ -78,7 +94,7 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 		}
 		var args []string
 		if o.daemon {
-			added, err := d.add(e)
+			added, err := d.add(e, launch)
 			if err != nil {
 				note(e.Name, "not wrapped: %v", err)
 				ok = false
@@ -269,10 +285,10 @@ func needsPrepare(launch []string) bool {
 // prepareEntry runs prepare's code path for the launch line of file's
 // entry name, as run will start it on host, with one progress line on
 // std.Err.
-func prepareEntry(file, name string, env, line []string, host launch.Host, std stdio) error {
+func prepareEntry(file, name string, flags, env, line []string, host launch.Host, std stdio) error {
 	fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s (%s) ...\n", name, shellLine(line))
 	var out, errs bytes.Buffer
-	code, failed := prepare(runArgs(env, line), host, stdio{In: strings.NewReader(""), Out: &out, Err: &errs})
+	code, failed := prepare(append(slices.Clone(flags), runArgs(env, line)...), host, stdio{In: strings.NewReader(""), Out: &out, Err: &errs})
 	if code != exitOK {
 		fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s failed:\n%s", name, errs.String())
 		if failed != nil && len(failed.once.Refused) > 0 {
@@ -380,11 +396,17 @@ func (d *daemonEdit) load() error {
 
 func (d *daemonEdit) changed() bool { return d.data != nil && !bytes.Equal(d.before, d.data) }
 
-// add adds e's server; false when the daemon's file has it already, the same.
-func (d *daemonEdit) add(e hostconfig.Entry) (bool, error) {
+// add adds e's server, started by launch; false when the daemon's file has
+// it already, the same.
+func (d *daemonEdit) add(e hostconfig.Entry, launch []string) (bool, error) {
 	raw, err := hostconfig.KeepMembers(e.Raw, daemonKeys)
 	if err != nil {
 		return false, err
+	}
+	if !slices.Equal(launch, append([]string{e.Command}, e.Args...)) {
+		if raw, err = entryLaunch(raw, launch); err != nil {
+			return false, err
+		}
 	}
 	have, err := hostconfig.Entries(d.data)
 	if err != nil {
@@ -455,4 +477,19 @@ func shellLine(argv []string) string {
 		words = append(words, a)
 	}
 	return strings.Join(words, " ")
+}
+
+// entryLaunch is the raw entry with its command and args made launch's,
+// every other byte kept.
+func entryLaunch(raw []byte, launch []string) ([]byte, error) {
+	doc := fmt.Appendf(nil, `{"mcpServers": {"x": %s}}`, raw)
+	doc, err := hostconfig.SetLaunch(doc, "mcpServers", "x", launch[0], launch[1:])
+	if err != nil {
+		return nil, err
+	}
+	entries, err := hostconfig.Entries(doc)
+	if err != nil || len(entries) != 1 {
+		return nil, fmt.Errorf("the entry with its exact version does not read: %v", err)
+	}
+	return entries[0].Raw, nil
 }

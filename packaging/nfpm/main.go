@@ -22,13 +22,14 @@ func main() {
 	version := flag.String("version", "", "the packages' version (required)")
 	arch := flag.String("arch", "amd64", "the architecture, in Go's names")
 	binary := flag.String("binary", "mcpsandbox", "the mcpsandbox binary to package")
+	provenance := flag.String("provenance", "mcpsandbox-provenance", "the mcpsandbox-provenance binary to package")
 	manDir := flag.String("man", "", "the directory of gzipped man pages (required)")
 	flag.Parse()
 	if *version == "" || *manDir == "" || flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: nfpm -version V -man DIR [flags] deb|rpm...")
 		os.Exit(2)
 	}
-	env := map[string]string{"VERSION": *version, "ARCH": *arch, "BINARY": *binary, "MANDIR": *manDir,
+	env := map[string]string{"VERSION": *version, "ARCH": *arch, "BINARY": *binary, "PROVENANCE": *provenance, "MANDIR": *manDir,
 		"DOCDIR": os.Getenv("DOCDIR"), "GLIBC": os.Getenv("GLIBC")}
 	for _, format := range flag.Args() {
 		path, err := build(*config, format, *out, env)
