@@ -10,8 +10,8 @@ import (
 
 // bins holds the programs every benchmark starts, built once per run.
 var bins struct {
-	dir, mcpsandbox, minrelay, staticserver, minimal, netclient string
-	baseline                                                    string // an earlier mcpsandbox, when baselineEnv names one
+	dir, mcpsandbox, minrelay, staticserver, minimal, netclient, pinserver string
+	baseline                                                               string // an earlier mcpsandbox, when baselineEnv names one
 }
 
 // baselineEnv names an earlier build of mcpsandbox (bench/run.sh builds
@@ -21,7 +21,7 @@ var bins struct {
 const baselineEnv = "MCPSANDBOX_BENCH_BASELINE"
 
 // prebuiltEnv names a directory holding mcpsandbox, minrelay, staticserver,
-// minimal and netclient, built already.
+// minimal, netclient and pinserver, built already.
 const prebuiltEnv = "MCPSANDBOX_BENCH_BINARIES"
 
 func TestMain(m *testing.M) {
@@ -39,6 +39,9 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	os.Chmod(dir, 0o755)
 	bins.dir = dir
+	// The servers benchmarked are pinned in a lock of the run's, never in
+	// the user's (root's /etc/mcpsandbox/lock.json).
+	os.Setenv("MCPSANDBOX_LOCK", filepath.Join(dir, "lock.json"))
 	bins.baseline = os.Getenv(baselineEnv)
 	// A machine without Go (the test guest) brings them prebuilt.
 	if pre := os.Getenv(prebuiltEnv); pre != "" {
@@ -47,6 +50,7 @@ func runMain(m *testing.M) int {
 		bins.staticserver = filepath.Join(pre, "staticserver")
 		bins.minimal = filepath.Join(pre, "minimal")
 		bins.netclient = filepath.Join(pre, "netclient")
+		bins.pinserver = filepath.Join(pre, "pinserver")
 		return m.Run()
 	}
 	for _, b := range []struct {
@@ -59,6 +63,7 @@ func runMain(m *testing.M) int {
 		{&bins.staticserver, "./staticserver", "0"},
 		{&bins.minimal, "./minimal", "0"},
 		{&bins.netclient, "./netclient", "0"},
+		{&bins.pinserver, "./pinserver", "0"},
 	} {
 		*b.out = filepath.Join(dir, filepath.Base(b.pkg))
 		cmd := exec.Command("go", "build", "-o", *b.out, b.pkg)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"slices"
 	"strings"
@@ -11,7 +12,9 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/lock"
+	"github.com/mcpsandbox/mcpsandbox/sandbox"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -47,9 +50,10 @@ func (s *server) newInstance() *instance {
 
 // options are the supervisor's for one instance of s. Under d.mu.
 func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor.Options {
-	// A daemon's lock is beside its config (a policy's pins.lock names another).
-	lockPath, _ := s.res.LockPath(func() (string, error) { return lock.BesideConfig(s.d.opts.Config), nil })
-	check, prepare := s.res.StartCheck(lockPath)
+	check, prepare := s.startCheck()
+	if check != nil {
+		check = s.checkPrepared
+	}
 	return supervisor.Options{
 		Name:          s.name,
 		Policy:        s.res.Policy,
@@ -63,11 +67,49 @@ func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor
 		Environ:       s.d.opts.Environ,
 		ReleaseMemory: s.d.release,
 		Prepared:      &supervisor.Prepared{Check: check, Command: prepare},
+		ID:            s.res.Launch.ID,
+		Lock:          lock.BesideConfig(s.d.cfg.File),
+		Start:         s.startLaunchLine,
 		// Its audit lines go to the server's ring, for `logs`.
 		AuditTap: func(line []byte) {
 			s.d.rings.add(s.name, "audit instance="+inst.id+" "+strings.TrimSuffix(string(line), "\n")+"\n")
 		},
 	}
+}
+
+// startLaunchLine starts the server's launch line as it is now: a reload
+// that changed only the launch line (sameButLaunchLine, an upgrade) swaps
+// what the next start of each instance runs, the rest of its confinement
+// as it was.
+func (s *server) startLaunchLine(spec sandbox.Spec, log *slog.Logger) (sandbox.Process, error) {
+	s.d.mu.Lock()
+	cmd := s.res.Policy.Command
+	s.d.mu.Unlock()
+	if !slices.Equal(cmd, spec.Args) {
+		spec.Args, spec.Script = cmd, launch.Script(cmd)
+	}
+	return sandbox.Start(spec, log)
+}
+
+// startCheck is what a start of the server's launch line, as it is now,
+// checks: its packages prepared, and the one the lock pins. Under d.mu.
+func (s *server) startCheck() (check func() error, prepare string) {
+	// A daemon's lock is beside its config (a policy's pins.lock names another).
+	lockPath, _ := s.res.LockPath(func() (string, error) { return lock.BesideConfig(s.d.cfg.File), nil })
+	return s.res.StartCheck(lockPath)
+}
+
+// checkPrepared is startCheck's check made at each start, so that an
+// instance swapped onto a new launch line (startLaunchLine) is checked
+// against the new line and the lock as the upgrade left it.
+func (s *server) checkPrepared() error {
+	s.d.mu.Lock()
+	check, _ := s.startCheck()
+	s.d.mu.Unlock()
+	if check != nil {
+		return check()
+	}
+	return nil
 }
 
 // connect gives the client on c an instance of the server named name: a

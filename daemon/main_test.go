@@ -71,6 +71,9 @@ func serveToken() {
 	rand.Read(b)
 	token := hex.EncodeToString(b)
 	fmt.Fprintln(os.Stderr, "token server started: "+token)
+	if len(os.Args) > 2 && os.Args[1] == roleTokenServer { // a version, as an upgraded launch line gives
+		token += " " + os.Args[2]
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "token-server", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "token", Description: "This process's token."},
 		func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {

@@ -21,6 +21,10 @@ type ReloadReport struct {
 	// Changed servers resolve to a new policy: their live instances were
 	// stopped, new ones get it. Removed ones were stopped.
 	Changed []string `json:"changed"`
+	// Swapped servers changed their launch line only (an upgrade's new
+	// package version): their instances restart on it invisibly, as
+	// `mcpsandbox restart` restarts them, hosts' sessions replayed.
+	Swapped []string `json:"swapped"`
 	Added   []string `json:"added"`
 	Removed []string `json:"removed"`
 	// Stopped counts the instances stopped.
@@ -33,7 +37,7 @@ func (r *ReloadReport) Summary() string {
 	for _, p := range []struct {
 		what  string
 		names []string
-	}{{"unchanged", r.Unchanged}, {"updated in place", r.Updated}, {"changed", r.Changed}, {"added", r.Added}, {"removed", r.Removed}} {
+	}{{"unchanged", r.Unchanged}, {"updated in place", r.Updated}, {"changed", r.Changed}, {"swapped to the new launch line, sessions kept", r.Swapped}, {"added", r.Added}, {"removed", r.Removed}} {
 		if len(p.names) > 0 {
 			parts = append(parts, p.what+": "+strings.Join(p.names, ", "))
 		}
@@ -90,9 +94,10 @@ func (d *daemon) reload() (*ReloadReport, error) {
 		d.log.Error("mcpsandbox daemon: reload failed; the running config stays", "error", err)
 		return nil, err
 	}
-	rep := &ReloadReport{Config: cfg.File, Unchanged: []string{}, Updated: []string{}, Changed: []string{}, Added: []string{}, Removed: []string{}}
+	rep := &ReloadReport{Config: cfg.File, Unchanged: []string{}, Updated: []string{}, Changed: []string{}, Swapped: []string{}, Added: []string{}, Removed: []string{}}
 	var stop []*server
 	var stopWhy []string
+	var swap []*instance
 	d.mu.Lock()
 	if d.closing {
 		d.mu.Unlock()
@@ -113,6 +118,10 @@ func (d *daemon) reload() (*ReloadReport, error) {
 			} else {
 				rep.Unchanged = append(rep.Unchanged, ns.name)
 			}
+			next[ns.name] = old
+		case sameButLaunchLine(old, ns):
+			rep.Swapped = append(rep.Swapped, ns.name)
+			swap = append(swap, old.swap(ns)...)
 			next[ns.name] = old
 		default:
 			rep.Changed = append(rep.Changed, ns.name)
@@ -136,6 +145,11 @@ func (d *daemon) reload() (*ReloadReport, error) {
 	for i, s := range stop {
 		s.stop(stopWhy[i])
 	}
+	for _, inst := range swap {
+		if err := inst.sess.Restart("its launch line changed in the config (reload): the new one runs, the session replayed onto it"); err != nil {
+			d.log.Info("mcpsandbox daemon: instance not swapped", "instance", inst.id, "error", err)
+		}
+	}
 	for _, name := range rep.Removed {
 		d.rings.forget(name)
 	}
@@ -146,6 +160,36 @@ func (d *daemon) reload() (*ReloadReport, error) {
 // samePolicy: ns resolves to what old runs, so old's instances may stay.
 func samePolicy(old, ns *server) bool {
 	return reflect.DeepEqual(old.res.Policy, ns.res.Policy) && old.res.StateDir() == ns.res.StateDir()
+}
+
+// sameButLaunchLine: ns differs from what old runs in its launch line
+// alone (the command, as an upgrade writes a new package version), in the
+// same state directory: old's instances may restart on it, confined as
+// they were.
+func sameButLaunchLine(old, ns *server) bool {
+	a, b := old.res.Policy, ns.res.Policy
+	a.Command, b.Command = nil, nil
+	return reflect.DeepEqual(a, b) && old.res.StateDir() == ns.res.StateDir()
+}
+
+// swap takes ns's settings into old as update does and returns the
+// instances with a session, for the caller to restart (outside d.mu):
+// each start reads the launch line anew (options). Warm instances go, for
+// fill to make new ones. Under d.mu.
+func (old *server) swap(ns *server) []*instance {
+	old.update(ns)
+	var restart []*instance
+	for _, inst := range old.instances {
+		if inst.sess != nil && inst.attached {
+			restart = append(restart, inst)
+		}
+	}
+	for _, w := range old.warm {
+		w.cancel()
+	}
+	old.warm = old.warm[:0]
+	old.fill()
+	return restart
 }
 
 // update takes ns's settings into old, whose instances stay, and says

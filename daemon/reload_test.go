@@ -3,6 +3,8 @@ package daemon_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -60,6 +62,36 @@ func TestReloadKeepsUnchangedSessions(t *testing.T) {
 		t.Errorf("a new client of the changed server got %s", c.instance)
 	}
 	d.logs.waitForCount(t, "reason=\"its settings changed in the config (reload); new instances get them\"", 1)
+}
+
+// A reload that changes only a server's launch line (an upgrade writes a
+// new package version into it) swaps each instance onto the new line
+// through the invisible restart: the connected Go SDK client's session
+// goes on, answered by the new process; nothing is stopped.
+func TestReloadSwapsALaunchLineKeepingSessions(t *testing.T) {
+	requireConfinement(t)
+	d := startDaemon(t, configOf(tokenEntry(t, "up", "")))
+	c := d.connect("up", "")
+	before := c.call(t, "token", nil)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.write(configOf(fmt.Sprintf(`"up": {"command": %q, "args": [%q, "v2"], %s}`, exe, roleTokenServer, testPolicy)))
+	a := d.control(daemon.Hello{Control: daemon.ControlReload})
+	if !a.OK {
+		t.Fatalf("reload: %+v", a.Error)
+	}
+	if r := a.Reload; !slices.Equal(r.Swapped, []string{"up"}) || len(r.Changed) != 0 || r.Stopped != 0 {
+		t.Errorf("reload report: %+v, want up swapped, nothing stopped", r)
+	}
+	after := c.call(t, "token", nil)
+	if !strings.HasSuffix(after, " v2") || strings.HasPrefix(after, before) {
+		t.Errorf("after the swap the session is answered by %q (before: %q), want a new process of the new line (v2)", after, before)
+	}
+	if i := d.instance(c.instance); i.Generation != 2 {
+		t.Errorf("the swapped instance: %+v, want generation 2", i)
+	}
 }
 
 // A reload of a config with an error keeps the running one and names the

@@ -49,6 +49,15 @@ type InstanceStatus struct {
 	// attempts at hosts past those.
 	DeniedHosts  []DeniedHost `json:"denied_hosts,omitempty"`
 	DeniedOthers uint64       `json:"denied_others,omitempty"`
+	// Held are the items of the server the lock holds for approval,
+	// as `mcpsandbox pins approve NAME ITEM` names them, and why.
+	Held []HeldItem `json:"held,omitempty"`
+}
+
+// HeldItem is an item held for approval (docs/pins.md).
+type HeldItem struct {
+	Item   string `json:"item"`   // "tool:write_file"
+	Reason string `json:"reason"` // "new", "changed" or "unpinned"
 }
 
 // DeniedHost is a host a server tried that its policy does not allow.
@@ -101,6 +110,9 @@ func (d *daemon) status() *Status {
 			is.DeniedHosts = append(is.DeniedHosts, DeniedHost{Host: h.Host, Fix: h.Fix})
 		}
 		is.DeniedOthers = sup.Denied.Others
+		for _, h := range sup.Held {
+			is.Held = append(is.Held, HeldItem{Item: h.Item, Reason: h.Reason})
+		}
 		if !sup.Started.IsZero() {
 			started := sup.Started
 			is.Started, is.UptimeMs = &started, now.Sub(started).Milliseconds()

@@ -27,3 +27,62 @@ func StringValue(v json.RawMessage) (s string, ok bool) {
 	}
 	return s, true
 }
+
+// ExactMemberValue is the raw value of obj's member name, read as every
+// receiver would read it (ExactMember) without decoding the rest: nil and
+// true when it is absent, false when obj is no object or a member is
+// spelt more than one way (another case, an escape, twice).
+func ExactMemberValue(obj []byte, name string) ([]byte, bool) {
+	var s Scanner
+	s.b = obj
+	s.ws()
+	if s.peek() != '{' {
+		return nil, false
+	}
+	s.i++
+	var found []byte
+	s.ws()
+	if s.peek() == '}' {
+		return nil, true
+	}
+	for {
+		s.ws()
+		if s.peek() != '"' {
+			return nil, false
+		}
+		kStart := s.i
+		escaped, err := s.str()
+		if err != nil {
+			return nil, false
+		}
+		key := string(obj[kStart+1 : s.i-1])
+		if escaped {
+			key, _ = unquoteContents(obj[kStart+1 : s.i-1])
+		}
+		s.ws()
+		if s.peek() != ':' {
+			return nil, false
+		}
+		s.i++
+		s.ws()
+		vStart := s.i
+		if s.value() != nil {
+			return nil, false
+		}
+		if strings.EqualFold(key, name) {
+			if found != nil || escaped || key != name {
+				return nil, false
+			}
+			found = obj[vStart:s.i]
+		}
+		s.ws()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			return found, true
+		default:
+			return nil, false
+		}
+	}
+}

@@ -16,7 +16,7 @@ type Launch struct {
 	Command []string // what to start confined: the interpreter behind a shim put first
 	Name    string   // the server's name (logs, its cgroup, audit lines): the package, scope kept
 	NameWhy string   // which part of the launch line names it and its state directory (name.go)
-	ID      string   // who the server is: its state directory's name (npm+@scope+name), its key in the lock
+	ID      string   // who it is: its state directory's name (npm+@playwright+mcp), the key of its entry in the lock
 	Choice  Choice   // the built-in that fits, for when no policy is given
 	Runtime Runtime
 	// RuntimeErr says why the program, found, could not be resolved (a

@@ -198,3 +198,22 @@ func registryCount() (int, error) {
 	}
 	return n, nil
 }
+
+// ForgetStateDir frees the dynamic id recorded for the state directory
+// path, if any. Call it only once path and every file its uid owns are
+// gone: `mcpsandbox upgrade` prepares and probes a candidate in a
+// temporary state directory, which would otherwise keep an id for good.
+func ForgetStateDir(path string) error {
+	if _, err := os.Stat(idRegistry); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	id, err := recordedUID(stateDirKey(path))
+	if err != nil || id == 0 {
+		return err
+	}
+	err = os.Remove(filepath.Join(idRegistry, strconv.FormatUint(uint64(id), 10)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}

@@ -123,7 +123,10 @@
 // server's notifications and the request's end; what a rule keeps of one
 // request lives in the mcprules.Call it returned. Only the messages a rule
 // concerns are decoded for them, and with no rule set the relay takes no
-// step beyond a nil check.
+// step beyond a nil check. The pinned contract (package supervisor/pins,
+// when Options.ID names the server) is a rule too, chained inside the
+// policy's (mcprules.Chain): the relay knows no pin, and answers its
+// refusals with CodeHeld.
 // Tools matching a --deny-tool glob, or none of the --allow-tool globs when
 // there are any, are left out of tools/list (other members, nextCursor
 // included, kept) and a tools/call of one is answered with CodePolicyDenied

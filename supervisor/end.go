@@ -27,6 +27,7 @@ const (
 	outQueueFull                      // CodeQueueFull
 	outInvalidResponse                // CodeInvalidResponse
 	outStartTimeout                   // CodeStartTimeout
+	outHeld                           // CodeHeld
 	outCancelled                      // the host cancelled it: no answer
 	outHostGone                       // the host left first: no answer
 	outIDReused                       // the host sent another request under its id: no answer (the server's goes to the new one)
@@ -38,7 +39,7 @@ var auditOutcomes = [...]audit.Outcome{
 	outDenied: audit.Denied, outTimeout: audit.Timeout, outRateLimited: audit.RateLimited, outTooManyCalls: audit.TooManyCalls,
 	outServerCrashed: audit.ServerCrashed, outServerStopped: audit.ServerStopped, outTooLarge: audit.TooLarge,
 	outQueueFull: audit.QueueFull, outInvalidResponse: audit.InvalidResponse, outStartTimeout: audit.StartTimeout,
-	outCancelled: audit.Cancelled, outHostGone: audit.HostGone, outIDReused: audit.IDReused,
+	outHeld: audit.Held, outCancelled: audit.Cancelled, outHostGone: audit.HostGone, outIDReused: audit.IDReused,
 }
 
 func (o outcome) String() string { return string(auditOutcomes[o]) }
@@ -67,6 +68,8 @@ func (o outcome) code() int {
 		return CodeInvalidResponse
 	case outStartTimeout:
 		return CodeStartTimeout
+	case outHeld:
+		return CodeHeld
 	}
 	return 0
 }
@@ -201,6 +204,9 @@ func (r *relay) ruleEnd(id []byte, method string, ref *mcprules.Refusal, gen int
 		return refusal(outError, id, jsonrpc.CodeInvalidParams, ref.Message, nil)
 	case mcprules.Unreadable:
 		return refusal(outInvalidResponse, id, 0, ref.Message, data)
+	case mcprules.Held:
+		data.Item = ref.Item
+		return refusal(outHeld, id, 0, ref.Message, data)
 	}
 	return refusal(outDenied, id, 0, ref.Message, data)
 }

@@ -2,7 +2,7 @@ package supervisor
 
 // JSON-RPC error codes mcpsandbox answers host requests with. They are
 // stable (hosts and scripts may match on them) and sit in one private block,
-// -31101..-31112, outside JSON-RPC's reserved -32768..-32000: MCP
+// -31101..-31113, outside JSON-RPC's reserved -32768..-32000: MCP
 // 2026-07-28 forbids new codes in -32000..-32099, and the older -32001..
 // -32010 collided with what SDK clients decode themselves (the Go SDK reads
 // -32003/-32004 as a closed connection, Swift -32000/-32001 as transport
@@ -67,6 +67,14 @@ const (
 	// data.deniedHosts), or says that it did not answer in time. The server
 	// keeps running, supervised as before; its late answer is dropped.
 	CodeStartTimeout = -31112
+	// CodeHeld answers a tools/call, prompts/get or resources/read of an
+	// item the lock holds for approval: new or changed since the server
+	// was pinned (data.reason "new", "changed"), or any item of a server
+	// the lock does not pin under pin mode strict ("unpinned"). data.item
+	// names it ("tool:write_file"); the message names the commands that
+	// show and approve it (mcpsandbox pins diff NAME, pins approve NAME
+	// ITEM). It never reached the server.
+	CodeHeld = -31113
 )
 
 // errorSource names mcpsandbox as the sender in data.source, so a host can
@@ -88,6 +96,7 @@ var codeKinds = map[int]string{
 	CodeTooManyCalls:         "too-many-calls",
 	CodeServerUnavailable:    "server-unavailable",
 	CodeStartTimeout:         "start-timeout",
+	CodeHeld:                 "held",
 }
 
 // withKind gives the data of one of mcpsandbox's own errors its source and

@@ -61,6 +61,9 @@ func begin(ctx context.Context, opts Options, w *warmup) (*Session, Outcome, err
 	}
 	opts.moveFormerState()
 	r := newRelay(opts)
+	if err = r.pinRules(opts); err != nil {
+		return nil, Outcome{Reason: err.Error()}, err
+	}
 	p := opts.Policy
 	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Server: opts.Name, Log: r.log, Tap: opts.AuditTap})
 	if err != nil {

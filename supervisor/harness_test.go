@@ -62,6 +62,7 @@ type relay struct {
 	fromRly *io.PipeReader // the host's reads
 	events  chan supervisor.Event
 	outcome chan supervisor.Outcome
+	started chan *supervisor.Session // the session, once started
 	logs    *syncBuffer
 	cancel  context.CancelFunc
 }
@@ -98,6 +99,7 @@ func startRelay(t testing.TB, pol policy.Policy, with ...func(*supervisor.Option
 		fromRly: hostOutR,
 		events:  make(chan supervisor.Event, 256),
 		outcome: make(chan supervisor.Outcome, 1),
+		started: make(chan *supervisor.Session, 1),
 		logs:    &syncBuffer{},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -111,7 +113,12 @@ func startRelay(t testing.TB, pol policy.Policy, with ...func(*supervisor.Option
 		for _, f := range with {
 			f(&opts)
 		}
-		out, err := supervisor.Run(ctx, opts)
+		s, err := supervisor.Start(ctx, opts)
+		var out supervisor.Outcome
+		if err == nil {
+			r.started <- s
+			out, err = s.Wait()
+		}
 		if err != nil {
 			out.Reason = "Run error: " + err.Error()
 		}
@@ -128,6 +135,13 @@ func startRelay(t testing.TB, pol policy.Policy, with ...func(*supervisor.Option
 		}
 	})
 	return r
+}
+
+// session is the supervisor's session (Status, Restart).
+func (r *relay) session() *supervisor.Session {
+	s := <-r.started
+	r.started <- s
+	return s
 }
 
 // waitEvent waits for the next event of the given kind.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 )
 
 // Host → server. One goroutine reads the host; for each message it decides,
@@ -204,6 +205,9 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 	if r.rules != nil {
 		v, call := r.rules.HostRequest(msg, e)
 		if v.Refusal != nil {
+			if v.Refusal.Kind == mcprules.Held {
+				req.audit.Hold(v.Refusal.Item)
+			}
 			r.endLocked("", &req, r.ruleEnd(raw, e.MethodString(), v.Refusal, 0))
 			return nil, ""
 		}
@@ -223,7 +227,13 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 	}
 	if mk == mInitialize && r.sess.init != nil {
 		r.log.Warn("host sent initialize again; answered from the session cache (a server process never gets two)")
-		r.endLocked("", &req, ending{outcome: outAnswered, answer: jsonrpc.NewResult(raw, r.sess.init.result)})
+		answer := r.sess.init.result
+		if req.call != nil { // what the host got the first time: the rules' (pins replace instructions)
+			if res, ref := req.call.Result(answer); ref == nil && res != nil {
+				answer = res
+			}
+		}
+		r.endLocked("", &req, ending{outcome: outAnswered, answer: jsonrpc.NewResult(raw, answer)})
 		return nil, ""
 	}
 	key = req.hostID

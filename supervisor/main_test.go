@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
+	"github.com/mcpsandbox/mcpsandbox/internal/pinfixture"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
@@ -40,6 +41,9 @@ func TestMain(m *testing.M) {
 		case roleFetchServer:
 			serveFetch()
 			os.Exit(0)
+		case rolePinnedServer:
+			pinfixture.Serve(os.Args[2])
+			os.Exit(0)
 		case rolePagedServer:
 			servePaged()
 			os.Exit(0)
@@ -57,6 +61,9 @@ func TestMain(m *testing.M) {
 			os.Exit(0)
 		case roleLookupServer:
 			serveLookups(os.Args[2:])
+			os.Exit(0)
+		case roleUpgradedServer:
+			serveUpgraded(os.Args[2])
 			os.Exit(0)
 		case roleFetchesOnCall:
 			serveFetchesOnCall(os.Args[2])

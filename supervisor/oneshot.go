@@ -32,30 +32,16 @@ type Once struct {
 // and error copied to out. `mcpsandbox prepare` fills a server's package
 // cache with it. Cancelling ctx kills the command.
 func RunOnce(ctx context.Context, opts Options, out io.Writer) (Once, error) {
-	if err := opts.Policy.Validate(); err != nil {
-		return Once{}, err
-	}
-	opts = opts.withDefaults()
-	opts.moveFormerState()
 	var reached reachedHosts
-	proxy, err := egressOf(opts.Policy, opts, reached.note, nil)
+	a, err := startAlone(opts, reached.note)
 	if err != nil {
 		return Once{Exit: sandbox.Exit{SetupErr: err}}, err
 	}
-	if proxy != nil {
-		defer proxy.Close()
-	}
-	spec, stopEgress := withEgress(opts.spec(), proxy)
-	defer stopEgress()
-	proc, err := opts.Start(spec, opts.Log)
-	if err != nil {
-		return Once{Exit: sandbox.Exit{SetupErr: err}}, err
-	}
-	defer proc.Close()
-	proc.Stdin().Close()
+	defer a.Close()
+	a.Stdin().Close()
 	w := &lockedWriter{w: out} // stdout and stderr are copied at once
 	var copied sync.WaitGroup
-	for _, r := range []io.Reader{proc.Stdout(), proc.Stderr()} {
+	for _, r := range []io.Reader{a.Stdout(), a.Stderr()} {
 		copied.Add(1)
 		go func() {
 			defer copied.Done()
@@ -63,19 +49,71 @@ func RunOnce(ctx context.Context, opts Options, out io.Writer) (Once, error) {
 		}()
 	}
 	select {
-	case <-proc.Done():
+	case <-a.Done():
 	case <-ctx.Done():
-		_ = proc.Kill()
-		<-proc.Done()
+		_ = a.Kill()
+		<-a.Done()
 	}
 	copied.Wait()
-	stopEgress() // its connections' ends are noted before they are read
-	once := Once{Exit: proc.Exit()}
-	if proxy != nil {
-		once.Refused, once.RefusedMore = allowable(proxy.Denied(0))
+	a.stopEgress() // its connections' ends are noted before they are read
+	once := Once{Exit: a.Exit()}
+	if a.proxy != nil {
+		once.Refused, once.RefusedMore = allowable(a.proxy.Denied(0))
 		once.Reached = reached.list()
 	}
 	return once, ctx.Err()
+}
+
+// Alone is one process of the policy's command, started confined as Run
+// would start it but with no relay: its caller holds its standard streams.
+type Alone struct {
+	sandbox.Process
+	proxy      *egress.Proxy
+	stopEgress func()
+}
+
+// StartAlone starts the policy's command once, confined as Run would start
+// it (its network served as Run serves it: under net none the offline
+// resolver), with no relay, no restarts and no host. RunOnce is one
+// caller; the upgrade probe, which speaks to the process itself, another.
+// Close it once done: it kills what still runs and stops its network.
+func StartAlone(opts Options) (*Alone, error) { return startAlone(opts, nil) }
+
+// startAlone is StartAlone telling onOpen (nil: nobody) of each connection
+// the egress proxy opens.
+func startAlone(opts Options, onOpen func(*egress.Conn)) (*Alone, error) {
+	if err := opts.Policy.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	opts.moveFormerState()
+	proxy, err := egressOf(opts.Policy, opts, onOpen, nil)
+	if err != nil {
+		return nil, err
+	}
+	spec, stop := withEgress(opts.spec(), proxy)
+	proc, err := opts.Start(spec, opts.Log)
+	if err != nil {
+		stop()
+		if proxy != nil {
+			proxy.Close()
+		}
+		return nil, err
+	}
+	return &Alone{Process: proc, proxy: proxy, stopEgress: sync.OnceFunc(stop)}, nil
+}
+
+// Close kills the process if it still runs, waits for it, and stops its
+// network.
+func (a *Alone) Close() error {
+	_ = a.Kill()
+	<-a.Done()
+	a.stopEgress()
+	err := a.Process.Close()
+	if a.proxy != nil {
+		a.proxy.Close()
+	}
+	return err
 }
 
 // allowable are the --allow-host values that allow what d holds, first

@@ -32,6 +32,8 @@ type errorData struct {
 	// DeniedHosts are hosts the server tried that its policy does not
 	// allow (the message names the --allow-host for each).
 	DeniedHosts []string `json:"deniedHosts,omitempty"`
+	// Item is the item held for approval (CodeHeld), as users name it.
+	Item string `json:"item,omitempty"`
 }
 
 // errorResponse builds a newline-terminated error response for a raw id,

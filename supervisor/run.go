@@ -59,6 +59,13 @@ type Options struct {
 	// Prepared, when set, guards a server that starts offline from what a
 	// prepare fetched: its starts are refused while that is incomplete.
 	Prepared *Prepared
+	// ID is the server's identity, its entry's key in the lock (launch's
+	// state name, e.g. npm+@playwright+mcp); "": no pins are enforced (a
+	// prepare, a server of the tests').
+	ID string
+	// Lock is the lock file when the policy names none (Policy.Lock): a
+	// daemon's beside its config; "": the user's (lock.DefaultPath).
+	Lock string
 }
 
 // spec is what the sandbox starts for o's server.

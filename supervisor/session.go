@@ -92,6 +92,30 @@ func (in *initState) listChanged() []string {
 
 var errHostGone = errors.New("the host closed the connection")
 
+// askingFor is the host's initialize params asking for the protocol
+// version the session negotiated, where the host asked for another (a
+// later one the first server did not speak): a new server that speaks the
+// later one too, as a new version of the package may, then answers with
+// the session's version instead of one the host never agreed to.
+func askingFor(params []byte, version string) []byte {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p == nil {
+		return params
+	}
+	if asked, _ := jsonrpc.StringValue(p["protocolVersion"]); asked == version {
+		return params
+	}
+	v, err := json.Marshal(version)
+	if err != nil {
+		return params
+	}
+	p["protocolVersion"] = v
+	if b, err := json.Marshal(p); err == nil {
+		return b
+	}
+	return params
+}
+
 // replay brings a new server process into the host's session: the cached
 // initialize under a relay id (its result is checked and swallowed),
 // notifications/initialized, the log level and the subscriptions. It
@@ -119,7 +143,7 @@ func (r *relay) replay(ctx context.Context, g *generation) (*initState, error) {
 	id := relayPrefix + "init:" + strconv.Itoa(g.n)
 	answer, forget := r.await(id)
 	defer forget()
-	err := g.write(jsonrpc.NewRequest(quoteID(id), "initialize", init.params))
+	err := g.write(jsonrpc.NewRequest(quoteID(id), "initialize", askingFor(init.params, init.protocolVersion)))
 	if err != nil {
 		return nil, fmt.Errorf("could not send the replayed initialize: %w", err)
 	}

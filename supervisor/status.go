@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/egress"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/pins"
 )
 
 // Status is a snapshot of a session, for a daemon's status view.
@@ -26,6 +27,8 @@ type Status struct {
 	// policy does not allow, each with the --allow-host that allows it
 	// (the first egress.MaxDeniedHosts; attempts at others are counted).
 	Denied egress.Denied
+	// Held are the items the lock holds for approval, this session.
+	Held []pins.Held
 }
 
 // Status reports where the session stands now.
@@ -38,6 +41,9 @@ func (s *Session) Status() Status {
 		st.LastExit = r.stopReason
 	}
 	r.mu.Unlock()
+	if r.pins != nil {
+		st.Held = r.pins.Held()
+	}
 	select {
 	case <-s.done:
 		state = stateClosing

@@ -32,6 +32,7 @@ func init() {
 		{Name: "run", Page: runPage, Run: runCommand},
 		{Name: "prepare", Page: preparePage, Run: prepareCommand},
 		{Name: "wrap", Page: wrapPage, Run: wrapCommand},
+		{Name: "upgrade", Page: upgradePage, Run: upgradeCommand},
 		{Name: "policy", Page: policyPage, Run: policyCommand},
 		{Name: "pins", Page: pinsPage, Run: pinsCommand},
 		{Name: "daemon", Page: daemonPage, Run: daemonCommand},

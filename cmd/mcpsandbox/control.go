@@ -187,7 +187,7 @@ func reloadPage() *cmdline.Page {
 		Name:     "mcpsandbox reload - make the daemon read its config again",
 		Synopsis: []string{"mcpsandbox reload [--socket-dir DIR | --system]"},
 		Description: []string{
-			"Same as SIGHUP to the daemon, but says what came of it: the servers unchanged (their instances and sessions kept), updated in place (users, prestart or max-instances), changed (their instances stopped; new ones get the new settings), added and removed. A config with an error is refused at file:line:col and the running one stays.",
+			"Same as SIGHUP to the daemon, but says what came of it: the servers unchanged (their instances and sessions kept), updated in place (users, prestart or max-instances), changed (their instances stopped; new ones get the new settings), swapped (only their launch line changed, as `mcpsandbox upgrade` writes a new version: each instance restarts on it as after a crash, its host's session kept), added and removed. A config with an error is refused at file:line:col and the running one stays.",
 		},
 		Options:    socketOptions,
 		ExitStatus: controlExit,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/internal/pinfixture"
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
 )
@@ -25,7 +26,7 @@ const asExampleServer = "-test.as-example-server"
 
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == asCLI {
-		os.Exit(cli(os.Args[2:], stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+		os.Exit(cliOwnLock(os.Args[2:]))
 	}
 	if len(os.Args) > 1 && os.Args[1] == asExampleServer {
 		if err := demo.ServeExample(context.Background(), os.Stdin, os.Stdout); err != nil {
@@ -36,6 +37,13 @@ func TestMain(m *testing.M) {
 	}
 	if len(os.Args) > 1 && os.Args[1] == asStandIn {
 		os.Exit(serveStandIn())
+	}
+	if len(os.Args) > 2 && os.Args[1] == asPinnedServer {
+		if err := pinfixture.Serve(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "pinned fixture:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	if len(os.Args) > 1 && os.Args[1] == asHost {
 		os.Exit(hostRole())
@@ -58,6 +66,25 @@ func runTests(m *testing.M) int {
 		os.Setenv("MCPSANDBOX_LOCK", filepath.Join(dir, "lock.json"))
 	}
 	return m.Run()
+}
+
+// cliOwnLock runs the command line with a lock of its own unless the test
+// names one (--lock, or MCPSANDBOX_LOCK): the fixture servers of these
+// tests are all this binary, one identity, each serving other tools, so
+// a shared lock would hold one test's tools for another's; and the user's
+// lock (root's /etc/mcpsandbox/lock.json) is never written.
+func cliOwnLock(args []string) int {
+	if os.Getenv(lockEnv) != "" {
+		return cli(args, stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	}
+	dir, err := os.MkdirTemp("", "mcpsandbox-test-lock-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv(lockEnv, filepath.Join(dir, "lock.json"))
+	return cli(args, stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 }
 
 // requireConfinement skips a confined test under -short when this user

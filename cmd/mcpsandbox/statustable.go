@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -38,6 +39,7 @@ func writeStatus(w io.Writer, st *daemon.Status) {
 		tw.Flush()
 		for _, i := range s.Instances {
 			writeDenied(w, i)
+			writeHeld(w, s.Name, i)
 		}
 	}
 }
@@ -57,6 +59,19 @@ func writeDenied(w io.Writer, i daemon.InstanceStatus) {
 		more = fmt.Sprintf(" (and %d more attempts at other hosts)", i.DeniedOthers)
 	}
 	fmt.Fprintf(w, "  %s tried hosts its policy does not allow: %s%s; allow with %s\n", i.ID, strings.Join(hosts, ", "), more, strings.Join(fixes, " "))
+}
+
+// writeHeld names the items the lock holds for approval, and the
+// commands that show and approve them.
+func writeHeld(w io.Writer, server string, i daemon.InstanceStatus) {
+	if len(i.Held) == 0 {
+		return
+	}
+	items := make([]string, len(i.Held))
+	for k, h := range i.Held {
+		items[k] = h.Item + " (" + h.Reason + ")"
+	}
+	fmt.Fprintf(w, "  %s holds for approval: %s; see mcpsandbox pins diff %s\n", i.ID, strings.Join(items, ", "), cmdline.ShellWord(server))
 }
 
 func orDash(ok bool, s string) string {

@@ -28,8 +28,13 @@ type answeringDaemon struct {
 // answeringDaemons are the daemons on the sockets a client tries that
 // answer this user's control requests (a system daemon answers root only).
 func answeringDaemons() []answeringDaemon {
+	return answeringDaemonsAt(daemon.ClientSockets(os.Geteuid(), os.LookupEnv))
+}
+
+// answeringDaemonsAt are the daemons on socks that answer.
+func answeringDaemonsAt(socks []string) []answeringDaemon {
 	var out []answeringDaemon
-	for _, sock := range daemon.ClientSockets(os.Geteuid(), os.LookupEnv) {
+	for _, sock := range socks {
 		c, a, err := daemon.Dial(sock, daemon.Hello{Control: daemon.ControlStatus})
 		if err != nil || !a.OK { // (a refusal closes the connection)
 			continue
@@ -46,8 +51,13 @@ func answeringDaemons() []answeringDaemon {
 // again, so the servers wrap added or took out are kept or dropped at
 // once, and says what came of it; or, with none, how to apply the file.
 func reloadDaemonsOf(path string, std stdio) {
+	reloadDaemonsAt(path, daemon.ClientSockets(os.Geteuid(), os.LookupEnv), std)
+}
+
+// reloadDaemonsAt is reloadDaemonsOf for the daemons on socks.
+func reloadDaemonsAt(path string, socks []string, std stdio) {
 	reloaded := false
-	for _, d := range answeringDaemons() {
+	for _, d := range answeringDaemonsAt(socks) {
 		if !sameFile(d.status.Config, path) {
 			continue
 		}

@@ -59,10 +59,26 @@ var rules = []rule{
 		why:   "the supervisor relays MCP as JSON-RPC lines it frames itself; the SDK is for the demo and the tests",
 	},
 	{
+		pkgs:  []string{"supervisor/probe"},
+		notOn: []string{"daemon/...", "hostconfig", mcpSDK},
+		why:   "the upgrade probe is a short host of its own: it starts a candidate through the supervisor and speaks JSON-RPC through the wire code, knowing nothing of the daemon or hosts' files, which the command reads",
+	},
+	{
+		pkgs:  []string{"supervisor"},
+		notOn: []string{"supervisor/probe"},
+		why:   "the relay carries a host's session and never speaks for one: the probe is reused by nothing in it",
+	},
+	{
 		pkgs:  []string{"supervisor/mcprules"},
 		notOn: []string{"./...", mcpSDK},
 		but:   []string{"jsonrpc", "policy", "internal/field", "internal/pathrule", "internal/yamlnode"},
 		why:   "the MCP rules read messages through the wire code and decide from the policy's settings: they know nothing of the relay's requests, processes or restarts, which call them through one narrow interface",
+	},
+	{
+		pkgs:  []string{"supervisor/pins"},
+		notOn: []string{"./...", mcpSDK},
+		but:   []string{"supervisor/mcprules", "contract", "lock", "jsonrpc", "policy", "internal/..."},
+		why:   "the pin rule holds a server to its lock through the rule seam alone: it compares what the server says (contract) with the lock's entry (lock) and answers through mcprules, knowing nothing of the relay, processes or the sandbox, which know nothing of pins",
 	},
 	{
 		pkgs:  []string{"supervisor/audit"},

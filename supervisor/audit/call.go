@@ -26,6 +26,7 @@ type Call struct {
 	args    json.RawMessage
 	argsLen int // the arguments' size as sent, when cut
 	note    string
+	held    string // the item the lock holds for approval, when that refused it
 	bytesIn int
 	ended   atomic.Bool
 
@@ -47,6 +48,7 @@ type record struct {
 	Arguments  json.RawMessage `json:"arguments,omitempty"`
 	ArgsBytes  int             `json:"arguments_bytes,omitempty"` // set when the arguments were cut
 	Note       string          `json:"note,omitempty"`
+	Held       string          `json:"held,omitempty"` // the item held for approval that refused it
 	Outcome    Outcome         `json:"outcome"`
 	Code       *int            `json:"code,omitempty"`
 	DurationMS float64         `json:"duration_ms"`
@@ -140,6 +142,14 @@ func (c *Call) Tool() string {
 	return c.tool
 }
 
+// Hold names the item held for approval that refuses the request, for
+// its line's "held"; call it before End.
+func (c *Call) Hold(item string) {
+	if c != nil {
+		c.held = item
+	}
+}
+
 // EndAnswer ends the record with the server's answer: Error (with its
 // code), ToolError for a tools/call result with isError, else Answered.
 func (c *Call) EndAnswer(a Answer) {
@@ -185,7 +195,7 @@ func (c *Call) finish(o Outcome, code *int, bytesOut int) {
 	d := time.Since(c.start)
 	rec := record{
 		Time: timeOf(c.start), Server: c.l.server, Session: c.l.session, Method: c.method,
-		Tool: c.tool, Prompt: c.prompt, URI: c.uri, Arguments: c.args, ArgsBytes: c.argsLen, Note: c.note,
+		Tool: c.tool, Prompt: c.prompt, URI: c.uri, Arguments: c.args, ArgsBytes: c.argsLen, Note: c.note, Held: c.held,
 		Outcome: o, Code: code, DurationMS: math.Round(float64(d.Microseconds())) / 1e3,
 		BytesIn: c.bytesIn, BytesOut: bytesOut,
 	}

@@ -18,6 +18,7 @@ const (
 	TooLarge        Outcome = "too-large"        // it, or its answer, was over the message size limit
 	QueueFull       Outcome = "queue-full"       // too many messages held while the server restarts
 	InvalidResponse Outcome = "invalid-response" // the server's answer was not JSON-RPC every host parses
+	Held            Outcome = "held"             // an item the lock holds for approval (its line names it: held)
 	StartTimeout    Outcome = "start-timeout"    // an initialize or server/discover over the start timeout (never audited: its word for data.kind)
 	Cancelled       Outcome = "cancelled"        // the host sent notifications/cancelled for it
 	HostGone        Outcome = "host-gone"        // the host left before the answer

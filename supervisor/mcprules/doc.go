@@ -22,4 +22,10 @@
 // name no error code: a Refusal says which kind it is, and the relay
 // answers it with its own code. They read messages through package jsonrpc
 // and the policy's settings, and know nothing of processes or restarts.
+//
+// Rules compose as middleware does (Chain): the relay gets one Rules and
+// never learns how many there are. The policy's rules are the outer ones,
+// so a rule inside them (the pinned contract, package supervisor/pins)
+// sees the server's own names and params, and its list results are
+// filtered before the policy renames or hides what is left.
 package mcprules

@@ -24,9 +24,9 @@ func members(obj []byte) (map[string]json.RawMessage, bool) {
 // another.
 func nameOf(m map[string]json.RawMessage) (string, bool) { return jsonrpc.ExactMember(m, "name") }
 
-// encodeObject encodes members compactly, keeping the server's strings as
-// written (no HTML escaping).
-func encodeObject(m map[string]json.RawMessage) ([]byte, error) {
+// EncodeObject encodes members compactly, keeping the server's strings as
+// written (no HTML escaping): how a rule rewrites an object it decoded.
+func EncodeObject(m map[string]json.RawMessage) ([]byte, error) {
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)

@@ -15,6 +15,7 @@ type listRule struct {
 	key    string // e.g. "name"
 	hidden func(string) bool
 	rename func(string) string
+	edit   func(key string, item map[string]json.RawMessage) bool // changes item in place, reporting whether it did; nil: none
 }
 
 // listRule is the rule for the result of method, or nil when no rule
@@ -56,7 +57,7 @@ func (s *set) filter(result []byte, lr *listRule) ([]byte, *Refusal) {
 		return unreadable(lr.list + " is not a list")
 	}
 	list := []byte{'['}
-	kept := 0
+	kept, changed := 0, false
 	for _, it := range items {
 		item, ok := members(it)
 		var name string
@@ -69,12 +70,17 @@ func (s *set) filter(result []byte, lr *listRule) ([]byte, *Refusal) {
 		if lr.hidden(name) {
 			continue
 		}
+		edited := lr.edit != nil && lr.edit(name, item)
 		if lr.rename != nil {
 			item[lr.key], _ = json.Marshal(lr.rename(name))
+			edited = true
+		}
+		if edited {
 			var err error
-			if it, err = encodeObject(item); err != nil {
+			if it, err = EncodeObject(item); err != nil {
 				return unreadable("an item could not be re-encoded")
 			}
+			changed = true
 		}
 		if kept > 0 {
 			list = append(list, ',')
@@ -82,13 +88,43 @@ func (s *set) filter(result []byte, lr *listRule) ([]byte, *Refusal) {
 		list = append(list, it...)
 		kept++
 	}
-	if kept == len(items) && lr.rename == nil {
+	if kept == len(items) && !changed {
 		return nil, nil
 	}
 	res[lr.list] = append(list, ']')
-	enc, err := encodeObject(res)
+	enc, err := EncodeObject(res)
 	if err != nil {
 		return unreadable("it could not be re-encoded")
 	}
 	return enc, nil
+}
+
+// ListEdit is how a rule of another package (supervisor/pins) rewrites one
+// page of a list result, by the key of each item (a tool's or prompt's
+// name, a resource's uri, a template's uriTemplate).
+type ListEdit struct {
+	Hidden func(key string) bool                                  // left out of the page
+	Edit   func(key string, item map[string]json.RawMessage) bool // changes item in place, reporting whether it did; nil: none
+}
+
+// EditList applies le to a result of method, one of the four list methods,
+// as the policy's rules filter theirs: nil when nothing changed, a Refusal
+// when the result cannot be read.
+func EditList(method string, result []byte, le ListEdit) ([]byte, *Refusal) {
+	lr, ok := listShapes[method]
+	if !ok {
+		return nil, nil
+	}
+	lr.method, lr.hidden, lr.edit = method, le.Hidden, le.Edit
+	var s set
+	return s.filter(result, &lr)
+}
+
+// listShapes are where each list method's result holds its items and
+// which member keys them.
+var listShapes = map[string]listRule{
+	"tools/list":               {list: "tools", key: "name"},
+	"prompts/list":             {list: "prompts", key: "name"},
+	"resources/list":           {list: "resources", key: "uri"},
+	"resources/templates/list": {list: "resourceTemplates", key: "uriTemplate"},
 }

@@ -53,6 +53,7 @@ const (
 	TooManyCalls                 // a tools/call while --max-concurrent-calls are in flight
 	UnknownTool                  // a tools/call of a name without --tool-prefix (MCP's invalid params)
 	Unreadable                   // a server's result the rules cannot check
+	Held                         // an item the lock holds for approval, or any of a server it does not pin (Refusal.Item)
 )
 
 // Refusal is an answer the rules give instead of the server's.
@@ -62,6 +63,7 @@ type Refusal struct {
 	Reason     string        // short, for data.reason
 	Limit      string        // the limit that refused (RateLimited, TooManyCalls)
 	RetryAfter time.Duration // when a call would be let through (RateLimited)
+	Item       string        // the item held, as users name it, e.g. "tool:write_file" (Held)
 }
 
 // Options are what the rules are told besides the policy.

@@ -41,7 +41,7 @@ func (s *set) toolCall(e *jsonrpc.Envelope) (Verdict, Call) {
 		}
 		if s.toolPrefix != "" {
 			params["name"], _ = json.Marshal(own)
-			enc, err := encodeObject(params)
+			enc, err := EncodeObject(params)
 			if err != nil {
 				return deny("tools/call params could not be re-encoded with the tool's own name; it was not relayed"), nil
 			}

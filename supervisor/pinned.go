@@ -1,0 +1,31 @@
+package supervisor
+
+import (
+	"github.com/mcpsandbox/mcpsandbox/lock"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/pins"
+)
+
+// pinRules chains the pinned contract's rule inside the policy's rules
+// (the relay sees one Rules): a lock that does not load fails the start.
+func (r *relay) pinRules(opts Options) error {
+	if opts.ID == "" {
+		return nil
+	}
+	path := opts.Policy.Lock
+	if path == "" {
+		path = opts.Lock
+	}
+	if path == "" {
+		var err error
+		if path, err = lock.DefaultPath(); err != nil {
+			return err
+		}
+	}
+	p, err := pins.New(pins.Options{ID: opts.ID, Name: opts.Name, Path: path, Mode: opts.Policy.Pin, Log: r.log})
+	if err != nil || p == nil {
+		return err
+	}
+	r.pins, r.rules = p, mcprules.Chain(r.rules, p)
+	return nil
+}
