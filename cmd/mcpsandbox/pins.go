@@ -1,11 +1,11 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/launch"
@@ -63,6 +63,9 @@ func pinsCommand(args []string, std stdio) int {
 	}
 	std.Out, std.Err = visibleWriter{std.Out}, visibleWriter{std.Err}
 	p := pinsRun{path: path, std: std}
+	if def, err := lock.DefaultPath(); err != nil || def != path {
+		p.lockArgs = []string{"--lock", path} // the commands it prints must find the same lock
+	}
 	if len(words) > 0 {
 		p.name, p.items = words[0], words[1:]
 	}
@@ -71,10 +74,11 @@ func pinsCommand(args []string, std stdio) int {
 
 // pinsRun is one pins subcommand's request.
 type pinsRun struct {
-	path  string   // the lock
-	name  string   // NAME, "" for every server
-	items []string // ITEMs as given
-	std   stdio
+	path     string   // the lock
+	lockArgs []string // --lock PATH when it is not the default one
+	name     string   // NAME, "" for every server
+	items    []string // ITEMs as given
+	std      stdio
 }
 
 // fail reports err: a NAME the lock does not hold or an ITEM that names no

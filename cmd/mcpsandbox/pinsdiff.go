@@ -54,7 +54,7 @@ func pinsDiff(p pinsRun) int {
 			}
 			names = append(names, e.Name())
 		}
-		fmt.Fprintf(p.std.Out, "approve with: mcpsandbox pins approve %s\n", cmdline.ShellJoin(append([]string{argName(f, id)}, names...)))
+		fmt.Fprintf(p.std.Out, "approve with: mcpsandbox pins approve %s\n", cmdline.ShellJoin(append(append(p.lockArgs[:len(p.lockArgs):len(p.lockArgs)], argName(f, id)), names...)))
 	}
 	if shown == 0 {
 		what := p.path
@@ -97,7 +97,7 @@ func pinsVerify(p pinsRun) int {
 		}
 	}
 	if drifted > 0 {
-		fmt.Fprintf(p.std.Err, "mcpsandbox pins verify: %d of %d servers drifted from %s: review with `mcpsandbox pins diff`, then approve with `mcpsandbox pins approve NAME ITEM...`\n", drifted, len(ids), p.path)
+		fmt.Fprintf(p.std.Err, "mcpsandbox pins verify: %d of %d servers drifted from %s: review with `%s`, then approve with `%s NAME ITEM...`\n", drifted, len(ids), p.path, cmdline.ShellJoin(append([]string{"mcpsandbox", "pins", "diff"}, p.lockArgs...)), cmdline.ShellJoin(append([]string{"mcpsandbox", "pins", "approve"}, p.lockArgs...)))
 		return exitFailure
 	}
 	fmt.Fprintf(p.std.Out, "ok: %s pins %s, nothing held\n", p.path, plural(len(ids), "server"))

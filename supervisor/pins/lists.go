@@ -187,7 +187,7 @@ func (r *Rule) record(page map[string]seen) {
 	}
 	for _, p := range pend {
 		name := contract.ItemName(p.it.Kind, p.it.Key)
-		r.o.Log.Warn("MCP server's "+name+" held for approval: left out of what the host sees", "item", name, "reason", p.reason,
+		r.o.Log.Warn("MCP server's "+name+" held for approval: "+heldMeans(p.it.Kind), "item", name, "reason", p.reason,
 			"lock", r.o.Path, "fix", r.commands(name))
 	}
 }
@@ -203,4 +203,15 @@ func (r *Rule) logOff(page map[string]seen) {
 		r.offLogged[name] = s.it.Hash
 		r.o.Log.Info("MCP server's "+name+" differs from the lock; passed on (pin mode off)", "reason", s.reason, "lock", r.o.Path)
 	}
+}
+
+// heldMeans says what the host sees of a held item of kind k.
+func heldMeans(k contract.Kind) string {
+	switch k {
+	case contract.Instructions:
+		return "the host gets the approved instructions instead"
+	case contract.ServerInfo, contract.Capabilities:
+		return "passed on, since the host needs it to talk to the server; what it may call is decided by the lists"
+	}
+	return "left out of what the host sees"
 }
