@@ -94,11 +94,31 @@ var allKinds = []contract.Kind{contract.Tool, contract.Prompt, contract.Resource
 func (r *Rule) take(f *lock.File, st fileStamp) {
 	r.stamp = st
 	r.approved, r.pinned = lock.Contract{}, false
-	if s := f.Servers[r.o.ID]; s != nil && !s.Contract.Empty() {
+	s := f.Servers[r.o.ID]
+	if s != nil && !s.Contract.Empty() {
 		r.approved, r.pinned = s.Contract, true
 	}
 	r.pinning = r.firstSight()
 	clear(r.pages)
+	if s != nil {
+		r.holdPending(&s.Pending)
+	}
+}
+
+// holdPending holds what the lock holds for the server (another session
+// saw it changed), so a session that calls before it lists is refused too;
+// this session's own lists release an item the server serves as approved.
+func (r *Rule) holdPending(pending *lock.Contract) {
+	for _, it := range pending.Items() {
+		name := contract.ItemName(it.Kind, it.Key)
+		e, _ := pending.Entry(it.Kind, it.Key)
+		if !it.Kind.Keyed() || e.Reason == "removed" || len(r.held) >= maxHeld {
+			continue
+		}
+		if _, ok := r.held[name]; !ok {
+			r.held[name] = hold{kind: it.Kind, key: it.Key, reason: e.Reason, hash: it.Hash}
+		}
+	}
 }
 
 // Held returns the items held this session, sorted.
