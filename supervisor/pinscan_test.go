@@ -2,6 +2,9 @@ package supervisor_test
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -121,4 +124,22 @@ func TestPinsOverridesAreWhatTheHostSeesAndWhatIsPinned(t *testing.T) {
 		t.Errorf("note without its override: reason %q, want changed", d.Reason)
 	}
 	run.close(t)
+}
+
+// Under pin mode off, a server the lock does not pin still has the
+// policy's overrides applied: they are what the host sees, pinned or not;
+// nothing is written to the lock.
+func TestPinsOverridesApplyUnderPinModeOff(t *testing.T) {
+	lockPath := filepath.Join(t.TempDir(), "lock.json")
+	const desc = "Keeps a note under /srv/notes."
+	run := mustPinned(t, pinfixture.First(), lockPath, policy.PinOff, func(p *policy.Policy) {
+		p.ToolOverrides = []string{`note={"description":"` + desc + `"}`}
+	})
+	if got := run.tools(t)["note"].Description; got != desc {
+		t.Errorf("note's description under pin mode off: %q, want the override's %q", got, desc)
+	}
+	run.close(t)
+	if _, err := os.Stat(lockPath); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("pin mode off wrote the lock: %v", err)
+	}
 }
