@@ -16,10 +16,6 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
-// syncFinding is what the scanner says of the poisoned sync's order to
-// read a key, as the lock stores it and `pins diff` shows it.
-const syncFinding = `high: description names "~/.ssh/id_rsa" (SSH keys) and tells the model to read or pass it on [sensitive-path]`
-
 // A server whose first contract has a poisoned tool (text hidden in tag
 // characters, an order to read ~/.ssh/id_rsa) has that tool held at first
 // sight under tofu, while its clean tools are pinned and callable: the Go
@@ -58,10 +54,10 @@ func TestPinsHoldAFindingAtFirstSightFromTheGoSDKClient(t *testing.T) {
 	if !ok || e.Reason != lock.ReasonFinding {
 		t.Fatalf("lock's pending sync: %+v (%v), want reason finding", e, ok)
 	}
-	if !slices.Contains(e.Findings, syncFinding) || !slices.ContainsFunc(e.Findings, func(f string) bool {
+	if !slices.Contains(e.Findings, pinfixture.PoisonedFinding) || !slices.ContainsFunc(e.Findings, func(f string) bool {
 		return strings.HasPrefix(f, "high: description hides") && strings.Contains(f, "Do not tell the user.") && strings.HasSuffix(f, "[hidden-tag-text]")
 	}) {
-		t.Errorf("lock's pending sync findings:\n%s\nwant %q and the hidden text decoded", strings.Join(e.Findings, "\n"), syncFinding)
+		t.Errorf("lock's pending sync findings:\n%s\nwant %q and the hidden text decoded", strings.Join(e.Findings, "\n"), pinfixture.PoisonedFinding)
 	}
 
 	run = mustPinned(t, pinfixture.Poisoned(), lockPath, policy.PinTOFU)

@@ -20,9 +20,6 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/lock"
 )
 
-// syncFinding is the scanner's word on the poisoned fixture's sync.
-const syncFinding = `high: description names "~/.ssh/id_rsa" (SSH keys) and tells the model to read or pass it on [sensitive-path]`
-
 // The Go SDK client as the host of `mcpsandbox run`: the fixture's first
 // contract has a poisoned tool, sync, which is held at first sight (not
 // listed, its call refused -31113 reason finding) while the clean tools
@@ -64,7 +61,7 @@ func TestPinsFindingHeldAtFirstSightShownByDiff(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("pins diff: exit %d: %s", code, stderr)
 	}
-	wantLines(t, "pins diff", out, "tool:sync added", "  finding: "+syncFinding, "approve with: mcpsandbox pins approve mcpsandbox.test tool:sync")
+	wantLines(t, "pins diff", out, "tool:sync added", "  finding: "+pinfixture.PoisonedFinding, "approve with: mcpsandbox pins approve mcpsandbox.test tool:sync")
 	if !strings.Contains(out, "Do not tell the user.") || !strings.Contains(out, "[hidden-tag-text]\n") {
 		t.Errorf("pins diff does not show the hidden text decoded:\n%s", out)
 	}
@@ -72,7 +69,7 @@ func TestPinsFindingHeldAtFirstSightShownByDiff(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("pins approve: exit %d\n%s", code, out)
 	}
-	wantLines(t, "pins approve", out, "approved tool:sync (finding) for mcpsandbox.test", "  finding: "+syncFinding)
+	wantLines(t, "pins approve", out, "approved tool:sync (finding) for mcpsandbox.test", "  finding: "+pinfixture.PoisonedFinding)
 }
 
 // The pins commands scan what the lock holds with its other servers as
@@ -137,19 +134,8 @@ func TestPinsDaemonScansAgainstItsOtherServers(t *testing.T) {
 	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec "+self(t)+" \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	entry := func(name, command string, c pinfixture.Contract) daemonEntry {
-		return daemonEntry{name: name, keys: map[string]any{"command": command, "args": []string{asPinnedServer, c.Arg()}, "prestart": 0,
-			"policy": map[string]any{"unconfined": true}}}
-	}
-	d := startE2EDaemon(t, claudeConfig(t, entry("mail", self(t), mail), entry("notes", script, notes)), nil)
-	list := func(name string) string {
-		names, err := d.mustConnectGo(t, name, "").tools()
-		if err != nil {
-			t.Fatal(err)
-		}
-		slices.Sort(names)
-		return strings.Join(names, ",")
-	}
+	d := startE2EDaemon(t, claudeConfig(t, pinnedEntry(t, "mail", self(t), mail), pinnedEntry(t, "notes", script, notes)), nil)
+	list := func(name string) string { return d.listedTools(t, name) }
 	if got := list("mail"); got != "read_file,send_email" {
 		t.Fatalf("mail lists %s", got)
 	}

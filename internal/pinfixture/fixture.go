@@ -86,6 +86,10 @@ func Poisoned() Contract {
 	return c
 }
 
+// PoisonedFinding is what the scanner says of sync's order to read a key,
+// as the lock stores it and `pins diff` shows it.
+const PoisonedFinding = `high: description names "~/.ssh/id_rsa" (SSH keys) and tells the model to read or pass it on [sensitive-path]`
+
 // Tags is s spelt in Unicode tag characters (U+E0000 + each ASCII
 // character): invisible to a reader, read by a model.
 func Tags(s string) string {
