@@ -70,6 +70,7 @@ func (s *server) options(inst *instance, in io.Reader, out io.Writer) supervisor
 		ID:            s.res.Launch.ID,
 		Lock:          lock.BesideConfig(s.d.cfg.File),
 		Start:         s.startLaunchLine,
+		Neighbours:    s.neighbours(),
 		// Its audit lines go to the server's ring, for `logs`.
 		AuditTap: func(line []byte) {
 			s.d.rings.add(s.name, "audit instance="+inst.id+" "+strings.TrimSuffix(string(line), "\n")+"\n")
@@ -449,4 +450,16 @@ func (g *gate) Write(p []byte) (int, error) {
 		f()
 	}
 	return n, err
+}
+
+// neighbours are the config's other servers, for the scanner: by their
+// ids in the lock → their tool prefix. Under d.mu.
+func (s *server) neighbours() map[string]string {
+	out := map[string]string{}
+	for _, o := range s.d.servers {
+		if o != s && o.res.Launch.ID != "" {
+			out[o.res.Launch.ID] = o.res.Policy.ToolPrefix
+		}
+	}
+	return out
 }

@@ -1,13 +1,16 @@
 package supervisor
 
 import (
+	"github.com/mcpsandbox/mcpsandbox/contract/scan"
 	"github.com/mcpsandbox/mcpsandbox/lock"
+	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/pins"
 )
 
 // pinRules chains the pinned contract's rule inside the policy's rules
-// (the relay sees one Rules): a lock that does not load fails the start.
+// (the relay sees one Rules), with the policy's tool overrides and the
+// scanner's view of its egress: a lock that does not load fails the start.
 func (r *relay) pinRules(opts Options) error {
 	if opts.ID == "" {
 		return nil
@@ -22,7 +25,12 @@ func (r *relay) pinRules(opts Options) error {
 			return err
 		}
 	}
-	p, err := pins.New(pins.Options{ID: opts.ID, Name: opts.Name, Path: path, Mode: opts.Policy.Pin, Log: r.log})
+	overrides, err := policy.ParseToolOverrides(opts.Policy.ToolOverrides)
+	if err != nil {
+		return err
+	}
+	p, err := pins.New(pins.Options{ID: opts.ID, Name: opts.Name, Path: path, Mode: opts.Policy.Pin, Log: r.log,
+		Overrides: overrides, Scan: scan.ForPolicy(&opts.Policy), Neighbours: opts.Neighbours})
 	if err != nil || p == nil {
 		return err
 	}

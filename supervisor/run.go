@@ -66,6 +66,10 @@ type Options struct {
 	// Lock is the lock file when the policy names none (Policy.Lock): a
 	// daemon's beside its config; "": the user's (lock.DefaultPath).
 	Lock string
+	// Neighbours are the other servers whose tools the same host sees (a
+	// daemon config's), by their ids in the lock → their --tool-prefix: the
+	// scanner finds tool-name clashes and shadowing among them. Nil: none.
+	Neighbours map[string]string
 }
 
 // spec is what the sandbox starts for o's server.

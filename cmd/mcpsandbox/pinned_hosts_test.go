@@ -105,24 +105,32 @@ func TestPinsHoldWhatChangedFromTheTypeScriptSDKClient(t *testing.T) {
 	}
 }
 
+// pinnedEntry is a daemon config's entry of the fixture serving c, run by
+// command (this test binary, or a script that runs it).
+func pinnedEntry(t *testing.T, name, command string, c pinfixture.Contract) daemonEntry {
+	return daemonEntry{name: name, keys: map[string]any{"command": command, "args": []string{asPinnedServer, c.Arg()}, "prestart": 0,
+		"policy": map[string]any{"unconfined": true}}}
+}
+
+// listedTools are the tools a Go SDK client of the daemon's server name
+// lists, sorted and joined by commas.
+func (d *e2eDaemon) listedTools(t *testing.T, name string) string {
+	t.Helper()
+	names, err := d.mustConnectGo(t, name, "").tools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
+}
+
 // A daemon pins into the lock beside its config, and `status` names what
 // an instance holds. Its two entries run one program (one identity, one
 // entry in the lock) with two contracts: the first session pins the
 // first's, and the second entry's changed and new tools are held.
 func TestPinsDaemonStatusNamesHeldItems(t *testing.T) {
-	entry := func(name string, c pinfixture.Contract) daemonEntry {
-		return daemonEntry{name: name, keys: map[string]any{"command": self(t), "args": []string{asPinnedServer, c.Arg()}, "prestart": 0,
-			"policy": map[string]any{"unconfined": true}}}
-	}
-	d := startE2EDaemon(t, claudeConfig(t, entry("first", pinfixture.First()), entry("changed", pinfixture.Changed())), nil)
-	list := func(name string) string {
-		names, err := d.mustConnectGo(t, name, "").tools()
-		if err != nil {
-			t.Fatal(err)
-		}
-		slices.Sort(names)
-		return strings.Join(names, ",")
-	}
+	d := startE2EDaemon(t, claudeConfig(t, pinnedEntry(t, "first", self(t), pinfixture.First()), pinnedEntry(t, "changed", self(t), pinfixture.Changed())), nil)
+	list := func(name string) string { return d.listedTools(t, name) }
 	if got := list("first"); got != "add,echo,note,safe,write_file" {
 		t.Fatalf("first lists %s", got)
 	}

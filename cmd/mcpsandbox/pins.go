@@ -10,6 +10,7 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/lock"
+	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/resolve"
 )
 
@@ -57,12 +58,12 @@ func pinsCommand(args []string, std stdio) int {
 	default:
 		return usageFailure("pins", fmt.Sprintf("no pins subcommand %q: use list, diff, approve or verify", sub), std)
 	}
-	path, err := where.path()
+	path, pol, err := where.path()
 	if err != nil {
 		return usageFailure("pins", err.Error(), std)
 	}
 	std.Out, std.Err = visibleWriter{std.Out}, visibleWriter{std.Err}
-	p := pinsRun{path: path, std: std}
+	p := pinsRun{path: path, policy: pol, std: std}
 	if def, err := lock.DefaultPath(); err != nil || def != path {
 		p.lockArgs = []string{"--lock", path} // the commands it prints must find the same lock
 	}
@@ -79,6 +80,8 @@ type pinsRun struct {
 	name     string   // NAME, "" for every server
 	items    []string // ITEMs as given
 	std      stdio
+
+	policy *policy.Policy // --policy's, for the scanner's egress allowlist; nil: none given
 }
 
 // fail reports err: a NAME the lock does not hold or an ITEM that names no
@@ -109,27 +112,30 @@ func interspersed(fs *flag.FlagSet, name string, args []string, std stdio) ([]st
 
 // lockFlags choose the lock as the relay would for the same setting:
 // --lock, else the policy's pins.lock, else the daemon config's own, else
-// MCPSANDBOX_LOCK's (as run reads it, for CI), else the user's.
+// MCPSANDBOX_LOCK's (as run reads it, for CI), else the user's. The
+// policy --policy names is returned too (nil: none), for the scanner.
 type lockFlags struct{ lock, policy, config *string }
 
-func (l lockFlags) path() (string, error) {
-	if *l.lock != "" {
-		return *l.lock, nil
-	}
+func (l lockFlags) path() (string, *policy.Policy, error) {
+	var pol *policy.Policy
 	if *l.policy != "" {
 		r, err := resolve.Resolve(resolve.Request{PolicyOnly: true, Policy: *l.policy, Host: launch.FromProcess()})
 		if err != nil {
-			return "", fmt.Errorf("--policy: %s", field.Message(err, keyOf))
+			return "", nil, fmt.Errorf("--policy: %s", field.Message(err, keyOf))
 		}
-		if r.Policy.Lock != "" {
-			return r.Policy.Lock, nil
-		}
+		pol = &r.Policy
 	}
-	if *l.config != "" {
-		return lock.BesideConfig(*l.config), nil
+	switch {
+	case *l.lock != "":
+		return *l.lock, pol, nil
+	case pol != nil && pol.Lock != "":
+		return pol.Lock, pol, nil
+	case *l.config != "":
+		return lock.BesideConfig(*l.config), pol, nil
 	}
 	if env := os.Getenv("MCPSANDBOX_LOCK"); filepath.IsAbs(env) {
-		return env, nil
+		return env, pol, nil
 	}
-	return lock.DefaultPath()
+	path, err := lock.DefaultPath()
+	return path, pol, err
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/contract"
+	"github.com/mcpsandbox/mcpsandbox/contract/scan"
 	"github.com/mcpsandbox/mcpsandbox/lock"
 )
 
@@ -48,13 +49,14 @@ const memoryToolsNext = `{"tools": [
   "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}}
 ]}`
 
-// memoryFinding is what the scanner stored for the poisoned search_nodes.
-const memoryFinding = "high: description names a sensitive path: ~/.ssh/id_rsa"
+// memoryFinding is what the scanner finds in the poisoned search_nodes.
+const memoryFinding = `high: description names "~/.ssh/id_rsa" (SSH keys) and tells the model to read or pass it on [sensitive-path]`
 
 // writeMemoryLock writes, through lock.Update, the lock of docs/pins.md:
 // the memory server pinned at first use, then its next version's changes
 // held (read_graph and search_nodes changed, search_nodes with a finding;
-// export_graph new).
+// export_graph new), each with what the scanner finds in it, as the relay
+// stores it.
 func writeMemoryLock(t *testing.T, path string) {
 	t.Helper()
 	pinned := listItems(t, memoryTools)
@@ -73,9 +75,7 @@ func writeMemoryLock(t *testing.T, path string) {
 			if c.Op == contract.Changed {
 				e.Reason = lock.ReasonChanged
 			}
-			if c.Key == "search_nodes" {
-				e.Findings = []string{memoryFinding}
-			}
+			e.Findings = scan.Strings(scan.Item(*c.New, scan.Context{}))
 			s.Pending.Put(*c.New, e)
 		}
 		f.Servers[memoryID] = s

@@ -10,7 +10,9 @@ import (
 // lock's own lock, so a relay pinning at the same time loses nothing.
 func pinsApprove(p pinsRun) int {
 	var approved []string
+	var findings [][]string // of each approved item: what is approved is shown as the scanner sees it
 	err := lock.Update(p.path, func(f *lock.File) error {
+		findings = nil
 		approved = nil // Update may call again; say only what was written
 		ids, err := p.servers(f)
 		if err != nil {
@@ -30,6 +32,7 @@ func pinsApprove(p pinsRun) int {
 					s.Approve(e.Kind, e.Key)
 				}
 				approved = append(approved, fmt.Sprintf("approved %s for %s", why(e), displayName(id, s)))
+				findings = append(findings, p.findings(f, id, e))
 			}
 		}
 		if len(approved) == 0 {
@@ -43,8 +46,11 @@ func pinsApprove(p pinsRun) int {
 	if err != nil {
 		return p.fail("approve", err)
 	}
-	for _, line := range approved {
+	for i, line := range approved {
 		fmt.Fprintln(p.std.Out, line)
+		for _, finding := range findings[i] {
+			fmt.Fprintf(p.std.Out, "  finding: %s\n", finding)
+		}
 	}
 	fmt.Fprintf(p.std.Out, "wrote %s: hosts see what was approved from their next list\n", p.path)
 	return exitOK

@@ -49,7 +49,7 @@ func pinsDiff(p pinsRun) int {
 			if change.Op == contract.Added { // all of it is new: show it whole
 				writeText(p.std.Out, e.Item.Text)
 			}
-			for _, finding := range e.Findings {
+			for _, finding := range p.findings(f, id, e) {
 				fmt.Fprintf(p.std.Out, "  finding: %s\n", finding)
 			}
 			names = append(names, e.Name())

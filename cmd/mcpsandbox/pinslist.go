@@ -33,6 +33,9 @@ func pinsList(p pinsRun) int {
 		}
 		writeItems(p.std.Out, s)
 	}
+	if p.name == "" {
+		writeClashes(p.std.Out, f)
+	}
 	return exitOK
 }
 

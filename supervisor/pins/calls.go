@@ -47,6 +47,11 @@ func (r *Rule) called(kind contract.Kind, params []byte, member string) (mcprule
 			return mcprules.Verdict{}, nil
 		}
 		h = hold{kind: kind, key: key, reason: lock.ReasonNew}
+		if e, ok := r.pending.Entry(kind, key); ok && e.Reason == lock.ReasonFinding {
+			// Held at its first sight, by an earlier session: so it stays
+			// until approved, listed or not.
+			h.reason, h.rules = e.Reason, storedRules(e.Findings)
+		}
 	}
 	r.reloadIfChanged()
 	if it, ok := r.approved.Get(kind, key); ok && (it.Hash == h.hash || !isHeld) {
@@ -54,8 +59,11 @@ func (r *Rule) called(kind contract.Kind, params []byte, member string) (mcprule
 		return mcprules.Verdict{}, nil
 	}
 	why := "new since the server was pinned"
-	if h.reason == lock.ReasonChanged {
+	switch h.reason {
+	case lock.ReasonChanged:
 		why = "changed since it was pinned"
+	case lock.ReasonFinding:
+		why = "the scanner found what tool poisoning looks like in it: " + h.rules
 	}
 	return r.refuse(name, h.reason, fmt.Sprintf("%s %q of %s is held for approval (%s)", kind, key, r.o.Name, why))
 }

@@ -13,6 +13,13 @@
 // only ever raise risk (contract.Compare): a flip toward safety is shown
 // as the pinned annotations.
 //
+// The policy's tool overrides (contract/override) are applied to each
+// tools/list page before it is compared, so the lock pins and the host
+// sees the tools as overridden. What is pinned or held is scanned
+// (contract/scan) with the server's egress allowlist and, for a daemon,
+// the tools the lock pins of its other servers; a high finding holds an
+// item that would be pinned at first sight, or is new, as "finding".
+//
 // It is a room of its own, an mcprules.Rules the supervisor chains inside
 // the policy's rules (mcprules.Chain), so that the relay holds no pin and
 // the policy's rules stay pure: this is the one rule that reads and writes

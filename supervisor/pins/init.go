@@ -28,6 +28,7 @@ func (r *Rule) initialized(method string, result []byte) ([]byte, *mcprules.Refu
 		r.logOff(page)
 		return nil, nil
 	}
+	r.scanPage(page)
 	r.record(page)
 	for _, k := range []contract.Kind{contract.Instructions, contract.ServerInfo, contract.Capabilities} {
 		delete(r.pinning, k)

@@ -1,10 +1,13 @@
 package pins
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 
 	"github.com/mcpsandbox/mcpsandbox/contract"
+	"github.com/mcpsandbox/mcpsandbox/contract/override"
+	"github.com/mcpsandbox/mcpsandbox/contract/scan"
 	"github.com/mcpsandbox/mcpsandbox/lock"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
@@ -16,11 +19,15 @@ type seen struct {
 	reason string         // held: "new", "changed", "unpinned"; "" goes to the host
 	pin    bool           // first sight under tofu: written to the approved contract
 	shown  *contract.Item // the approved item the host sees instead (annotations only ever raise risk)
+
+	findings []scan.Finding // the scanner's, of an item pinned or held
 }
 
-// listed compares one list page with the lock. A page the server sends as
-// it sent it before, with no list_changed and no new approval between,
-// gets what the host got then, without a new comparison.
+// listed compares one list page with the lock, the policy's tool
+// overrides applied first: the lock pins, and the host sees, the tools as
+// overridden. A page the server sends as it sent it before, with no
+// list_changed and no new approval between, gets what the host got then,
+// without a new comparison.
 func (r *Rule) listed(method, cursor string, result []byte) ([]byte, *mcprules.Refusal) {
 	r.reloadIfChanged()
 	key := method + "\x00" + cursor
@@ -29,6 +36,16 @@ func (r *Rule) listed(method, cursor string, result []byte) ([]byte, *mcprules.R
 		return p.out, nil
 	}
 	kind, _ := contract.ListKind(method)
+	var overridden []byte // the page as overridden; nil: as the server sent it
+	if kind == contract.Tool && len(r.o.Overrides) > 0 {
+		o, err := override.Page(result, r.o.Overrides)
+		if err != nil {
+			return nil, unreadable(method, err)
+		}
+		if !bytes.Equal(o, result) {
+			overridden, result = o, o
+		}
+	}
 	items, err := contract.FromList(method, result)
 	if err != nil {
 		return nil, unreadable(method, err)
@@ -39,9 +56,10 @@ func (r *Rule) listed(method, cursor string, result []byte) ([]byte, *mcprules.R
 	}
 	if r.o.Mode == policy.PinOff {
 		r.logOff(page)
-		r.keepPage(key, sum, nil)
-		return nil, nil
+		r.keepPage(key, sum, overridden)
+		return overridden, nil
 	}
+	r.scanPage(page)
 	r.record(page)
 	if r.pinning[kind] && !hasMore(result) {
 		delete(r.pinning, kind) // its first listing is whole: later ones are compared
@@ -52,6 +70,9 @@ func (r *Rule) listed(method, cursor string, result []byte) ([]byte, *mcprules.R
 	})
 	if ref != nil {
 		return nil, ref
+	}
+	if out == nil {
+		out = overridden
 	}
 	r.keepPage(key, sum, out)
 	return out, nil
@@ -142,7 +163,7 @@ func (r *Rule) record(page map[string]seen) {
 			if !ok || h.hash != s.it.Hash {
 				pend = append(pend, s)
 			}
-			r.held[name] = hold{kind: s.it.Kind, key: s.it.Key, reason: s.reason, hash: s.it.Hash}
+			r.held[name] = hold{kind: s.it.Kind, key: s.it.Key, reason: s.reason, hash: s.it.Hash, rules: heldRules(s.findings)}
 		default:
 			delete(r.held, name)
 		}
@@ -168,7 +189,7 @@ func (r *Rule) record(page map[string]seen) {
 			s.Pending.Delete(p.it.Kind, p.it.Key)
 		}
 		for _, p := range pend {
-			s.Pending.Put(p.it, lock.Entry{Reason: p.reason, Seen: now})
+			s.Pending.Put(p.it, lock.Entry{Reason: p.reason, Findings: scan.Strings(p.findings), Seen: now})
 		}
 		return nil
 	})
@@ -176,6 +197,9 @@ func (r *Rule) record(page map[string]seen) {
 	for _, p := range pin {
 		r.approved.Put(p.it, lock.Entry{})
 		r.pinned = true
+	}
+	for _, p := range pend {
+		r.pending.Put(p.it, lock.Entry{Reason: p.reason, Findings: scan.Strings(p.findings)})
 	}
 	if err != nil {
 		r.o.Log.Error("the lock could not be written; what this session pinned and holds is kept in this session only", "lock", r.o.Path, "error", err)
@@ -185,16 +209,23 @@ func (r *Rule) record(page map[string]seen) {
 			r.o.Log.Info("MCP server pinned at first sight (pin mode tofu)", "items", len(pin), "kind", string(pin[0].it.Kind), "lock", r.o.Path)
 		}
 	}
+	r.logFindings(pin)
 	for _, p := range pend {
 		name := contract.ItemName(p.it.Kind, p.it.Key)
-		r.o.Log.Warn("MCP server's "+name+" held for approval: "+heldMeans(p.it.Kind), "item", name, "reason", p.reason,
-			"lock", r.o.Path, "fix", r.commands(name))
+		attrs := []any{"item", name, "reason", p.reason, "lock", r.o.Path, "fix", r.commands(name)}
+		if len(p.findings) > 0 {
+			attrs = append(attrs, "findings", scan.Strings(p.findings))
+		}
+		r.o.Log.Warn("MCP server's "+name+" held for approval: "+heldMeans(p.it.Kind), attrs...)
 	}
 }
 
 // logOff says, under pin mode off, what would be held, once per item
 // and version, and holds nothing.
 func (r *Rule) logOff(page map[string]seen) {
+	if !r.pinned {
+		return // said once, at the start
+	}
 	for _, s := range page {
 		name := contract.ItemName(s.it.Kind, s.it.Key)
 		if s.reason == "" || r.offLogged[name] == s.it.Hash || len(r.offLogged) >= maxHeld {

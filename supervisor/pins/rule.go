@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/contract"
+	"github.com/mcpsandbox/mcpsandbox/contract/scan"
 	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 	"github.com/mcpsandbox/mcpsandbox/lock"
@@ -25,12 +26,25 @@ type Options struct {
 	Mode string // policy.PinTOFU, PinStrict or PinOff
 	Log  *slog.Logger
 	Now  func() time.Time // when an item was seen; nil: time.Now
+
+	// Overrides are the policy's tool overrides (policy.ParseToolOverrides),
+	// by the server's own tool names: applied to each tools/list page
+	// before it is compared and forwarded, so the lock pins what the host sees.
+	Overrides map[string]policy.ToolOverride
+	// Scan is what the scanner knows of the server from its policy
+	// (scan.ForPolicy); Server and Others are filled here (Neighbours).
+	Scan scan.Context
+	// Neighbours are the other servers whose tools the same host sees (a
+	// daemon config's), by their ids in the lock → their --tool-prefix:
+	// the tools the lock pins of them are the scanner's Others, read as
+	// the lock is (at a start, and when it changed). Nil: none.
+	Neighbours map[string]string
 }
 
 // Held is one item this session holds for approval.
 type Held struct {
 	Item   string // as users name it, e.g. "tool:write_file"
-	Reason string // "new", "changed" or "unpinned"
+	Reason string // "new", "changed", "finding" or "unpinned"
 }
 
 // Rule is the pin rule of one session.
@@ -39,6 +53,8 @@ type Rule struct {
 
 	mu       sync.Mutex // the relay calls under its lock; Held is read from elsewhere (status)
 	approved lock.Contract
+	pending  lock.Contract          // the lock's held items of the server: a held finding stays one
+	scanCtx  scan.Context           // Opts.Scan with the neighbours the lock names
 	pinned   bool                   // the lock has an approved contract of the server
 	pinning  map[contract.Kind]bool // tofu's first sight: kinds pinned as they are listed
 	held     map[string]hold        // by item name
@@ -54,6 +70,7 @@ type hold struct {
 	key    string
 	reason string
 	hash   string // what the server served
+	rules  string // a finding's: the scanner's rules that hold it, e.g. "sensitive-path"
 }
 
 // page is one list page as compared: its sum and the result the host got
@@ -82,7 +99,9 @@ func New(o Options) (*Rule, error) {
 	r.take(f, st)
 	if !r.pinned && o.Mode == policy.PinOff {
 		o.Log.Info("MCP server is not pinned in the lock; pin mode off pins and holds nothing", "lock", o.Path)
-		return nil, nil // nothing to compare with: no rule at all
+		if len(o.Overrides) == 0 {
+			return nil, nil // nothing to compare with and nothing to override: no rule at all
+		}
 	}
 	return r, nil
 }
@@ -93,11 +112,15 @@ var allKinds = []contract.Kind{contract.Tool, contract.Prompt, contract.Resource
 // take makes f's approved contract of the server the one enforced.
 func (r *Rule) take(f *lock.File, st fileStamp) {
 	r.stamp = st
-	r.approved, r.pinned = lock.Contract{}, false
+	r.approved, r.pending, r.pinned = lock.Contract{}, lock.Contract{}, false
 	s := f.Servers[r.o.ID]
-	if s != nil && !s.Contract.Empty() {
-		r.approved, r.pinned = s.Contract, true
+	if s != nil {
+		r.pending = s.Pending
+		if !s.Contract.Empty() {
+			r.approved, r.pinned = s.Contract, true
+		}
 	}
+	r.scanCtx = r.neighbours(f)
 	r.pinning = r.firstSight()
 	clear(r.pages)
 	if s != nil {
@@ -116,7 +139,7 @@ func (r *Rule) holdPending(pending *lock.Contract) {
 			continue
 		}
 		if _, ok := r.held[name]; !ok {
-			r.held[name] = hold{kind: it.Kind, key: it.Key, reason: e.Reason, hash: it.Hash}
+			r.held[name] = hold{kind: it.Kind, key: it.Key, reason: e.Reason, hash: it.Hash, rules: storedRules(e.Findings)}
 		}
 	}
 }
