@@ -320,4 +320,17 @@ func TestPrepareVerifiesProvenanceAndRefusesAnotherPublisher(t *testing.T) {
 	if last := lastLineOf(stderr); code != exitFailure || last != want {
 		t.Errorf("prepare of the version built elsewhere: exit %d, last line\n%q\nwant 1 and\n%q\n%s", code, last, want, stderr)
 	}
+
+	// With no verifier to be found, a version whose provenance the
+	// registry serves is refused (fail closed), unless the check is
+	// turned off, loudly.
+	bare := newStateBase(t, "npm_config_registry="+registryURL, "PATH=/usr/bin:/bin")
+	_, stderr, code = runIn(t, e, "/", bare.env, line...)
+	if last := lastLineOf(stderr); code != exitFailure || !strings.Contains(last, "its provenance cannot be verified: mcpsandbox-provenance, which verifies it, was found neither") || !strings.Contains(last, "MCPSANDBOX_PROVENANCE=off") {
+		t.Errorf("prepare with no verifier: exit %d, last line %q; want 1, naming the verifier and the opt-out\n%s", code, last, stderr)
+	}
+	off := newStateBase(t, "npm_config_registry="+registryURL, "PATH=/usr/bin:/bin", "MCPSANDBOX_PROVENANCE=off")
+	if _, stderr, code = runIn(t, e, "/", off.env, line...); code != exitOK || !strings.Contains(stderr, "PROVENANCE NOT VERIFIED though the registry serves it") {
+		t.Errorf("prepare with MCPSANDBOX_PROVENANCE=off: exit %d; want 0 and a loud warning\n%s", code, stderr)
+	}
 }

@@ -47,10 +47,14 @@ func provenanceOf(ctx context.Context, client *npmregistry.Client, v *npmregistr
 		log.Warn("mcpsandbox: " + v.String() + ": provenance not verified: its attestations hold no SLSA provenance")
 		return nil, nil
 	}
+	if os.Getenv("MCPSANDBOX_PROVENANCE") == "off" {
+		log.Warn("mcpsandbox: " + v.String() + ": PROVENANCE NOT VERIFIED though the registry serves it: MCPSANDBOX_PROVENANCE=off turns the check off")
+		return nil, nil
+	}
 	verifier, err := provenanceVerifier()
 	if err != nil {
-		log.Warn("mcpsandbox: "+v.String()+": provenance not verified: "+provenanceProgram+", which verifies it, is not installed", "error", err)
-		return nil, nil
+		// Fail closed: the registry says who built it, and nothing here can check it.
+		return nil, fmt.Errorf("%s: its provenance cannot be verified: %s, which verifies it, was found %v: install it beside mcpsandbox (go build -o %s ./cmd/mcpsandbox-provenance), or set MCPSANDBOX_PROVENANCE=off to prepare it unverified", v, provenanceProgram, err, filepath.Join(filepath.Dir(os.Args[0]), provenanceProgram))
 	}
 	ctx, cancel := context.WithTimeout(ctx, provenanceTimeout)
 	defer cancel()
@@ -74,7 +78,7 @@ func provenanceOf(ctx context.Context, client *npmregistry.Client, v *npmregistr
 }
 
 // provenanceVerifier is mcpsandbox-provenance: $MCPSANDBOX_PROVENANCE
-// when set, else beside this program, else in ../libexec/mcpsandbox from
+// when set (but to off), else beside this program, else in ../libexec/mcpsandbox from
 // it (where the packages install it), else on PATH.
 func provenanceVerifier() (string, error) {
 	if path := os.Getenv("MCPSANDBOX_PROVENANCE"); path != "" {
