@@ -33,7 +33,7 @@ if [ "${GUEST:-1}" != 0 ]; then
 fi
 race=-race
 [ "${RACE:-1}" = 0 ] && race=
-go test $race -timeout 25m ./...
+go test $race -timeout 40m ./...
 ./scripts/test-quick-unprivileged.sh
 if [ -n "$images_pid" ]; then
   wait "$images_pid" || echo "test: building the guest images beside the suite failed; test-guest.sh tries again" >&2
