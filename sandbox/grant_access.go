@@ -42,6 +42,19 @@ func accessNeed(b initstage.Bind, mode uint32) uint32 {
 	return need
 }
 
+// uidModeBits are the bits of st's mode (r=4, w=2, x=1) that apply to the
+// server's uid: the owner's for its own file or a mapped owner's, which is
+// shown as the server; else the group's or the others'.
+func uidModeBits(b initstage.Bind, st *unix.Stat_t, cfg *initConfig) uint32 {
+	switch {
+	case b.IDMap != nil, st.Uid == cfg.UID:
+		return st.Mode >> 6 & 0o7
+	case st.Gid == cfg.GID:
+		return st.Mode >> 3 & 0o7
+	}
+	return st.Mode & 0o7
+}
+
 func accessVerb(b initstage.Bind) string {
 	if b.Writable {
 		return "read and write"
@@ -58,16 +71,7 @@ func checkGrantAccess(b initstage.Bind, st *unix.Stat_t, cfg *initConfig, noIDMa
 			Problem: "its group is root (owner " + owner + "), which is never mapped to the server (uid " + strconv.FormatUint(uint64(cfg.UID), 10) + "): the kernel would refuse every write in it",
 			Fix:     fmt.Sprintf("chgrp it to the owner's group (chgrp %d %s), or grant it {ReadOnly}", st.Uid, b.Path)}
 	}
-	var have uint32
-	switch {
-	case b.IDMap != nil, st.Uid == cfg.UID: // a mapped owner is shown as the server
-		have = st.Mode >> 6 & 0o7
-	case st.Gid == cfg.GID:
-		have = st.Mode >> 3 & 0o7
-	default:
-		have = st.Mode & 0o7
-	}
-	need := accessNeed(b, st.Mode)
+	have, need := uidModeBits(b, st, cfg), accessNeed(b, st.Mode)
 	mode := fmt.Sprintf("%o", st.Mode&0o7777)
 	attrs := []any{"field", b.Field(), "path", b.Path, "uid", cfg.UID, "owner", owner, "mode", mode}
 	switch {

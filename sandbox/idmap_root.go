@@ -32,12 +32,9 @@ import (
 // holds /etc/shadow) stay closed to the server.
 
 // rootNeedsLending reports whether the root-owned grant b (stat st) would
-// be refused to the server's uid without root's ownership.
+// be refused to the server's uid without root's ownership (b not yet
+// idmapped).
 func rootNeedsLending(b initstage.Bind, st *unix.Stat_t, cfg *initConfig) bool {
-	have := st.Mode & 0o7
-	if st.Gid == cfg.GID {
-		have = st.Mode >> 3 & 0o7
-	}
 	need := accessNeed(b, st.Mode)
-	return have&need != need
+	return uidModeBits(b, st, cfg)&need != need
 }

@@ -14,16 +14,7 @@ import (
 // old.txt (root's, 0600) and theirs.txt (another user's, 0644).
 func idmapRootDir(t *testing.T, name string, mode os.FileMode) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(os.Mkdir(dir, mode))
-	must(os.Chmod(dir, mode))
-	must(os.WriteFile(filepath.Join(dir, "old.txt"), []byte("written by root\n"), 0o600))
+	dir, must := idmapDir(t, name, mode, "written by root\n")
 	must(os.WriteFile(filepath.Join(dir, "theirs.txt"), []byte("written by another user\n"), 0o644))
 	must(os.Chown(filepath.Join(dir, "theirs.txt"), idmapOwnerUID, idmapOwnerGID))
 	return dir

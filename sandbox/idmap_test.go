@@ -30,9 +30,10 @@ func idmapRequireRoot(t *testing.T) {
 	}
 }
 
-// idmapUserDir makes dir/name owned by the test owner with the given mode,
-// holding old.txt (0600) owned by the same owner.
-func idmapUserDir(t *testing.T, name string, mode os.FileMode) string {
+// idmapDir makes dir/name with exactly the given mode, holding
+// old.txt (0600) with text, and returns it with a fail-the-test check for
+// the caller's further set-up.
+func idmapDir(t *testing.T, name string, mode os.FileMode, text string) (string, func(error)) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	must := func(err error) {
@@ -43,7 +44,15 @@ func idmapUserDir(t *testing.T, name string, mode os.FileMode) string {
 	}
 	must(os.Mkdir(dir, mode))
 	must(os.Chmod(dir, mode))
-	must(os.WriteFile(filepath.Join(dir, "old.txt"), []byte("written by the owner\n"), 0o600))
+	must(os.WriteFile(filepath.Join(dir, "old.txt"), []byte(text), 0o600))
+	return dir, must
+}
+
+// idmapUserDir makes dir/name owned by the test owner with the given mode,
+// holding old.txt (0600) owned by the same owner.
+func idmapUserDir(t *testing.T, name string, mode os.FileMode) string {
+	t.Helper()
+	dir, must := idmapDir(t, name, mode, "written by the owner\n")
 	must(os.Chown(filepath.Join(dir, "old.txt"), idmapOwnerUID, idmapOwnerGID))
 	must(os.Chown(dir, idmapOwnerUID, idmapOwnerGID))
 	return dir

@@ -34,7 +34,7 @@ func (p *Prepared) guardStart(start func(sandbox.Spec, *slog.Logger) (sandbox.Pr
 	}
 }
 
-// crashLoopHint is what a crash loop's final error adds for a server that
+// crashLoopHintLocked is what a crash loop's final error adds for a server that
 // never got past its start: the packages it starts from may be what fails.
 // r.mu is held.
 func (r *relay) crashLoopHintLocked() string {

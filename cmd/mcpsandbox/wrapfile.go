@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/daemon/config"
 	"github.com/mcpsandbox/mcpsandbox/hostconfig"
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/lock"
 )
@@ -467,17 +468,9 @@ func compact(raw []byte) []byte {
 	return b.Bytes()
 }
 
-// shellLine is argv as a shell would take it.
-func shellLine(argv []string) string {
-	var words []string
-	for _, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		words = append(words, a)
-	}
-	return strings.Join(words, " ")
-}
+// shellLine is argv as a shell would take it, quoted as every command
+// line the CLI prints.
+func shellLine(argv []string) string { return cmdline.ShellJoin(argv) }
 
 // entryLaunch is the raw entry with its command and args made launch's,
 // every other byte kept.

@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
@@ -31,20 +30,22 @@ const HintPrefix = "mcpsandbox: "
 const ServerWords = "[the server's words] "
 
 // AddHint returns result (a raw tools/call result) with mcpsandbox's item
-// holding text appended to its content, its other members as they were;
-// false when result is not an object.
+// holding text appended to its content (made the item alone when the
+// server sent none), its other members as they were; false when result
+// is not an object or its content no array.
 func AddHint(result []byte, text string) ([]byte, bool) {
 	var res map[string]json.RawMessage
+	var items []json.RawMessage
 	if json.Unmarshal(result, &res) != nil || res == nil {
 		return nil, false
 	}
-	item := marshal(map[string]any{"type": "text", "text": HintPrefix + text, "_meta": map[string]bool{HintMeta: true}})
-	list := bytes.TrimSuffix(bytes.TrimSpace(res["content"]), []byte("]"))
-	if len(bytes.TrimSpace(list)) > 1 {
-		list = append(list, ',')
+	if content, ok := res["content"]; ok && json.Unmarshal(content, &items) != nil {
+		return nil, false
 	}
-	res["content"] = append(append(list, item...), ']')
-	return marshal(res), true
+	item := marshal(map[string]any{"type": "text", "text": HintPrefix + text, "_meta": map[string]bool{HintMeta: true}})
+	res["content"] = marshal(append(items, item))
+	out := marshal(res)
+	return out, out != nil
 }
 
 // MayPassForHint reports, reading only the bytes, whether a tools/call

@@ -84,4 +84,18 @@ func TestAddHintKeepsTheResult(t *testing.T) {
 	if _, ok := AddHint([]byte(`[1]`), "why"); ok {
 		t.Error("AddHint to an array succeeded")
 	}
+	// A bare tool error (after a denied host) gets the item as its
+	// content; one whose content is no array is left as it is: the host
+	// never gets a broken answer.
+	for _, r := range []string{`{"isError":true}`, `{"isError":true,"content":null}`} {
+		out, ok := AddHint([]byte(r), "why")
+		if want := `{"content":[{"_meta":{"io.github.mcpsandbox/hint":true},"text":"mcpsandbox: why","type":"text"}],"isError":true}`; !ok || string(out) != want {
+			t.Errorf("AddHint(%s) = %s, %v", r, out, ok)
+		}
+	}
+	for _, r := range []string{`{"isError":true,"content":"x"}`, `{"content":{}}`} {
+		if out, ok := AddHint([]byte(r), "why"); ok {
+			t.Errorf("AddHint(%s) = %s", r, out)
+		}
+	}
 }
