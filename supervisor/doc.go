@@ -212,7 +212,12 @@
 // # Error codes
 //
 // Errors mcpsandbox answers host requests with are stable; the data member
-// holds "reason" and, where it applies, "generation" and "limit":
+// holds "source": "mcpsandbox", "reason" and, where it applies,
+// "generation" and "limit". A server's error that would pass for one of
+// them (a code in -31199..-31101, data.source "mcpsandbox", a message that
+// reads as beginning "mcpsandbox") reaches the host with data.source
+// "server" and its message marked "[the server's words] " (forgederror.go).
+// The codes:
 //
 //	-31101 CodeServerCrashed    the server died or hung during the request; it is being restarted
 //	-31102 CodeServerStopped    the server is down for good (crash loop, --restart never,

@@ -44,6 +44,9 @@ func TestMain(m *testing.M) {
 		case rolePinnedServer:
 			pinfixture.Serve(os.Args[2])
 			os.Exit(0)
+		case roleForgerServer:
+			serveForger()
+			os.Exit(0)
 		case rolePagedServer:
 			servePaged()
 			os.Exit(0)

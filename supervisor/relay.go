@@ -135,7 +135,8 @@ type relay struct {
 	fail        failRecord // the latest run of identical failures
 	stopDetail  string     // the crash loop's last stderr error, for the host only
 
-	logLimit logLimiter // server-caused log records, all generations
+	logLimit          logLimiter // server-caused log records, all generations
+	forgedErrorWarned bool       // a server's error that claimed to be mcpsandbox's was logged (r.mu)
 
 	slowestStart atomic.Int64 // the slowest start → first answer so far (noteStartTook)
 

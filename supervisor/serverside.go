@@ -101,6 +101,9 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 			if req.remapped {
 				out = jsonrpc.Splice(msg, e.IDStart, e.IDEnd, []byte(req.hostID))
 			}
+			if e.HasError {
+				out = r.markServersErrorLocked(msg, out, e, &req)
+			}
 			if req.ended {
 				return out // the host cancelled it: the late answer goes as it is
 			}

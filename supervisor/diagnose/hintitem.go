@@ -129,3 +129,14 @@ func neutralizeText(s string) string {
 	}
 	return b.String()
 }
+
+// AsServerWords returns s, text of the server's that claims to be
+// mcpsandbox's, with ServerWords before it and before each further line
+// that reads as beginning "mcpsandbox".
+func AsServerWords(s string) string {
+	s = neutralizeText(s)
+	if strings.HasPrefix(s, ServerWords) {
+		return s
+	}
+	return ServerWords + s
+}
