@@ -337,48 +337,76 @@ func (s *Scanner) classify(e *Envelope) error {
 // MemberValue returns the raw value of the named member of a JSON object
 // (which must be valid JSON), or nil.
 func MemberValue(obj []byte, name string) []byte {
+	var found []byte
+	eachMember(obj, func(key []byte, escaped bool, value []byte) bool {
+		if keyIs(key, escaped, name) {
+			found = value
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// eachMember calls fn with each member of the JSON object obj in order
+// (its key's contents as written, whether they hold an escape, and its
+// raw value) until fn returns false. It reports whether obj was read to
+// its end as an object, or to where fn stopped.
+func eachMember(obj []byte, fn func(key []byte, escaped bool, value []byte) bool) bool {
 	var s Scanner
 	s.b = obj
 	s.ws()
 	if s.peek() != '{' {
-		return nil
+		return false
 	}
 	s.i++
+	s.ws()
+	if s.peek() == '}' {
+		return true
+	}
 	for {
 		s.ws()
 		if s.peek() != '"' {
-			return nil
+			return false
 		}
 		kStart := s.i
 		escaped, err := s.str()
 		if err != nil {
-			return nil
+			return false
 		}
 		key := obj[kStart+1 : s.i-1]
-		match := string(key) == name
-		if escaped {
-			k, _ := unquoteContents(key)
-			match = k == name
-		}
 		s.ws()
 		if s.peek() != ':' {
-			return nil
+			return false
 		}
 		s.i++
 		s.ws()
 		vStart := s.i
 		if s.value() != nil {
-			return nil
+			return false
 		}
-		if match {
-			return obj[vStart:s.i]
+		if !fn(key, escaped, obj[vStart:s.i]) {
+			return true
 		}
 		s.ws()
-		if s.peek() != ',' {
-			return nil
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			return true
+		default:
+			return false
 		}
-		s.i++
 	}
+}
+
+// keyIs reports whether a key's contents (as eachMember gives them) are name.
+func keyIs(key []byte, escaped bool, name string) bool {
+	if !escaped {
+		return string(key) == name
+	}
+	k, _ := unquoteContents(key)
+	return k == name
 }
 
 // value skips one JSON value, validating it. Containers are walked with an

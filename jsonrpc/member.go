@@ -33,56 +33,24 @@ func StringValue(v json.RawMessage) (s string, ok bool) {
 // true when it is absent, false when obj is no object or a member is
 // spelt more than one way (another case, an escape, twice).
 func ExactMemberValue(obj []byte, name string) ([]byte, bool) {
-	var s Scanner
-	s.b = obj
-	s.ws()
-	if s.peek() != '{' {
+	var found []byte
+	exact := true
+	ok := eachMember(obj, func(key []byte, escaped bool, value []byte) bool {
+		k := string(key)
+		if escaped {
+			k, _ = unquoteContents(key)
+		}
+		if strings.EqualFold(k, name) {
+			if found != nil || escaped || k != name {
+				exact = false
+				return false
+			}
+			found = value
+		}
+		return true
+	})
+	if !ok || !exact {
 		return nil, false
 	}
-	s.i++
-	var found []byte
-	s.ws()
-	if s.peek() == '}' {
-		return nil, true
-	}
-	for {
-		s.ws()
-		if s.peek() != '"' {
-			return nil, false
-		}
-		kStart := s.i
-		escaped, err := s.str()
-		if err != nil {
-			return nil, false
-		}
-		key := string(obj[kStart+1 : s.i-1])
-		if escaped {
-			key, _ = unquoteContents(obj[kStart+1 : s.i-1])
-		}
-		s.ws()
-		if s.peek() != ':' {
-			return nil, false
-		}
-		s.i++
-		s.ws()
-		vStart := s.i
-		if s.value() != nil {
-			return nil, false
-		}
-		if strings.EqualFold(key, name) {
-			if found != nil || escaped || key != name {
-				return nil, false
-			}
-			found = obj[vStart:s.i]
-		}
-		s.ws()
-		switch s.peek() {
-		case ',':
-			s.i++
-		case '}':
-			return found, true
-		default:
-			return nil, false
-		}
-	}
+	return found, true
 }

@@ -8,13 +8,15 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/pins"
 )
 
 // Session is one supervised server serving one host connection, running
 // in the background: what a daemon holds many of. Run is Start then Wait.
 type Session struct {
 	r    *relay
-	warm *warmup // nil unless prestarted
+	pins *pins.Rule // the pinned contract's rule, for Status; nil: none
+	warm *warmup    // nil unless prestarted
 	done chan struct{}
 	out  Outcome
 	err  error
@@ -61,7 +63,8 @@ func begin(ctx context.Context, opts Options, w *warmup) (*Session, Outcome, err
 	}
 	opts.moveFormerState()
 	r := newRelay(opts)
-	if err = r.pinRules(opts); err != nil {
+	pinned, err := r.pinRules(opts)
+	if err != nil {
 		return nil, Outcome{Reason: err.Error()}, err
 	}
 	p := opts.Policy
@@ -75,7 +78,7 @@ func begin(ctx context.Context, opts Options, w *warmup) (*Session, Outcome, err
 		r.audit.Close()
 		return nil, Outcome{Reason: field.Message(err, opts.Setting)}, err
 	}
-	s := &Session{r: r, warm: w, done: make(chan struct{})}
+	s := &Session{r: r, pins: pinned, warm: w, done: make(chan struct{})}
 	if w == nil {
 		r.hosted.Store(true)
 	}

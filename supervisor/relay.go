@@ -15,7 +15,6 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/diagnose"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
-	"github.com/mcpsandbox/mcpsandbox/supervisor/pins"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
@@ -91,7 +90,6 @@ type relay struct {
 	pol      policy.Policy
 	stateDir string
 	rules    mcprules.Rules // nil: the policy sets no MCP rule, and no pins are enforced
-	pins     *pins.Rule     // the pinned contract's rule, chained inside the policy's; nil: none
 	audit    *audit.Log     // nil: no --audit-log
 	egress   *egress.Proxy  // the egress proxy, or mode none's offline resolver; nil: neither
 	facts    diagnose.Facts

@@ -41,8 +41,8 @@ func (s *Session) Status() Status {
 		st.LastExit = r.stopReason
 	}
 	r.mu.Unlock()
-	if r.pins != nil {
-		st.Held = r.pins.Held()
+	if s.pins != nil {
+		st.Held = s.pins.Held()
 	}
 	select {
 	case <-s.done:

@@ -25,27 +25,28 @@ func (r *Rule) called(kind contract.Kind, params []byte, member string) (mcprule
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.pinned && len(r.held) == 0 && !r.pinning[kind] && kind != contract.Resource {
-		if _, ok := r.approved.Entry(kind, key); ok {
-			return mcprules.Verdict{}, nil // pinned and unchanged: the hot path
+	if !r.pinned() && r.o.Mode == policy.PinStrict {
+		if r.reloadIfChanged(); !r.pinned() {
+			return r.refuse(contract.ItemName(kind, key), lock.ReasonUnpinned, fmt.Sprintf("%s %q of %s is held for approval (the lock %s does not pin the server, and pin mode strict refuses what it does not pin)", kind, key, r.o.Name, r.o.Path))
 		}
 	}
-	name := contract.ItemName(kind, key)
-	if !r.pinned && r.o.Mode == policy.PinStrict {
-		if r.reloadIfChanged(); !r.pinned {
-			return r.refuse(name, lock.ReasonUnpinned, fmt.Sprintf("%s %q of %s is held for approval (the lock %s does not pin the server, and pin mode strict refuses what it does not pin)", kind, key, r.o.Name, r.o.Path))
-		}
+	var name string
+	var h hold
+	isHeld := false
+	if len(r.held) > 0 { // naming the item allocates: not while nothing is held
+		name = contract.ItemName(kind, key)
+		h, isHeld = r.held[name]
 	}
-	h, isHeld := r.held[name]
 	if !isHeld {
-		if !r.pinned || r.pinning[kind] || kind == contract.Resource {
+		if !r.pinned() || r.pinning[kind] || kind == contract.Resource {
 			// Nothing pinned to hold it to yet, or a resource (a
 			// template's URIs are never listed one by one).
 			return mcprules.Verdict{}, nil
 		}
-		if _, ok := r.approved.Get(kind, key); ok {
-			return mcprules.Verdict{}, nil
+		if _, ok := r.approved.Entry(kind, key); ok {
+			return mcprules.Verdict{}, nil // pinned and unchanged: the hot path
 		}
+		name = contract.ItemName(kind, key)
 		h = hold{kind: kind, key: key, reason: lock.ReasonNew}
 		if e, ok := r.pending.Entry(kind, key); ok && e.Reason == lock.ReasonFinding {
 			// Held at its first sight, by an earlier session: so it stays

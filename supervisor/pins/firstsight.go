@@ -37,7 +37,7 @@ func (r *Rule) firstSight() map[contract.Kind]bool {
 		return nil
 	}
 	first := map[contract.Kind]bool{}
-	if !r.pinned {
+	if !r.pinned() {
 		for _, k := range allKinds {
 			first[k] = true
 		}

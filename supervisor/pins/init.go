@@ -41,7 +41,7 @@ func (r *Rule) initialized(method string, result []byte) ([]byte, *mcprules.Refu
 	if json.Unmarshal(result, &res) != nil {
 		return nil, unreadable(method, errNotObject)
 	}
-	if approved, ok := r.approved.Get(contract.Instructions, ""); ok && r.pinned {
+	if approved, ok := r.approved.Get(contract.Instructions, ""); ok {
 		res["instructions"] = approved.Text
 	} else {
 		delete(res, "instructions")

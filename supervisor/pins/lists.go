@@ -96,7 +96,7 @@ const (
 // judge decides one item against the approved contract.
 func (r *Rule) judge(it contract.Item) seen {
 	switch {
-	case !r.pinned && r.o.Mode == policy.PinStrict:
+	case !r.pinned() && r.o.Mode == policy.PinStrict:
 		return seen{it: it, reason: lock.ReasonUnpinned}
 	case r.pinning[it.Kind]:
 		return seen{it: it, pin: true}
@@ -196,7 +196,6 @@ func (r *Rule) record(page map[string]seen) {
 	// The session holds to what it pinned, written or not.
 	for _, p := range pin {
 		r.approved.Put(p.it, lock.Entry{})
-		r.pinned = true
 	}
 	for _, p := range pend {
 		r.pending.Put(p.it, lock.Entry{Reason: p.reason, Findings: scan.Strings(p.findings)})
@@ -223,7 +222,7 @@ func (r *Rule) record(page map[string]seen) {
 // logOff says, under pin mode off, what would be held, once per item
 // and version, and holds nothing.
 func (r *Rule) logOff(page map[string]seen) {
-	if !r.pinned {
+	if !r.pinned() {
 		return // said once, at the start
 	}
 	for _, s := range page {

@@ -55,7 +55,6 @@ type Rule struct {
 	approved lock.Contract
 	pending  lock.Contract          // the lock's held items of the server: a held finding stays one
 	scanCtx  scan.Context           // Opts.Scan with the neighbours the lock names
-	pinned   bool                   // the lock has an approved contract of the server
 	pinning  map[contract.Kind]bool // tofu's first sight: kinds pinned as they are listed
 	held     map[string]hold        // by item name
 	stamp    fileStamp              // the lock as last read
@@ -97,7 +96,7 @@ func New(o Options) (*Rule, error) {
 		return nil, err
 	}
 	r.take(f, st)
-	if !r.pinned && o.Mode == policy.PinOff {
+	if !r.pinned() && o.Mode == policy.PinOff {
 		o.Log.Info("MCP server is not pinned in the lock; pin mode off pins and holds nothing", "lock", o.Path)
 		if len(o.Overrides) == 0 {
 			return nil, nil // nothing to compare with and nothing to override: no rule at all
@@ -112,20 +111,14 @@ var allKinds = []contract.Kind{contract.Tool, contract.Prompt, contract.Resource
 // take makes f's approved contract of the server the one enforced.
 func (r *Rule) take(f *lock.File, st fileStamp) {
 	r.stamp = st
-	r.approved, r.pending, r.pinned = lock.Contract{}, lock.Contract{}, false
-	s := f.Servers[r.o.ID]
-	if s != nil {
-		r.pending = s.Pending
-		if !s.Contract.Empty() {
-			r.approved, r.pinned = s.Contract, true
-		}
+	r.approved, r.pending = lock.Contract{}, lock.Contract{}
+	if s := f.Servers[r.o.ID]; s != nil {
+		r.approved, r.pending = s.Contract, s.Pending
 	}
 	r.scanCtx = r.neighbours(f)
 	r.pinning = r.firstSight()
 	clear(r.pages)
-	if s != nil {
-		r.holdPending(&s.Pending)
-	}
+	r.holdPending(&r.pending)
 }
 
 // holdPending holds what the lock holds for the server (another session
@@ -258,3 +251,7 @@ func keyOf(params []byte, member string) (string, bool) {
 	}
 	return jsonrpc.StringValue(raw)
 }
+
+// pinned reports whether the server has an approved contract: the lock's,
+// or what this session pinned at first sight.
+func (r *Rule) pinned() bool { return !r.approved.Empty() }
