@@ -131,17 +131,18 @@ func (pp *preparedPackage) checkIdentity() error {
 	}
 	want, got := pp.pinned.Provenance, pp.identity
 	if got == nil {
-		return fmt.Errorf("%s comes with no verified provenance, but the lock %s pins its publisher %s: refused", pp.v, pp.lockPath, identityWords(want))
+		return fmt.Errorf("%s comes with no verified provenance, but the lock %s pins its publisher %s: refused", pp.v, pp.lockPath, publisherWords(want))
 	}
-	if got.Issuer != want.Issuer || got.Repository != want.Repository || got.Workflow != want.Workflow {
-		return fmt.Errorf("%s was built by %s, but the lock %s pins %s: a version from another publisher is refused", pp.v, identityWords(got), pp.lockPath, identityWords(want))
+	if !samePublisher(got, want) {
+		return fmt.Errorf("%s was built by %s, but the lock %s pins %s: a version from another publisher is refused", pp.v, publisherWords(got), pp.lockPath, publisherWords(want))
 	}
 	return nil
 }
 
-// identityWords names a publisher: repository, workflow, issuer.
-func identityWords(p *lock.Provenance) string {
-	return fmt.Sprintf("%s (workflow %s, issuer %s)", p.Repository, p.Workflow, p.Issuer)
+// samePublisher: a and b were built by the same CI identity (issuer,
+// repository, workflow); the commit changes with every release.
+func samePublisher(a, b *lock.Provenance) bool {
+	return a.Issuer == b.Issuer && a.Repository == b.Repository && a.Workflow == b.Workflow
 }
 
 // checkInstalled refuses what npx installed when it is not the tarball
