@@ -62,6 +62,9 @@ func provenanceOf(ctx context.Context, client *npmregistry.Client, v *npmregistr
 	var out, errOut bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(bundle), &out, &errOut
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil { // killed unanswered: no verdict on the provenance
+			return nil, fmt.Errorf("%s: its provenance could not be verified: %s did not answer (%v); refused", v, verifier, context.Cause(ctx))
+		}
 		why := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(errOut.String()), provenanceProgram+": "))
 		if why == "" {
 			why = err.Error()
