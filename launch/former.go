@@ -34,7 +34,7 @@ func (l Launch) FormerState() Former {
 		return Former{}
 	}
 	f := Former{Dir: l.formerDir}
-	npm := npxPackagesIn(filepath.Join(l.formerDir, "npm"))
+	npm := npxPackagesIn(l.formerDir)
 	_, uvErr := os.Lstat(filepath.Join(l.formerDir, "uv"))
 	hasUV := uvErr == nil
 	var others []string
@@ -91,17 +91,27 @@ func (l Launch) packages() []string {
 	return pkgs
 }
 
-// npxPackagesIn are the packages npx installed in the npm cache dir:
-// each _npx/HASH/package.json lists those of one launch line; an install
-// that names none (cut short) counts as someone else's.
-func npxPackagesIn(cache string) []string {
-	dirs, _ := filepath.Glob(filepath.Join(cache, "_npx", "*"))
+// maxNpxManifest bounds what is read of one npx install's package.json,
+// a few lines as npx writes it.
+const maxNpxManifest = 1 << 20
+
+// npxPackagesIn are the packages npx installed in the npm cache of the
+// state directory dir: each npm/_npx/HASH/package.json lists those of one
+// launch line; an install that names none (cut short), or whose list is
+// no regular file within dir (the server wrote it), counts as someone
+// else's.
+func npxPackagesIn(dir string) []string {
+	dirs, _ := filepath.Glob(filepath.Join(dir, "npm", "_npx", "*"))
 	var pkgs []string
 	for _, d := range dirs {
 		var pj struct {
 			Dependencies map[string]string `json:"dependencies"`
 		}
-		data, err := os.ReadFile(filepath.Join(d, "package.json"))
+		rel, err := filepath.Rel(dir, filepath.Join(d, "package.json"))
+		var data []byte
+		if err == nil {
+			data, err = readBeneath(dir, rel, maxNpxManifest)
+		}
 		if err == nil {
 			err = json.Unmarshal(data, &pj)
 		}

@@ -64,3 +64,21 @@ func TestFormerStateMovesOnlyWhenItIsThisServers(t *testing.T) {
 		t.Errorf("looking moved something: %v", err)
 	}
 }
+
+// The former state directory is the server's to write: an install list
+// that is a symbolic link (to a file naming the package, say) is not read
+// through, and the directory stays where it is.
+func TestFormerStateReadsNoLinkTheServerLeft(t *testing.T) {
+	base := t.TempDir()
+	h := withEnv(Host{Home: "/home/u", WorkDir: base}, map[string]string{"MCPSANDBOX_STATE_DIR": base})
+	elsewhere := filepath.Join(t.TempDir(), "package.json")
+	write(t, elsewhere, `{"dependencies":{"@good/linked":"^1.0.0"}}`, 0o644)
+	mkdirs(t, filepath.Join(base, "linked", "npm", "_npx", "h0"))
+	if err := os.Symlink(elsewhere, filepath.Join(base, "linked", "npm", "_npx", "h0", "package.json")); err != nil {
+		t.Fatal(err)
+	}
+	f := Read([]string{"npx", "-y", "@good/linked"}, nil, h).FormerState()
+	if f.Dir != filepath.Join(base, "linked") || f.Move || !strings.Contains(f.Why, "an install naming no package") {
+		t.Errorf("a former state whose install list is a link: %+v; want it left, as an install naming no package", f)
+	}
+}

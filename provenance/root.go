@@ -34,7 +34,7 @@ func ParseRoot(data []byte, source string) (*Root, error) {
 	return &Root{material: tr, source: source}, nil
 }
 
-// LoadRoot reads a trusted_root.json file, as --trusted-root names one.
+// LoadRoot reads a trusted_root.json file, as MCPSANDBOX_SIGSTORE_ROOT names one.
 func LoadRoot(path string) (*Root, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -80,7 +80,7 @@ func fetchRoot(ctx context.Context, cacheDir, mirror string, tufRoot []byte) (*R
 		return &Root{material: cached, source: cacheDir + " (cached; " + mirror + " failed: " + err.Error() + ")"}, nil
 	}
 	return nil, fmt.Errorf("the Sigstore trusted root could not be fetched from %s (%v) and %s holds no valid copy: "+
-		"let mcpsandbox reach that host when it prepares, or give a trusted_root.json with --trusted-root FILE", mirror, err, cacheDir)
+		"let mcpsandbox reach that host when it prepares, or verify against a trusted_root.json of your own with MCPSANDBOX_SIGSTORE_ROOT=FILE", mirror, err, cacheDir)
 }
 
 // fetchTimeout bounds each request to the TUF repository.
@@ -106,8 +106,8 @@ func DefaultCacheDir() (string, error) {
 	return filepath.Join(dir, "mcpsandbox", "sigstore"), nil
 }
 
-// OpenRoot is the trusted root a command verifies against: the file that
-// --trusted-root names, else the public-good root through TUF, cached in
+// OpenRoot is the trusted root a command verifies against: file (a
+// trusted_root.json, MCPSANDBOX_SIGSTORE_ROOT) when given, else the public-good root through TUF, cached in
 // DefaultCacheDir.
 func OpenRoot(ctx context.Context, file string) (*Root, error) {
 	if file != "" {

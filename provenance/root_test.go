@@ -52,7 +52,7 @@ func TestRootThroughTUFThenFromItsCache(t *testing.T) {
 	if err == nil {
 		t.Fatal("with the repository gone and no cached root, fetching succeeded")
 	}
-	for _, want := range []string{"the Sigstore trusted root could not be fetched from " + srv.URL, empty + " holds no valid copy", "--trusted-root FILE"} {
+	for _, want := range []string{"the Sigstore trusted root could not be fetched from " + srv.URL, empty + " holds no valid copy", "MCPSANDBOX_SIGSTORE_ROOT=FILE"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
@@ -75,7 +75,7 @@ func TestHangingRootMirrorEndsWithTheContext(t *testing.T) {
 	}
 }
 
-// A --trusted-root file that is no trusted root is refused naming the file.
+// A MCPSANDBOX_SIGSTORE_ROOT file that is no trusted root is refused naming the file.
 func TestLoadRootRefusesAnotherFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "root.json")
 	if err := os.WriteFile(path, []byte(`{"keys":[]}`), 0o644); err != nil {

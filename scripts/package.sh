@@ -17,7 +17,8 @@ trap 'rm -rf "$work"' EXIT
 
 go build -trimpath -buildmode=pie -ldflags "-s -w -X main.version=$version -X main.commit=$commit" -o "$work/mcpsandbox" ./cmd/mcpsandbox
 go build -trimpath -buildmode=pie -ldflags "-s -w" -o "$work/mcpsandbox-provenance" ./cmd/mcpsandbox-provenance
-glibc=$(objdump -T "$work/mcpsandbox" | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -1)
+# The packages depend on the newest glibc either binary uses.
+glibc=$(objdump -T "$work/mcpsandbox" "$work/mcpsandbox-provenance" | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -1)
 glibc=${glibc#GLIBC_}
 
 "$work/mcpsandbox" help --man "$work/man"

@@ -45,7 +45,9 @@ func run(args []string, in io.Reader, out io.Writer) error {
 	if len(bundle) > maxBundle {
 		return fmt.Errorf("the bundle is larger than %d bytes", maxBundle)
 	}
-	root, err := trustedRoot()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	root, err := provenance.OpenRoot(ctx, os.Getenv("MCPSANDBOX_SIGSTORE_ROOT"))
 	if err != nil {
 		return err
 	}
@@ -54,17 +56,4 @@ func run(args []string, in io.Reader, out io.Writer) error {
 		return err
 	}
 	return json.NewEncoder(out).Encode(id)
-}
-
-func trustedRoot() (*provenance.Root, error) {
-	if path := os.Getenv("MCPSANDBOX_SIGSTORE_ROOT"); path != "" {
-		return provenance.LoadRoot(path)
-	}
-	cache, err := provenance.DefaultCacheDir()
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	return provenance.PublicGood(ctx, cache)
 }

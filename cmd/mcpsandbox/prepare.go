@@ -85,7 +85,13 @@ func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) 
 	succeeded := err == nil && ex.SetupErr == nil && !ex.Failed()
 	var installErr error
 	if succeeded && pkg != nil {
-		installErr = pkg.checkInstalled(r.Launch, r.Policy)
+		// The lock is written before the prepare counts as done: a
+		// package the lock could not record must not start unpinned.
+		if installErr = pkg.checkInstalled(r.Launch, r.Policy); installErr == nil {
+			if err := pkg.record(r.Launch.Name, ex.Reached, registryHosts); err != nil {
+				installErr = fmt.Errorf("recording %s in the lock: %w", pkg.v, err)
+			}
+		}
 		succeeded = installErr == nil
 	}
 	if err := r.Launch.FinishPrepare(r.Policy, succeeded); err != nil {
@@ -109,10 +115,6 @@ func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) 
 	}
 	what := r.Launch.Name
 	if pkg != nil {
-		if err := pkg.record(r.Launch.Name, ex.Reached, registryHosts); err != nil {
-			fmt.Fprintf(std.Err, "mcpsandbox prepare: recording %s in the lock: %v\n", pkg.v, err)
-			return exitFailure, nil
-		}
 		what = pkg.v.String()
 		log.Info("mcpsandbox: prepare recorded the package in the lock", "package", what, "lock", pkg.lockPath)
 	}

@@ -334,3 +334,27 @@ func TestPrepareVerifiesProvenanceAndRefusesAnotherPublisher(t *testing.T) {
 		t.Errorf("prepare with MCPSANDBOX_PROVENANCE=off: exit %d; want 0 and a loud warning\n%s", code, stderr)
 	}
 }
+
+// A prepare whose lock cannot be written fails, naming it, and leaves no
+// cache marked prepared: run refuses the server rather than start the
+// package with no pin.
+func TestPrepareThatCannotRecordThePinLeavesNothingToStart(t *testing.T) {
+	e, _, _ := pinRegistry(t)
+	b := newStateBase(t, "npm_config_registry="+registryURL)
+	// The lock reads as empty, but its update cannot take its flock.
+	if err := os.Mkdir(b.lock+".lck", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runIn(t, e, "/", b.env, "prepare", "--", "npx", "-y", pinPkg+"@1.1.0")
+	if last := lastLineOf(stderr); code != exitFailure || !strings.HasPrefix(last, "mcpsandbox prepare: recording "+pinPkg+"@1.1.0 in the lock: ") {
+		t.Fatalf("prepare with a lock it cannot write: exit %d, last line %q; want 1, naming the lock\n%s", code, last, stderr)
+	}
+	s := b.start(t, "--", "npx", "-y", pinPkg+"@1.1.0")
+	defer s.stop()
+	if we, ok := rpcError(s.err); !ok || we.Code != -31102 || !strings.Contains(we.Message, "mcpsandbox prepare -- npx -y "+pinPkg+"@1.1.0") {
+		t.Errorf("run after a prepare that recorded no pin: initialize got %v; want -31102 naming the prepare\n%s", s.err, s.stderr)
+	}
+	if strings.Contains(s.stderr.String(), `msg="server started"`) {
+		t.Errorf("the server started from a prepare whose pin was never recorded")
+	}
+}

@@ -36,14 +36,6 @@ type preparedPackage struct {
 	identity *lock.Provenance
 }
 
-// lockPathOf is the lock p names, else the user's.
-func lockPathOf(p policy.Policy) (string, error) {
-	if p.Lock != "" {
-		return p.Lock, nil
-	}
-	return lock.DefaultPath()
-}
-
 // resolvePackage resolves and checks the launch line's npm package on
 // registry; nil, nil for a line that installs no single registry package.
 func resolvePackage(ctx context.Context, r resolve.Resolution, registry string, log *slog.Logger, warn func(string)) (*preparedPackage, error) {
@@ -53,7 +45,7 @@ func resolvePackage(ctx context.Context, r resolve.Resolution, registry string, 
 	}
 	pp := &preparedPackage{spec: spec, registry: registry, id: r.Launch.ID}
 	var err error
-	if pp.lockPath, err = lockPathOf(r.Policy); err != nil {
+	if pp.lockPath, err = r.LockPath(lock.DefaultPath); err != nil {
 		return nil, err
 	}
 	client, err := npmregistry.New(registry)
@@ -139,17 +131,18 @@ func (pp *preparedPackage) checkIdentity() error {
 	}
 	want, got := pp.pinned.Provenance, pp.identity
 	if got == nil {
-		return fmt.Errorf("%s comes with no verified provenance, but the lock %s pins its publisher %s: refused", pp.v, pp.lockPath, identityWords(want))
+		return fmt.Errorf("%s comes with no verified provenance, but the lock %s pins its publisher %s: refused", pp.v, pp.lockPath, publisherWords(want))
 	}
-	if got.Issuer != want.Issuer || got.Repository != want.Repository || got.Workflow != want.Workflow {
-		return fmt.Errorf("%s was built by %s, but the lock %s pins %s: a version from another publisher is refused", pp.v, identityWords(got), pp.lockPath, identityWords(want))
+	if !samePublisher(got, want) {
+		return fmt.Errorf("%s was built by %s, but the lock %s pins %s: a version from another publisher is refused", pp.v, publisherWords(got), pp.lockPath, publisherWords(want))
 	}
 	return nil
 }
 
-// identityWords names a publisher: repository, workflow, issuer.
-func identityWords(p *lock.Provenance) string {
-	return fmt.Sprintf("%s (workflow %s, issuer %s)", p.Repository, p.Workflow, p.Issuer)
+// samePublisher: a and b were built by the same CI identity (issuer,
+// repository, workflow); the commit changes with every release.
+func samePublisher(a, b *lock.Provenance) bool {
+	return a.Issuer == b.Issuer && a.Repository == b.Repository && a.Workflow == b.Workflow
 }
 
 // checkInstalled refuses what npx installed when it is not the tarball

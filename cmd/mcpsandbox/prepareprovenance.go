@@ -62,6 +62,13 @@ func provenanceOf(ctx context.Context, client *npmregistry.Client, v *npmregistr
 	var out, errOut bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(bundle), &out, &errOut
 	if err := cmd.Run(); err != nil {
+		// Killed unanswered, or never started: no verdict on the provenance.
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: its provenance could not be verified: %s did not answer (%v); refused", v, verifier, context.Cause(ctx))
+		}
+		if exit := (*exec.ExitError)(nil); !errors.As(err, &exit) {
+			return nil, fmt.Errorf("%s: its provenance could not be verified: %v; refused", v, err)
+		}
 		why := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(errOut.String()), provenanceProgram+": "))
 		if why == "" {
 			why = err.Error()

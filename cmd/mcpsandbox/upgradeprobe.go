@@ -85,7 +85,7 @@ func (u *upgrade) checkPublisher() error {
 	case got == nil:
 		return fmt.Errorf("%s comes with no verified provenance, but the lock %s records that %s was built by %s: refused",
 			u.cand, u.lockPaths[0], u.spec.Name, publisherWords(want))
-	case got.Issuer != want.Issuer || got.Repository != want.Repository || got.Workflow != want.Workflow:
+	case !samePublisher(got, want):
 		return fmt.Errorf("%s was built by %s, but the lock %s records %s for %s: a version from another publisher is refused",
 			u.cand, publisherWords(got), u.lockPaths[0], publisherWords(want), u.spec.Name)
 	}

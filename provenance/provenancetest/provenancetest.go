@@ -104,7 +104,7 @@ func (a *Authority) RootWithFulcioOf(other *Authority) *provenance.Root {
 	return r
 }
 
-// TrustedRootJSON is the Authority's trusted_root.json, as --trusted-root reads one.
+// TrustedRootJSON is the Authority's trusted_root.json, as MCPSANDBOX_SIGSTORE_ROOT names one.
 func (a *Authority) TrustedRootJSON() []byte { return a.rootJSON }
 
 // Root is the Authority's trusted root, parsed.
