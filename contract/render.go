@@ -23,7 +23,7 @@ func Render(w io.Writer, changes []Change) {
 			if d == c.Name()+" "+c.Op.String() {
 				continue // "instructions changed" under its own heading
 			}
-			fmt.Fprintf(w, "  %s\n", d)
+			fmt.Fprintf(w, "  %s\n", visible(d)) // a type or member name is the server's, unquoted
 		}
 		var old, cur []textField
 		if c.Old != nil {
