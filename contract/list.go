@@ -24,16 +24,6 @@ func ListKind(method string) (Kind, bool) {
 	return m.kind, ok
 }
 
-// ListMethod is the method that lists items of kind, "" for the server-wide kinds.
-func ListMethod(kind Kind) string {
-	for method, m := range listMethods {
-		if m.kind == kind {
-			return method
-		}
-	}
-	return ""
-}
-
 // FromList is the items of one page of a list result. The page's own fields
 // (nextCursor, ttlMs, cacheScope, resultType, _meta) are not part of any
 // item. Two items with one key on a page are an error: a host would show one

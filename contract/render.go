@@ -23,7 +23,7 @@ func Render(w io.Writer, changes []Change) {
 			if d == c.Name()+" "+c.Op.String() {
 				continue // "instructions changed" under its own heading
 			}
-			fmt.Fprintf(w, "  %s\n", d)
+			fmt.Fprintf(w, "  %s\n", visible(d)) // a type or member name is the server's, unquoted
 		}
 		var old, cur []textField
 		if c.Old != nil {
@@ -170,12 +170,12 @@ func diffLines(a, b []string) []linediff.Op {
 // visible writes controls and invisible characters (zero-width, bidi,
 // tags) as \u escapes.
 func visible(s string) string {
-	if !strings.ContainsFunc(s, invisible) {
+	if !strings.ContainsFunc(s, Invisible) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if invisible(r) {
+		if Invisible(r) {
 			if r > 0xFFFF {
 				fmt.Fprintf(&b, `\U%08x`, r)
 			} else {
@@ -188,6 +188,9 @@ func visible(s string) string {
 	return b.String()
 }
 
-func invisible(r rune) bool {
+// Invisible reports whether a reader would not see r: a control, or a
+// format character (zero-width, bidi, tags). The lock file escapes the same
+// characters, so its diff shows what pins diff shows.
+func Invisible(r rune) bool {
 	return !unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r)
 }

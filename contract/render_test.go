@@ -75,3 +75,26 @@ prompt:summarise added
 		t.Errorf("Render wrote:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestRenderShowsNoServerLineBreakOrBidi: the parts of a detail line a
+// server writes unquoted (a value, a type, a member's name) are shown with
+// line breaks and invisible characters escaped, so a server can neither
+// start a line that reads as mcpsandbox's nor reorder one with a bidi
+// override.
+func TestRenderShowsNoServerLineBreakOrBidi(t *testing.T) {
+	pinned := editTool(t, "write_file", func(map[string]any) {})
+	seen := editTool(t, "write_file", func(w map[string]any) {
+		w["annotations"].(map[string]any)["audience"] = []any{"\u202etxt.exe"}
+		props(w)["path"].(map[string]any)["type"] = "string\ntool:read_file same"
+	})
+	var out bytes.Buffer
+	Render(&out, Diff([]Item{pinned}, []Item{seen}))
+	for _, want := range []string{
+		`  parameter "path" retyped: string → string\u000atool:read_file same` + "\n",
+		`  annotation audience changed: (none) → ["\u202etxt.exe"]` + "\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("Render wrote:\n%q\nwant a line %q", out.String(), want)
+		}
+	}
+}

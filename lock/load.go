@@ -19,14 +19,21 @@ const restoreFix = "restore the lock from version control, or delete this server
 // *Error "FILE:LINE:COL: what: fix", and is never repaired: a lock edited
 // into an inconsistent state must not quietly become a new pin.
 func Load(path string) (*File, error) {
+	f, _, err := load(path)
+	return f, err
+}
+
+// load is Load and the bytes it read (nil for a missing file).
+func load(path string) (*File, []byte, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return New(), nil
+		return New(), nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return Parse(path, data)
+	f, err := Parse(path, data)
+	return f, data, err
 }
 
 // Parse reads a lock's bytes; path names it in errors.

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mcpsandbox/mcpsandbox/contract"
 )
 
 // Marshal is the lock's file form: servers and items sorted, 2-space indent,
@@ -84,7 +85,7 @@ func escapeInvisible(b []byte) []byte {
 	var out bytes.Buffer
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
-		if r < utf8.RuneSelf || (unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r)) {
+		if r < utf8.RuneSelf || !contract.Invisible(r) {
 			out.Write(b[i : i+n])
 		} else if r > 0xFFFF {
 			r1, r2 := utf16.EncodeRune(r)

@@ -27,14 +27,8 @@ func Update(path string, fn func(*File) error) error {
 	if err := flock(lck); err != nil {
 		return fmt.Errorf("lock: cannot lock %s: %w", lck.Name(), err)
 	}
-	old, err := os.ReadFile(path)
-	f := New()
-	switch {
-	case err == nil:
-		if f, err = Parse(path, old); err != nil {
-			return err
-		}
-	case !os.IsNotExist(err):
+	f, old, err := load(path)
+	if err != nil {
 		return err
 	}
 	if err := fn(f); err != nil {

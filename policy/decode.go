@@ -291,7 +291,7 @@ func (d *decoder) setScalar(k Key, f any, s scalar) *field.Error {
 		if s.kind != "bool" {
 			return bad("")
 		}
-		*v = text == "true" || text == "True" || text == "TRUE"
+		*v = s.isTrue()
 	case *int, *int64, *uint64:
 		if s.kind != "int" {
 			return bad("")

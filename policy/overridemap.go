@@ -66,7 +66,7 @@ func (d *decoder) override(tool string, kv *ast.MappingValueNode) (ToolOverride,
 				if !ok || s.kind != "bool" {
 					return o, d.fail(h.Value, &field.Error{Problem: what + ".annotations." + hint + " must be true or false"})
 				}
-				v := s.text == "true" || s.text == "True" || s.text == "TRUE"
+				v := s.isTrue()
 				if err := checkAnnotation(hint, v); err != nil {
 					return o, d.fail(h.Key, &field.Error{Problem: what + ".annotations", Err: err})
 				}

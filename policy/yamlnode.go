@@ -24,6 +24,10 @@ type scalar struct {
 	kind string // "string", "int", "float", "bool", "null"
 }
 
+// isTrue is a bool scalar's value: the YAML 1.2 core schema spells true
+// three ways.
+func (s scalar) isTrue() bool { return s.text == "true" || s.text == "True" || s.text == "TRUE" }
+
 // scalarOf returns n's value if n is a scalar.
 func scalarOf(n ast.Node) (scalar, bool) {
 	switch v := unwrap(n).(type) {

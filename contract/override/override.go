@@ -6,8 +6,8 @@
 //
 // It is a package of its own because it edits what contract only reads
 // (contract knows no policy) and what scan only judges; the pin rule calls
-// Page on a tools/list result before it compares and forwards it, and the
-// pins commands call Item on a listed tool.
+// Page on a tools/list result before it compares and forwards it; Item
+// gives one listed tool as Page shows it.
 package override
 
 import (
