@@ -11,8 +11,10 @@ import (
 	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/contract"
+	"github.com/mcpsandbox/mcpsandbox/contract/override"
 	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/lock"
+	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/probe"
 )
@@ -127,6 +129,18 @@ func (u *upgrade) probe(ctx context.Context) error {
 	}
 	if u.seen, err = l.Items(); err != nil {
 		return fmt.Errorf("probing %s: %w", u.cand, err)
+	}
+	// The lock pins a tool as the host sees it, the policy's override applied (as the relay applies it).
+	overrides, err := policy.ParseToolOverrides(r.Policy.ToolOverrides)
+	if err != nil {
+		return fmt.Errorf("the candidate's policy: %w", err)
+	}
+	for i, it := range u.seen {
+		if it.Kind == contract.Tool {
+			if u.seen[i], err = override.Item(it, overrides); err != nil {
+				return fmt.Errorf("probing %s: %w", u.cand, err)
+			}
+		}
 	}
 	var pinned []contract.Item
 	if u.locked != nil {
