@@ -36,14 +36,6 @@ type preparedPackage struct {
 	identity *lock.Provenance
 }
 
-// lockPathOf is the lock p names, else the user's.
-func lockPathOf(p policy.Policy) (string, error) {
-	if p.Lock != "" {
-		return p.Lock, nil
-	}
-	return lock.DefaultPath()
-}
-
 // resolvePackage resolves and checks the launch line's npm package on
 // registry; nil, nil for a line that installs no single registry package.
 func resolvePackage(ctx context.Context, r resolve.Resolution, registry string, log *slog.Logger, warn func(string)) (*preparedPackage, error) {
@@ -53,7 +45,7 @@ func resolvePackage(ctx context.Context, r resolve.Resolution, registry string, 
 	}
 	pp := &preparedPackage{spec: spec, registry: registry, id: r.Launch.ID}
 	var err error
-	if pp.lockPath, err = lockPathOf(r.Policy); err != nil {
+	if pp.lockPath, err = r.LockPath(lock.DefaultPath); err != nil {
 		return nil, err
 	}
 	client, err := npmregistry.New(registry)
