@@ -81,10 +81,10 @@ func upgradeCommand(args []string, std stdio) int {
 			name, orNothing(looked)), std)
 	}
 	u, err := newUpgrade(o, targets)
-	u.sockets = socks
 	if err != nil {
 		return upgradeFailure(err.Error(), std)
 	}
+	u.sockets = socks
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go catchSignals(cancel)

@@ -189,6 +189,25 @@ func TestUpgradeRefusesAVersionUnderTheCooldown(t *testing.T) {
 	}
 }
 
+// A lock that does not load stops the upgrade with the lock's error, which
+// names the file and the fix, before anything is fetched or changed.
+func TestUpgradeRefusesALockThatDoesNotLoad(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "daemon.json")
+	data := `{"mcpServers": {"fixture": {"command": "npx", "args": ["-y", "mcp-fixture@1.0.0"]}}}` + "\n"
+	if err := os.WriteFile(cfg, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lock.BesideConfig(cfg), []byte("{\"version\": 1,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runCLI(t, "upgrade", "fixture", "--config", cfg, "--socket-dir", dir)
+	if code != 1 || !strings.HasPrefix(errs, "mcpsandbox upgrade: "+lock.BesideConfig(cfg)+":") || readText(t, cfg) != data {
+		t.Errorf("exit %d, config %s, stderr:\n%s\nwant 1, the config as it was, and the lock's error", code, readText(t, cfg), errs)
+	}
+}
+
 // readText is a file's contents, "" when it does not exist.
 func readText(t *testing.T, path string) string {
 	t.Helper()
