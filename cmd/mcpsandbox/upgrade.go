@@ -241,12 +241,9 @@ func (u *upgrade) resolve(ctx context.Context) error {
 	if u.o.cooldownSet {
 		u.cooldown = u.o.cooldown
 	}
-	registry, found := policyEnv(r.Policy, "npm_config_registry", r.Host.LookupEnv)
-	if !found {
-		var err error
-		if registry, err = npmRegistry(r); err != nil {
-			return err
-		}
+	registry, err := npxRegistry(r, r.Policy)
+	if err != nil {
+		return err
 	}
 	u.registry = registry
 	client, err := npmregistry.New(registry)
