@@ -74,7 +74,7 @@ func runTests(m *testing.M) int {
 // a shared lock would hold one test's tools for another's; and the user's
 // lock (root's /etc/mcpsandbox/lock.json) is never written.
 func cliOwnLock(args []string) int {
-	if os.Getenv(lockEnv) != "" {
+	if os.Getenv("MCPSANDBOX_LOCK") != "" {
 		return cli(args, stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	}
 	dir, err := os.MkdirTemp("", "mcpsandbox-test-lock-")
@@ -83,7 +83,7 @@ func cliOwnLock(args []string) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	os.Setenv(lockEnv, filepath.Join(dir, "lock.json"))
+	os.Setenv("MCPSANDBOX_LOCK", filepath.Join(dir, "lock.json"))
 	return cli(args, stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 }
 

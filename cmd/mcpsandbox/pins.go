@@ -4,8 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/launch"
@@ -112,7 +110,7 @@ func interspersed(fs *flag.FlagSet, name string, args []string, std stdio) ([]st
 
 // lockFlags choose the lock as the relay would for the same setting:
 // --lock, else the policy's pins.lock, else the daemon config's own, else
-// MCPSANDBOX_LOCK's (as run reads it, for CI), else the user's. The
+// the user's (lock.DefaultPath: MCPSANDBOX_LOCK's first, as run reads it). The
 // policy --policy names is returned too (nil: none), for the scanner.
 type lockFlags struct{ lock, policy, config *string }
 
@@ -132,9 +130,6 @@ func (l lockFlags) path() (string, *policy.Policy, error) {
 		return pol.Lock, pol, nil
 	case *l.config != "":
 		return lock.BesideConfig(*l.config), pol, nil
-	}
-	if env := os.Getenv("MCPSANDBOX_LOCK"); filepath.IsAbs(env) {
-		return env, pol, nil
 	}
 	path, err := lock.DefaultPath()
 	return path, pol, err

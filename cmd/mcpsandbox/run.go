@@ -48,7 +48,6 @@ func runCommand(args []string, std stdio) int {
 		ReleaseMemory: supervisor.MemoryReleaser(200 * time.Millisecond),
 		Prepared:      &supervisor.Prepared{Check: check, Command: prepare},
 		ID:            r.Launch.ID,
-		Lock:          envLock(),
 	})
 	if err != nil {
 		log.Error("mcpsandbox stopped", "err", field.Message(err, flagOf), "reason", out.Reason)

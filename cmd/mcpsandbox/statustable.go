@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/daemon"
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 )
 
 // writeStatus prints a daemon's status for people: a paragraph per
@@ -62,17 +62,22 @@ func writeDenied(w io.Writer, i daemon.InstanceStatus) {
 }
 
 // writeHeld names the items the lock holds for approval, and the
-// commands that show and approve them.
+// commands that show and approve them. An item's name is the server's
+// text: its invisible characters and line breaks are spelt out (as pins
+// shows them), so that it cannot pass for a line of the status.
 func writeHeld(w io.Writer, server string, i daemon.InstanceStatus) {
 	if len(i.Held) == 0 {
 		return
 	}
 	items := make([]string, len(i.Held))
 	for k, h := range i.Held {
-		items[k] = h.Item + " (" + h.Reason + ")"
+		items[k] = oneLineVisible.Replace(visible(h.Item)) + " (" + h.Reason + ")"
 	}
 	fmt.Fprintf(w, "  %s holds for approval: %s; see mcpsandbox pins diff %s\n", i.ID, strings.Join(items, ", "), cmdline.ShellWord(server))
 }
+
+// oneLineVisible spells out the line breaks and tabs visible keeps.
+var oneLineVisible = strings.NewReplacer("\n", `\u000a`, "\t", `\u0009`)
 
 func orDash(ok bool, s string) string {
 	if !ok {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,10 +82,10 @@ func upgradeCommand(args []string, std stdio) int {
 			name, orNothing(looked)), std)
 	}
 	u, err := newUpgrade(o, targets)
-	u.sockets = socks
 	if err != nil {
 		return upgradeFailure(err.Error(), std)
 	}
+	u.sockets = socks
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go catchSignals(cancel)
@@ -201,24 +202,29 @@ func newUpgrade(o upgradeOptions, targets []upgradeTarget) (*upgrade, error) {
 	return u, nil
 }
 
-// lockPathOf is the lock that pins t's server: --lock, else the run
-// options' --lock, else the daemon's beside its config, else the user's.
+// lockPathOf is the lock that pins t's server: --lock, else the one its
+// relay reads (its run options' --lock or its policy's pins.lock, else
+// the daemon's beside its config, else the user's).
 func (u *upgrade) lockPathOf(t upgradeTarget) (string, error) {
 	if u.o.lockFile != "" {
 		return u.o.lockFile, nil
 	}
-	for i, f := range t.runFlags {
-		if f == "--lock" && i+1 < len(t.runFlags) {
-			return t.runFlags[i+1], nil
-		}
-		if v, ok := strings.CutPrefix(f, "--lock="); ok {
-			return v, nil
-		}
+	args := append(append(slices.Clone(t.runFlags), "--"), t.line()...)
+	r, status, ok := runPolicyOn("prepare", args, t.host, stdio{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
+	if !ok || status != exitOK {
+		return "", policyFailure(t)
 	}
-	if t.daemon {
-		return lock.BesideConfig(t.file), nil
-	}
-	return lock.DefaultPath()
+	return r.LockPath(func() (string, error) {
+		if t.daemon {
+			return lock.BesideConfig(t.file), nil
+		}
+		return lock.DefaultPath()
+	})
+}
+
+// policyFailure says that t's policy does not resolve, and how to see why.
+func policyFailure(t upgradeTarget) error {
+	return fmt.Errorf("the policy of %s does not resolve: `mcpsandbox policy explain -- %s` says why", t.entry, shellLine(t.line()))
 }
 
 func containsPath(paths []string, p string) bool {
@@ -235,18 +241,15 @@ func containsPath(paths []string, p string) bool {
 func (u *upgrade) resolve(ctx context.Context) error {
 	r, status, ok := runPolicyOn("prepare", u.targets[0].runArgs(u.current), launch.FromProcess(), stdio{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
 	if !ok || status != exitOK {
-		return fmt.Errorf("the policy of %s does not resolve: `mcpsandbox policy explain -- %s` says why", u.targets[0].entry, shellLine(u.targets[0].line()))
+		return policyFailure(u.targets[0])
 	}
 	u.cooldown = r.Policy.Cooldown
 	if u.o.cooldownSet {
 		u.cooldown = u.o.cooldown
 	}
-	registry, found := policyEnv(r.Policy, "npm_config_registry", r.Host.LookupEnv)
-	if !found {
-		var err error
-		if registry, err = npmRegistry(r); err != nil {
-			return err
-		}
+	registry, err := npxRegistry(r, r.Policy)
+	if err != nil {
+		return err
 	}
 	u.registry = registry
 	client, err := npmregistry.New(registry)

@@ -189,6 +189,40 @@ func TestUpgradeRefusesAVersionUnderTheCooldown(t *testing.T) {
 	}
 }
 
+// A lock that does not load stops the upgrade with the lock's error, which
+// names the file and the fix, before anything is fetched or changed.
+func TestUpgradeRefusesALockThatDoesNotLoad(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "daemon.json")
+	data := `{"mcpServers": {"fixture": {"command": "npx", "args": ["-y", "mcp-fixture@1.0.0"]}}}` + "\n"
+	if err := os.WriteFile(cfg, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lock.BesideConfig(cfg), []byte("{\"version\": 1,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runCLI(t, "upgrade", "fixture", "--config", cfg, "--socket-dir", dir)
+	if code != 1 || !strings.HasPrefix(errs, "mcpsandbox upgrade: "+lock.BesideConfig(cfg)+":") || readText(t, cfg) != data {
+		t.Errorf("exit %d, config %s, stderr:\n%s\nwant 1, the config as it was, and the lock's error", code, readText(t, cfg), errs)
+	}
+}
+
+// The lock upgrade reads and writes is the one the server's relay reads:
+// a daemon server whose policy names a lock (pins.lock) is pinned there,
+// not beside the config, so that lock's error stops the upgrade.
+func TestUpgradeReadsTheLockThePolicyNames(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	dir := t.TempDir()
+	cfg, named := filepath.Join(dir, "daemon.json"), filepath.Join(dir, "ci.lock.json")
+	data := `{"mcpServers": {"fixture": {"command": "npx", "args": ["-y", "mcp-fixture@1.0.0"], "policy": "./ci.yaml"}}}` + "\n"
+	writeTree(t, dir, map[string]string{"daemon.json": data, "ci.yaml": "extends: npx\npins:\n  lock: " + named + "\n", "ci.lock.json": "{\"version\": 1,\n"})
+	_, errs, code := runCLI(t, "upgrade", "fixture", "--config", cfg, "--socket-dir", dir)
+	if code != 1 || !strings.HasPrefix(errs, "mcpsandbox upgrade: "+named+":") || readText(t, cfg) != data {
+		t.Errorf("exit %d, config %s, stderr:\n%s\nwant 1, the config as it was, and the error of the lock ci.yaml names", code, readText(t, cfg), errs)
+	}
+}
+
 // readText is a file's contents, "" when it does not exist.
 func readText(t *testing.T, path string) string {
 	t.Helper()
