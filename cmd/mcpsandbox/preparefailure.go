@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -125,9 +126,9 @@ func (f prepareFailure) String() string {
 		if f.once.RefusedMore {
 			hosts += " and more"
 		}
-		fmt.Fprintf(&b, " tried to reach %s (not allowed); prepare with: %s", hosts, shellLine(f.fix()))
+		fmt.Fprintf(&b, " tried to reach %s (not allowed); prepare with: %s", hosts, cmdline.ShellJoin(f.fix()))
 		if v := f.skipVar(); v != "" {
-			fmt.Fprintf(&b, ", or skip the download: %s", shellLine(append([]string{"mcpsandbox", "prepare", "--env", v}, f.args...)))
+			fmt.Fprintf(&b, ", or skip the download: %s", cmdline.ShellJoin(append([]string{"mcpsandbox", "prepare", "--env", v}, f.args...)))
 		}
 		return b.String()
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/lock"
 	"github.com/mcpsandbox/mcpsandbox/npmregistry"
@@ -114,8 +115,8 @@ func (pp *preparedPackage) checkPin(l launch.Launch) error {
 	case pin.Version != v.Version:
 		return fmt.Errorf("%s resolves to %s (%s) on %s, but the lock %s pins %s (%s): prepare the pinned version with %s, or review and take %s with %s",
 			pp.spec, v.Version, v.Integrity, pp.registry, pp.lockPath, pin.Version, pin.Integrity,
-			shellLine(append([]string{"mcpsandbox", "prepare", "--"}, l.WithVersion(pin.Version)...)), v.Version,
-			shellLine([]string{"mcpsandbox", "upgrade", v.Name, "--to", v.Version}))
+			cmdline.ShellJoin(append([]string{"mcpsandbox", "prepare", "--"}, l.WithVersion(pin.Version)...)), v.Version,
+			cmdline.ShellJoin([]string{"mcpsandbox", "upgrade", v.Name, "--to", v.Version}))
 	case pin.Integrity != v.Integrity:
 		return fmt.Errorf("%s on %s has the integrity %s, but the lock %s pins %s for that version: the tarball is not the one pinned; refused (`mcpsandbox pins list %s` shows the pin)",
 			v, pp.registry, v.Integrity, pp.lockPath, pin.Integrity, v.Name)

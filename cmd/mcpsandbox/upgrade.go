@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/contract"
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/lock"
 	"github.com/mcpsandbox/mcpsandbox/npmregistry"
@@ -108,7 +109,7 @@ func upgradeCommand(args []string, std stdio) int {
 		switch approved, asked := askApproval(u, std); {
 		case !asked:
 			fmt.Fprintf(std.Err, "mcpsandbox upgrade: not upgraded: no terminal to ask on; after reviewing the changes above, approve them with %s\n",
-				shellLine([]string{"mcpsandbox", "upgrade", name, "--to", u.cand.Version, "--yes"}))
+				cmdline.ShellJoin([]string{"mcpsandbox", "upgrade", name, "--to", u.cand.Version, "--yes"}))
 			return exitFailure
 		case !approved:
 			fmt.Fprintln(std.Err, "mcpsandbox upgrade: not upgraded")
@@ -224,7 +225,7 @@ func (u *upgrade) lockPathOf(t upgradeTarget) (string, error) {
 
 // policyFailure says that t's policy does not resolve, and how to see why.
 func policyFailure(t upgradeTarget) error {
-	return fmt.Errorf("the policy of %s does not resolve: `mcpsandbox policy explain -- %s` says why", t.entry, shellLine(t.line()))
+	return fmt.Errorf("the policy of %s does not resolve: `mcpsandbox policy explain -- %s` says why", t.entry, cmdline.ShellJoin(t.line()))
 }
 
 func containsPath(paths []string, p string) bool {

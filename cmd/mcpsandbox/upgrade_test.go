@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsandbox/mcpsandbox/contract"
+	"github.com/mcpsandbox/mcpsandbox/internal/cmdline"
 	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/internal/testregistry"
 	"github.com/mcpsandbox/mcpsandbox/launch"
@@ -117,7 +118,7 @@ func TestUpgradeARealServerUnderADaemon(t *testing.T) {
 	}
 
 	// Approved on a terminal (script(1) gives it one), answering y.
-	cmd := exec.Command("script", "--quiet", "--return", "--command", shellLine(argv("--to", memoryTo)), "/dev/null")
+	cmd := exec.Command("script", "--quiet", "--return", "--command", cmdline.ShellJoin(argv("--to", memoryTo)), "/dev/null")
 	cmd.Env, cmd.Stdin = env, strings.NewReader("y\n")
 	outb, err := cmd.CombinedOutput()
 	if out = string(outb); err != nil {

@@ -79,7 +79,7 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 			continue
 		}
 		if exact != nil {
-			note(e.Name, "%s is %s now: the file names that version, which prepare installs and the lock pins", shellLine(launch), version)
+			note(e.Name, "%s is %s now: the file names that version, which prepare installs and the lock pins", cmdline.ShellJoin(launch), version)
 			launch = exact
 		}
 		if !o.dryRun && !o.noPrepare && needsPrepare(launch) {
@@ -120,7 +120,7 @@ func wrapFile(path string, o wrapOptions, std stdio) bool {
 		}
 		out = next
 		state.wrapped(e, out)
-		note(e.Name, "wrapped: %s", shellLine(append([]string{o.command}, args...)))
+		note(e.Name, "wrapped: %s", cmdline.ShellJoin(append([]string{o.command}, args...)))
 	}
 	if bytes.Equal(out, data) && !d.changed() {
 		fmt.Fprintln(std.Out, "  nothing to change")
@@ -287,13 +287,13 @@ func needsPrepare(launch []string) bool {
 // entry name, as run will start it on host, with one progress line on
 // std.Err.
 func prepareEntry(file, name string, flags, env, line []string, host launch.Host, std stdio) error {
-	fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s (%s) ...\n", name, shellLine(line))
+	fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s (%s) ...\n", name, cmdline.ShellJoin(line))
 	var out, errs bytes.Buffer
 	code, failed := prepare(append(slices.Clone(flags), runArgs(env, line)...), host, stdio{In: strings.NewReader(""), Out: &out, Err: &errs})
 	if code != exitOK {
 		fmt.Fprintf(std.Err, "mcpsandbox wrap: preparing %s failed:\n%s", name, errs.String())
 		if failed != nil && len(failed.once.Refused) > 0 {
-			return fmt.Errorf("preparing it failed: %s; once it is prepared, %s wraps it", failed, shellLine([]string{"mcpsandbox", "wrap", "--no-prepare", file}))
+			return fmt.Errorf("preparing it failed: %s; once it is prepared, %s wraps it", failed, cmdline.ShellJoin([]string{"mcpsandbox", "wrap", "--no-prepare", file}))
 		}
 		return fmt.Errorf("preparing it failed (%s)", finalLine(errs.String()))
 	}
@@ -467,10 +467,6 @@ func compact(raw []byte) []byte {
 	}
 	return b.Bytes()
 }
-
-// shellLine is argv as a shell would take it, quoted as every command
-// line the CLI prints.
-func shellLine(argv []string) string { return cmdline.ShellJoin(argv) }
 
 // entryLaunch is the raw entry with its command and args made launch's,
 // every other byte kept.
