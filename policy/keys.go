@@ -77,6 +77,16 @@ var keys = []Key{
 	{"mcp", "rate-limits", "RateLimits", false},
 	{"mcp", "max-concurrent-calls", "MaxConcurrentCalls", false},
 	{"mcp", "no-tool-hints", "NoToolHints", false},
+	{"mcp", "approve-tools", "ApproveTools", false},
+	{"mcp", "approve-annotated", "ApproveAnnotated", false},
+	{"mcp", "approval-timeout", "ApprovalTimeout", false},
+	{"mcp", "no-secret-scan", "NoSecretScan", false},
+	{"mcp", "secret-patterns", "SecretPatterns", false},
+
+	{"server-requests", "elicitation", "ServerElicitation", false},
+	{"server-requests", "sampling", "ServerSampling", false},
+	{"server-requests", "roots", "ServerRoots", false},
+	{"server-requests", "rate-limit", "ServerRequestLimit", false},
 
 	{"pins", "mode", "Pin", false},
 	{"pins", "lock", "Lock", true},

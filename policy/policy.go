@@ -68,6 +68,21 @@ type Policy struct {
 	// for the host (and the lock): TOOL=JSON each, ParseToolOverrides.
 	ToolOverrides []string // --tool-override TOOL=JSON (repeatable)
 
+	// Approval: tools/call that wait for a person (see package
+	// supervisor/approval).
+	ApproveTools     []string      // --approve-tool GLOB (repeatable): these tools' calls wait for approval
+	ApproveAnnotated []string      // --approve-annotated HINT (repeatable): destructive, open-world
+	ApprovalTimeout  time.Duration // --approval-timeout: how long a person has to decide
+	// Secrets in a tools/call's arguments refuse the call.
+	NoSecretScan   bool     // --no-secret-scan: let arguments carry secrets
+	SecretPatterns []string // --secret-pattern NAME=REGEX (repeatable): more secret formats
+
+	// The server's own requests to the host: allow, deny or decline each.
+	ServerElicitation  string // --server-elicitation MODE
+	ServerSampling     string // --server-sampling MODE
+	ServerRoots        string // --server-roots MODE
+	ServerRequestLimit string // --server-request-limit N/DURATION ("" = none)
+
 	// Audit log of the host's tools/call, prompts/get and resources/read.
 	AuditLog     string   // --audit-log FILE ("" = none)
 	AuditMaxSize ByteSize // --audit-max-size: rotate past it (0 = never)
@@ -122,27 +137,32 @@ type Policy struct {
 // Default returns the policy `mcpsandbox run` uses when no flag is given.
 func Default() Policy {
 	return Policy{
-		MaxMessage:     16 * MiB,
-		LogLevel:       "info",
-		PingInterval:   15 * time.Second,
-		PingTimeout:    5 * time.Second,
-		PingFailures:   3,
-		StartTimeout:   45 * time.Second, // below hosts' 60 s; a cold npx start under emulation takes 20-40 s
-		Restart:        RestartOnFailure,
-		RestartBackoff: Backoff{Min: 100 * time.Millisecond, Max: 30 * time.Second},
-		MaxRestarts:    5,
-		RestartWindow:  time.Minute,
-		Grace:          2 * time.Second,
-		Pin:            PinTOFU,
-		Cooldown:       48 * time.Hour, // long enough for a bad release to be noticed and yanked
-		TmpSize:        64 * MiB,
-		Net:            NetNone,
-		NoFile:         1024,
-		GrantArgs:      GrantNone,
-		Seccomp:        SeccompDefault,
-		Memory:         1 * GiB,
-		Pids:           256,
-		AuditMaxSize:   10 * MiB,
+		MaxMessage:         16 * MiB,
+		LogLevel:           "info",
+		PingInterval:       15 * time.Second,
+		PingTimeout:        5 * time.Second,
+		PingFailures:       3,
+		StartTimeout:       45 * time.Second, // below hosts' 60 s; a cold npx start under emulation takes 20-40 s
+		Restart:            RestartOnFailure,
+		RestartBackoff:     Backoff{Min: 100 * time.Millisecond, Max: 30 * time.Second},
+		MaxRestarts:        5,
+		RestartWindow:      time.Minute,
+		Grace:              2 * time.Second,
+		Pin:                PinTOFU,
+		Cooldown:           48 * time.Hour,  // long enough for a bad release to be noticed and yanked
+		ApprovalTimeout:    2 * time.Minute, // hosts' own request timeouts run meanwhile (TypeScript SDK: 60 s, reset by progress)
+		ServerElicitation:  ServerRequestAllow,
+		ServerSampling:     ServerRequestAllow,
+		ServerRoots:        ServerRequestAllow,
+		ServerRequestLimit: "30/1m",
+		TmpSize:            64 * MiB,
+		Net:                NetNone,
+		NoFile:             1024,
+		GrantArgs:          GrantNone,
+		Seccomp:            SeccompDefault,
+		Memory:             1 * GiB,
+		Pids:               256,
+		AuditMaxSize:       10 * MiB,
 	}
 }
 
@@ -212,6 +232,8 @@ func (p *Policy) validate(hostsUnknown bool) error {
 		return bad("Lock", strconv.Quote(p.Lock), "must be an absolute path", "e.g. ${PWD}/mcpsandbox.lock.json in a policy file")
 	case p.Cooldown < 0:
 		return bad("Cooldown", p.Cooldown.String(), "must not be negative", "0 takes a version however new it is")
+	case p.ApprovalTimeout <= 0:
+		return bad("ApprovalTimeout", p.ApprovalTimeout.String(), "must be positive", "e.g. 2m: a person has that long to approve a call")
 	case p.AuditMaxSize < 0:
 		return bad("AuditMaxSize", p.AuditMaxSize.String(), "must not be negative", "0 means the audit log is never rotated")
 	case p.AuditLog != "" && p.AuditLog == p.LogFile:
@@ -230,7 +252,8 @@ func (p *Policy) validate(hostsUnknown bool) error {
 		field string
 		globs []string
 	}{{"AllowTools", p.AllowTools}, {"DenyTools", p.DenyTools}, {"AllowPrompts", p.AllowPrompts}, {"DenyPrompts", p.DenyPrompts},
-		{"AllowResources", p.AllowResources}, {"DenyResources", p.DenyResources}, {"AuditMask", p.AuditMask}} {
+		{"AllowResources", p.AllowResources}, {"DenyResources", p.DenyResources}, {"AuditMask", p.AuditMask},
+		{"ApproveTools", p.ApproveTools}} {
 		for _, g := range list.globs {
 			if !ValidGlob(g) {
 				return bad(list.field, strconv.Quote(g), "is no glob", "use * for any run of characters, ? for one, [a-z] for a class; \\ quotes")
@@ -244,6 +267,9 @@ func (p *Policy) validate(hostsUnknown bool) error {
 		if _, err := ParseRateLimit(s); err != nil {
 			return &field.Error{Field: "RateLimits", Value: strconv.Quote(s), Problem: "is no rate limit: " + err.Error(), Fix: rateLimitFix}
 		}
+	}
+	if err := p.validateApproval(); err != nil {
+		return err
 	}
 	for _, s := range p.ToolOverrides {
 		if _, _, err := ParseToolOverride(s); err != nil {

@@ -75,6 +75,18 @@ const (
 	// show and approve it (mcpsandbox pins diff NAME, pins approve NAME
 	// ITEM). It never reached the server.
 	CodeHeld = -31113
+	// CodeApprovalRequired answers a tools/call that waits for a person and
+	// that mcpsandbox cannot ask about through the host: data.approvalId
+	// names what `mcpsandbox approve ID` takes, data.expires when it lapses.
+	// The call was not relayed; the host retries it once approved.
+	CodeApprovalRequired = -31114
+	// CodeApprovalDenied answers a tools/call a person declined or
+	// cancelled, or that no one approved in time (data.reason says which).
+	CodeApprovalDenied = -31115
+	// CodeSecretInArguments answers a tools/call whose arguments carry what
+	// looks like a secret: data.path names where, data.secret its format,
+	// never its value. The call was not relayed.
+	CodeSecretInArguments = -31116
 )
 
 // errorSource names mcpsandbox as the sender in data.source, so a host can
@@ -97,6 +109,9 @@ var codeKinds = map[int]string{
 	CodeServerUnavailable:    "server-unavailable",
 	CodeStartTimeout:         "start-timeout",
 	CodeHeld:                 "held",
+	CodeApprovalRequired:     "approval-required",
+	CodeApprovalDenied:       "approval-denied",
+	CodeSecretInArguments:    "secret-in-arguments",
 }
 
 // withKind gives the data of one of mcpsandbox's own errors its source and

@@ -15,8 +15,8 @@ func TestOwnErrorsCarrySourceAndKind(t *testing.T) {
 		if code >= -32768 && code <= -32000 {
 			t.Errorf("code %d (%s) is inside JSON-RPC's reserved -32768..-32000", code, kind)
 		}
-		if code < -31113 || code > -31101 {
-			t.Errorf("code %d (%s) is outside mcpsandbox's block -31101..-31113", code, kind)
+		if code < -31199 || code > -31101 {
+			t.Errorf("code %d (%s) is outside mcpsandbox's block -31199..-31101", code, kind)
 		}
 		if seen[kind] {
 			t.Errorf("kind %q is given to two codes", kind)

@@ -42,18 +42,31 @@ type Verdict struct {
 	// Params, when not nil, replace the request's params (a tool's own
 	// name for one the host called prefixed).
 	Params []byte
+	// Answer, when not nil, is the result mcpsandbox gives the host in its
+	// own name instead of relaying the request (a 2026-07-28
+	// input_required result carrying mcpsandbox's question).
+	Answer []byte
+	// Pending, when not nil, holds the request until it decides (after
+	// Params are applied): see Pending.
+	Pending Pending
+	// Approval, when not nil, is what the audit records of an approval
+	// decided at once (a signed answer, a grant for the session).
+	Approval *Approval
 }
 
 // Kind says which rule refused.
 type Kind uint8
 
 const (
-	Denied       Kind = iota + 1 // a tool, prompt or resource the policy hides, or a request the rules cannot read
-	RateLimited                  // a tools/call over its tool's --rate-limit
-	TooManyCalls                 // a tools/call while --max-concurrent-calls are in flight
-	UnknownTool                  // a tools/call of a name without --tool-prefix (MCP's invalid params)
-	Unreadable                   // a server's result the rules cannot check
-	Held                         // an item the lock holds for approval, or any of a server it does not pin (Refusal.Item)
+	Denied            Kind = iota + 1 // a tool, prompt or resource the policy hides, or a request the rules cannot read
+	RateLimited                       // a tools/call over its tool's --rate-limit
+	TooManyCalls                      // a tools/call while --max-concurrent-calls are in flight
+	UnknownTool                       // a tools/call of a name without --tool-prefix (MCP's invalid params)
+	Unreadable                        // a server's result the rules cannot check
+	Held                              // an item the lock holds for approval, or any of a server it does not pin (Refusal.Item)
+	ApprovalRequired                  // a call that waits for `mcpsandbox approve ID` (Refusal.ApprovalID)
+	ApprovalDenied                    // a call a person declined, or that no one approved in time
+	SecretInArguments                 // a tools/call whose arguments carry a secret (Refusal.Path, never the value)
 )
 
 // Refusal is an answer the rules give instead of the server's.
@@ -64,6 +77,11 @@ type Refusal struct {
 	Limit      string        // the limit that refused (RateLimited, TooManyCalls)
 	RetryAfter time.Duration // when a call would be let through (RateLimited)
 	Item       string        // the item held, as users name it, e.g. "tool:write_file" (Held)
+	ApprovalID string        // the id `mcpsandbox approve` takes (ApprovalRequired)
+	Expires    time.Time     // when that approval lapses (ApprovalRequired)
+	Path       string        // where in the arguments, e.g. "arguments.config.token" (SecretInArguments)
+	Secret     string        // which format, e.g. "github-token" (SecretInArguments)
+	Approval   *Approval     // what the audit records (ApprovalRequired, ApprovalDenied)
 }
 
 // Options are what the rules are told besides the policy.
