@@ -72,6 +72,7 @@ func begin(ctx context.Context, opts Options, w *warmup) (*Session, Outcome, err
 	if err != nil {
 		return nil, Outcome{Reason: field.Message(err, opts.Setting)}, err
 	}
+	r.gateServerRequests()
 	conns := &connections{r: r, tools: make(map[uint64][]string)}
 	r.egress, err = egressOf(p, opts, conns.open, conns.close)
 	if err != nil {

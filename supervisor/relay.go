@@ -15,6 +15,7 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/diagnose"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/serverreq"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
@@ -89,9 +90,10 @@ type relay struct {
 	name     string
 	pol      policy.Policy
 	stateDir string
-	rules    mcprules.Rules // nil: the policy sets no MCP rule, and no pins are enforced
-	audit    *audit.Log     // nil: no --audit-log
-	egress   *egress.Proxy  // the egress proxy, or mode none's offline resolver; nil: neither
+	rules    mcprules.Rules  // nil: the policy sets no MCP rule, and no pins are enforced
+	audit    *audit.Log      // nil: no --audit-log
+	gate     *serverreq.Gate // the policy for the server's own requests (gateServerRequests)
+	egress   *egress.Proxy   // the egress proxy, or mode none's offline resolver; nil: neither
 	facts    diagnose.Facts
 	setting  field.Namer
 	log      *slog.Logger

@@ -23,8 +23,9 @@ type serverActs struct {
 	probeCode      int
 	waiter         chan []byte
 	waiterMsg      []byte
-	refusal        []byte // an error answer to write to the server
+	refusal        []byte // an error answer to write to the server (or a decline's answer)
 	refusedWhy     string
+	declined       bool      // refusal answers as a user who said no (the policy's decline)
 	hint           *toolHint // a tools/call result to diagnose or neutralise, then end
 }
 
@@ -159,12 +160,24 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 			acts.refusal, acts.refusedWhy = errorResponse(orig, CodeServerRequestRefused, "mcpsandbox refused the request: "+why, errorData{Reason: why, Generation: g.n}), why
 			return nil
 		}
+		params, relayed := r.gateLocked(g, e, orig, acts)
+		if !relayed {
+			return nil
+		}
 		r.seq++
 		nid := quoteID(relayPrefix + "g" + strconv.Itoa(g.n) + ":" + strconv.FormatUint(r.seq, 10))
 		p := serverRequest{gen: g.n, origID: string(orig), origKey: jsonrpc.IDKey(orig, e.IDEscaped)}
 		r.pending[string(nid)] = p
 		r.pendingOrig[p.origKey] = string(nid)
-		return jsonrpc.Splice(msg, e.IDStart, e.IDEnd, nid)
+		out := jsonrpc.Splice(msg, e.IDStart, e.IDEnd, nid)
+		if params != nil { // marked as the server's words
+			start := jsonrpc.OffsetIn(msg, e.Params)
+			if e.IDStart < start {
+				start += len(nid) - (e.IDEnd - e.IDStart)
+			}
+			out = jsonrpc.Splice(out, start, start+len(e.Params), params)
+		}
+		return out
 
 	case jsonrpc.Notification:
 		if g.retired.Load() {
@@ -257,7 +270,12 @@ func (r *relay) serverFollowUp(g *generation, acts *serverActs) {
 			c.Answer(acts.probeID, acts.probeIsError, acts.probeCode)
 		}
 	}
-	if acts.refusal != nil {
+	if acts.refusal != nil && acts.declined {
+		if r.logLimit.allow(g.log) {
+			g.log.Info("server request to the host declined by the policy; answered to the server as a user who said no")
+		}
+		g.write(acts.refusal)
+	} else if acts.refusal != nil {
 		if r.logLimit.allow(g.log) {
 			g.log.Warn("server request to the host refused; answered to the server with an error", "reason", acts.refusedWhy, "code", CodeServerRequestRefused)
 		}

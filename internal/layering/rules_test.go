@@ -81,6 +81,12 @@ var rules = []rule{
 		why:   "the pin rule holds a server to its lock through the rule seam alone: it compares what the server says (contract, as the policy overrides it and the scanner judges it) with the lock's entry (lock) and answers through mcprules, knowing nothing of the relay, processes or the sandbox, which know nothing of pins",
 	},
 	{
+		pkgs:  []string{"supervisor/serverreq"},
+		notOn: []string{"./...", mcpSDK},
+		but:   []string{"supervisor/mcprules", "supervisor/audit", "supervisor/diagnose", "jsonrpc", "policy", "internal/..."},
+		why:   "the policy for the server's own requests decides from the policy's settings and reads messages as JSON: the relay asks it about each request and the rule seam carries its modern half, so it knows nothing of the relay's ids, processes or restarts",
+	},
+	{
 		pkgs:  []string{"supervisor/audit"},
 		notOn: []string{"./...", mcpSDK},
 		but:   []string{"internal/field", "jsonrpc"},

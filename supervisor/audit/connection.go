@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"time"
 )
@@ -73,13 +71,7 @@ func (l *Log) Connection(c Connection) {
 		DurationMS: math.Round(float64(c.Duration.Microseconds())) / 1e3,
 		BytesUp:    c.BytesUp, BytesDown: c.BytesDown, Tools: tools,
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(rec) != nil {
-		return
-	}
-	l.send(buf.Bytes())
+	l.sendRecord(rec)
 }
 
 // AddConnection lists a connection the server opened while c was in
