@@ -37,6 +37,6 @@ func (r *relay) gateLocked(g *generation, e *jsonrpc.Envelope, orig []byte, acts
 	default:
 		acts.refusal = errorResponse(orig, CodeServerRequestRefused, "mcpsandbox refused the request: "+v.Reason, errorData{Reason: v.Reason, Generation: g.n})
 	}
-	acts.refusedWhy, acts.declined = v.Reason, v.Outcome == serverreq.Declined
+	acts.refusedWhy, acts.declined, acts.quiet = v.Reason, v.Outcome == serverreq.Declined, v.Quiet
 	return nil, false
 }

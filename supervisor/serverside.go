@@ -26,6 +26,7 @@ type serverActs struct {
 	refusal        []byte // an error answer to write to the server (or a decline's answer)
 	refusedWhy     string
 	declined       bool      // refusal answers as a user who said no (the policy's decline)
+	quiet          bool      // the log has said it already (a flood over the limit)
 	hint           *toolHint // a tools/call result to diagnose or neutralise, then end
 }
 
@@ -276,7 +277,7 @@ func (r *relay) serverFollowUp(g *generation, acts *serverActs) {
 		}
 		g.write(acts.refusal)
 	} else if acts.refusal != nil {
-		if r.logLimit.allow(g.log) {
+		if !acts.quiet && r.logLimit.allow(g.log) {
 			g.log.Warn("server request to the host refused; answered to the server with an error", "reason", acts.refusedWhy, "code", CodeServerRequestRefused)
 		}
 		g.write(acts.refusal)

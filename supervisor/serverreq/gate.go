@@ -49,6 +49,9 @@ type Verdict struct {
 	Params json.RawMessage
 	// Marked says the request claimed to be mcpsandbox's and was marked.
 	Marked bool
+	// Quiet says the log has said already that the limit refuses (a
+	// flood is logged once, not once a request).
+	Quiet bool
 	// Decline is what a user who said no answers (Outcome Declined): a
 	// result, or for sampling nil, which is answered with DeclineError.
 	Decline json.RawMessage
@@ -91,6 +94,7 @@ type Gate struct {
 	// the next line written.
 	auditLim   *rate.Limiter
 	suppressed int
+	overLimit  bool // the last request decided was over the rate limit
 }
 
 // Lines of requests not relayed: a burst of auditBurst, then one a second.
@@ -157,9 +161,10 @@ func (g *Gate) Decide(method string, params json.RawMessage) Verdict {
 		v.Params, v.Marked = markSpoof(params)
 	}
 	if g.limit != nil && !g.limit.AllowN(g.now(), 1) {
-		v.Outcome = RateLimited
+		v.Outcome, v.Quiet = RateLimited, g.overLimit
 		v.Reason = fmt.Sprintf("the server may send the host %s requests under mcpsandbox's %s", g.limitOf, g.setting("ServerRequestLimit"))
 	}
+	g.overLimit = v.Outcome == RateLimited
 	return v
 }
 

@@ -54,8 +54,10 @@ func (r *Rule) HostRequest(msg []byte, e *jsonrpc.Envelope) (mcprules.Verdict, m
 		return mcprules.Verdict{}, nil
 	}
 	var v mcprules.Verdict
-	if len(r.held) > 0 && bytes.Contains(e.Params, []byte("requestState")) {
-		v.Params = r.answerHeld(c.method, e.Params)
+	if len(r.held) > 0 {
+		if _, stateless := r.held[retryKey(c.method, nil)]; stateless || bytes.Contains(e.Params, []byte("requestState")) {
+			v.Params = r.answerHeld(c.method, e.Params)
+		}
 	}
 	return v, c
 }
