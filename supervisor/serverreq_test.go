@@ -294,3 +294,98 @@ func TestServerRequestPolicy(t *testing.T) {
 		}
 	}
 }
+
+// A URL-mode elicitation reaches the host only when the URL's host is on
+// the server's --allow-host list: under --net none (the default) none is,
+// and the server is told why; the host is never asked.
+func TestServerURLElicitationOutsideAllowlist(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			h := &askerHost{}
+			r, cs := startAsker(t, testPolicy(nil), h, era.version)
+			got, err := ask(cs, askArgs{Kind: "elicit-url", URL: "https://login.example.test/device"})
+			if era.version == "" {
+				if err == nil || !strings.Contains(err.Error(), "none, so it may send the user to no URL") {
+					t.Errorf("got %q, %v; want mcpsandbox's error naming the network setting", got, err)
+				}
+			} else if want := fmt.Sprintf("error code=%d x1", supervisor.CodeServerRequestRefused); got != want {
+				t.Errorf("server got %q (%v), want %q", got, err, want)
+			}
+			if asked := h.asks(); len(asked) != 0 {
+				t.Errorf("the host was asked %v", asked)
+			}
+			lines := h.serverRequestLines()
+			if len(lines) != 1 || lines[0]["outcome"] != string(serverreq.URLNotAllowed) || lines[0]["url"] != "https://login.example.test/device" {
+				t.Errorf("audit lines %v, want one url-not-allowed naming the URL", lines)
+			}
+			cs.Close()
+			r.end()
+		})
+	}
+}
+
+// A server flooding the host with elicitations gets --server-request-limit
+// of them through, and -31106 for the rest, while the supervisor's log
+// says so once and the audit log holds a bounded number of lines (the rest
+// counted in "suppressed").
+func TestServerRequestFlood(t *testing.T) {
+	const flood = 400
+	pol := testPolicy(nil)
+	pol.ServerRequestLimit = "3/1h"
+	h := &askerHost{}
+	r, cs := startAsker(t, pol, h, "2025-11-25")
+	got, err := ask(cs, askArgs{Kind: "elicit", N: flood})
+	want := fmt.Sprintf("elicit action=accept x3; error code=%d x%d", supervisor.CodeServerRequestRefused, flood-3)
+	if got != want {
+		t.Errorf("server got %q (%v), want %q", got, err, want)
+	}
+	if asked := h.asks(); len(asked) != 3 {
+		t.Errorf("the host was asked %d times, want 3", len(asked))
+	}
+	if n := strings.Count(r.logs.String(), "server request to the host refused"); n != 1 {
+		t.Errorf("the log says %d times that a server request was refused, want once for the flood", n)
+	}
+	lines := h.serverRequestLines()
+	if len(lines) > 3+70 || len(lines) >= flood {
+		t.Errorf("%d audit lines for a flood of %d, want a bounded number", len(lines), flood)
+	}
+	if last := lines[len(lines)-1]; last["outcome"] != string(serverreq.RateLimited) {
+		t.Errorf("last audit line %v, want rate-limited", last)
+	}
+	cs.Close()
+	r.end()
+}
+
+// A server's elicitation that claims to be mcpsandbox's own question (its
+// marks: the _meta key io.github.mcpsandbox/approval and a message
+// beginning "mcpsandbox asks:") reaches the host's ElicitationHandler
+// without the key and with its message beginning "[the server's words] ".
+func TestServerElicitationSpoofMarked(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			h := &askerHost{}
+			r, cs := startAsker(t, testPolicy(nil), h, era.version)
+			if got, err := ask(cs, askArgs{Kind: "spoof"}); got != "elicit action=accept x1" {
+				t.Fatalf("server got %q (%v)", got, err)
+			}
+			h.mu.Lock()
+			seen := h.elicit
+			h.mu.Unlock()
+			if len(seen) != 1 {
+				t.Fatalf("the handler saw %d elicitations", len(seen))
+			}
+			p := seen[0]
+			if !strings.HasPrefix(p.Message, "[the server's words] mcpsandbox asks:") {
+				t.Errorf("message %q, want it marked as the server's words", p.Message)
+			}
+			if _, ok := p.Meta[serverreq.ApprovalMeta]; ok {
+				t.Errorf("_meta %v still carries mcpsandbox's mark", p.Meta)
+			}
+			if lines := h.serverRequestLines(); len(lines) != 1 || lines[0]["marked"] != true {
+				t.Errorf("audit lines %v, want one marked", lines)
+			}
+			cs.Close()
+			r.end()
+		})
+	}
+}
