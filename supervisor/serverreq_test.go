@@ -316,7 +316,10 @@ func TestServerURLElicitationOutsideAllowlist(t *testing.T) {
 			}
 			lines := h.serverRequestLines()
 			if len(lines) != 1 || lines[0]["outcome"] != string(serverreq.URLNotAllowed) || lines[0]["url"] != "https://login.example.test/device" {
-				t.Errorf("audit lines %v, want one url-not-allowed naming the URL", lines)
+				t.Fatalf("audit lines %v, want one url-not-allowed naming the URL", lines)
+			}
+			if era.version != "" {
+				checkDocumentedLine(t, lines[0])
 			}
 			cs.Close()
 			r.end()
@@ -387,5 +390,34 @@ func TestServerElicitationSpoofMarked(t *testing.T) {
 			cs.Close()
 			r.end()
 		})
+	}
+}
+
+// checkDocumentedLine checks that docs/server-requests.md shows line as it
+// is: the same keys, the same method, via, mode, outcome and url.
+func checkDocumentedLine(t *testing.T, line map[string]any) {
+	t.Helper()
+	text, err := os.ReadFile("../docs/server-requests.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, _ := strings.Cut(string(text), "```json\n")
+	block, _, _ = strings.Cut(block, "```")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(block), &doc); err != nil {
+		t.Fatalf("docs/server-requests.md's audit line: %v", err)
+	}
+	for k := range line {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("docs/server-requests.md's audit line lacks %q", k)
+		}
+	}
+	for k, v := range doc {
+		if _, ok := line[k]; !ok {
+			t.Errorf("docs/server-requests.md's audit line has %q, which a line has not", k)
+		}
+		if k != "time" && k != "server" && k != "session" && k != "reason" && line[k] != v {
+			t.Errorf("docs/server-requests.md's audit line says %s %v, a line %v", k, v, line[k])
+		}
 	}
 }
