@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 )
 
 // Server → host. One goroutine per server process reads its stdout. Only
@@ -115,8 +116,12 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 			result := e.Result // as the MCP rules leave it
 			if e.HasResult && req.call != nil {
 				res, ref := req.call.Result(e.Result)
-				if ref != nil {
+				if ref != nil && ref.Kind != mcprules.Unreadable {
+					r.log.Warn("server's result refused by the MCP rules; answered with an error", "method", methodNames[req.method], "why", ref.Message)
+				} else if ref != nil {
 					r.log.Warn("server's result cannot be checked against the MCP rules; answered with an error", "method", methodNames[req.method], "problem", ref.Reason)
+				}
+				if ref != nil {
 					r.endLocked("", &req, r.ruleEnd([]byte(req.hostID), methodNames[req.method], ref, g.n))
 					return nil
 				}

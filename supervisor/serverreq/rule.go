@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
@@ -35,22 +36,31 @@ type Rule struct {
 	g     *Gate
 	held  map[string]map[string]json.RawMessage // by retry key: input key → answer
 	order []string                              // retry keys, oldest first
-	calls map[string]*call                      // one per method: a call keeps nothing of its own
+	calls []*call                               // one per method: a call keeps nothing of its own
 }
+
+// askingMethods are the host requests a 2026-07-28 server may answer with
+// input requests.
+var askingMethods = []string{"tools/call", "prompts/get", "resources/read"}
 
 // NewRule returns g's rule for the rule chain.
 func NewRule(g *Gate) *Rule {
 	r := &Rule{g: g, held: make(map[string]map[string]json.RawMessage)}
-	r.calls = map[string]*call{}
-	for _, m := range []string{"tools/call", "prompts/get", "resources/read"} {
-		r.calls[m] = &call{r: r, method: m}
+	for _, m := range askingMethods {
+		r.calls = append(r.calls, &call{r: r, method: m})
 	}
 	return r
 }
 
 func (r *Rule) HostRequest(msg []byte, e *jsonrpc.Envelope) (mcprules.Verdict, mcprules.Call) {
-	c, ok := r.calls[e.MethodString()]
-	if !ok {
+	var c *call
+	for _, k := range r.calls { // MethodIs: no allocation on the hot path
+		if e.MethodIs(k.method) {
+			c = k
+			break
+		}
+	}
+	if c == nil {
 		return mcprules.Verdict{}, nil
 	}
 	var v mcprules.Verdict
@@ -202,8 +212,12 @@ func (r *Rule) inputRequired(method string, result []byte) ([]byte, *mcprules.Re
 
 // refusal is the host's answer to a result whose input request v refused.
 func (r *Rule) refusal(method string, v *Verdict) *mcprules.Refusal {
+	what := "input request " + strconv.Quote(v.Method) // the server's words, quoted
+	if _, known := settingOf[v.Method]; known {
+		what = v.Method
+	}
 	ref := &mcprules.Refusal{Kind: mcprules.Denied, Reason: "server request " + string(v.Outcome),
-		Message: "mcpsandbox refused the server's " + v.Method + " in its answer to " + method + ": " + v.Reason + "; the host was not asked"}
+		Message: "mcpsandbox refused the server's " + what + " in its answer to " + method + ": " + v.Reason + "; the host was not asked"}
 	if v.Outcome == RateLimited {
 		ref.Kind, ref.Limit = mcprules.RateLimited, r.g.limitOf
 	}

@@ -50,5 +50,5 @@ func (h urlHosts) check(u string, setting func(string) string) string {
 	if ok {
 		return ""
 	}
-	return fmt.Sprintf("its url's host %s is not on the server's %s list (add --allow-host %s to let it)", net.JoinHostPort(host, strconv.Itoa(int(port))), setting("AllowHosts"), host)
+	return fmt.Sprintf("its url's host %s is not on the server's %s list (add --allow-host %s to let it)", strconv.Quote(net.JoinHostPort(host, strconv.Itoa(int(port)))), setting("AllowHosts"), strconv.Quote(host))
 }
