@@ -23,13 +23,21 @@ import (
 
 // hostileRelay starts the relay on the hostile server inside an outer
 // cgroup limit (a flood that beats the relay must not take the machine).
-func hostileRelay(t *testing.T) *relay {
+func hostileRelay(t *testing.T, tweaks ...func(*policy.Policy)) *relay {
 	t.Helper()
 	requireConfinement(t)
 	pol := testPolicy([]string{testenv.BuildHostile(t)})
+	for _, f := range tweaks {
+		f(&pol)
+	}
 	testenv.OuterLimit(t, int64(pol.Memory)+512<<20, pol.Pids+512)
 	return startRelay(t, pol)
 }
+
+// noServerRequestLimit lifts --server-request-limit, for the tests of the
+// bound of server requests pending, which the limit would otherwise keep
+// the server from reaching (TestServerRequestFlood tests the limit).
+func noServerRequestLimit(p *policy.Policy) { p.ServerRequestLimit = "" }
 
 func flood(t *testing.T, cs *mcp.ClientSession, args map[string]any) (*mcp.CallToolResult, error) {
 	t.Helper()
@@ -136,7 +144,7 @@ func TestFloodHugeIDLogBounded(t *testing.T) {
 // requests, and at the crash at most that many cancellations.
 func TestFloodServerRequestsCapped(t *testing.T) {
 	const sent, bound = 3000, 1024
-	r := hostileRelay(t)
+	r := hostileRelay(t, noServerRequestLimit)
 	h := r.rawHost()
 	h.initialize("2025-06-18")
 	countUntil := func(id, method string) (int, map[string]json.RawMessage) {
@@ -236,7 +244,7 @@ func TestFloodOversizedIDInTheMiddle(t *testing.T) {
 // the refusals, and with it the session, with no heartbeat to end it.
 func TestDeafServerRestartedAsHung(t *testing.T) {
 	const bound = 1024
-	r := hostileRelay(t)
+	r := hostileRelay(t, noServerRequestLimit)
 	h := r.rawHost()
 	h.initialize("2025-06-18")
 	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flood","arguments":{"kind":"sampling","count":30000,"deaf":true}}}`)

@@ -235,6 +235,20 @@ func ask(cs *mcp.ClientSession, args askArgs) (string, error) {
 
 var eras = []struct{ name, version string }{{"classic", "2025-11-25"}, {"2026-07-28", ""}}
 
+// inEachEra runs test with the asker under pol, in a classic session
+// (modern false) and a 2026-07-28 one, and ends the session after it.
+func inEachEra(t *testing.T, pol policy.Policy, test func(t *testing.T, h *askerHost, cs *mcp.ClientSession, modern bool)) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			h := &askerHost{}
+			r, cs := startAsker(t, pol, h, era.version)
+			test(t, h, cs, era.version == "")
+			cs.Close()
+			r.end()
+		})
+	}
+}
+
 // Each policy setting, in both kinds of session: allow relays the
 // server's elicitation, sampling and roots to the host; deny answers the
 // server -31106 in a classic session and the host an error in
@@ -299,32 +313,26 @@ func TestServerRequestPolicy(t *testing.T) {
 // the server's --allow-host list: under --net none (the default) none is,
 // and the server is told why; the host is never asked.
 func TestServerURLElicitationOutsideAllowlist(t *testing.T) {
-	for _, era := range eras {
-		t.Run(era.name, func(t *testing.T) {
-			h := &askerHost{}
-			r, cs := startAsker(t, testPolicy(nil), h, era.version)
-			got, err := ask(cs, askArgs{Kind: "elicit-url", URL: "https://login.example.test/device"})
-			if era.version == "" {
-				if err == nil || !strings.Contains(err.Error(), "none, so it may send the user to no URL") {
-					t.Errorf("got %q, %v; want mcpsandbox's error naming the network setting", got, err)
-				}
-			} else if want := fmt.Sprintf("error code=%d x1", supervisor.CodeServerRequestRefused); got != want {
-				t.Errorf("server got %q (%v), want %q", got, err, want)
+	inEachEra(t, testPolicy(nil), func(t *testing.T, h *askerHost, cs *mcp.ClientSession, modern bool) {
+		got, err := ask(cs, askArgs{Kind: "elicit-url", URL: "https://login.example.test/device"})
+		if modern {
+			if err == nil || !strings.Contains(err.Error(), "none, so it may send the user to no URL") {
+				t.Errorf("got %q, %v; want mcpsandbox's error naming the network setting", got, err)
 			}
-			if asked := h.asks(); len(asked) != 0 {
-				t.Errorf("the host was asked %v", asked)
-			}
-			lines := h.serverRequestLines()
-			if len(lines) != 1 || lines[0]["outcome"] != string(serverreq.URLNotAllowed) || lines[0]["url"] != "https://login.example.test/device" {
-				t.Fatalf("audit lines %v, want one url-not-allowed naming the URL", lines)
-			}
-			if era.version != "" {
-				checkDocumentedLine(t, lines[0])
-			}
-			cs.Close()
-			r.end()
-		})
-	}
+		} else if want := fmt.Sprintf("error code=%d x1", supervisor.CodeServerRequestRefused); got != want {
+			t.Errorf("server got %q (%v), want %q", got, err, want)
+		}
+		if asked := h.asks(); len(asked) != 0 {
+			t.Errorf("the host was asked %v", asked)
+		}
+		lines := h.serverRequestLines()
+		if len(lines) != 1 || lines[0]["outcome"] != string(serverreq.URLNotAllowed) || lines[0]["url"] != "https://login.example.test/device" {
+			t.Fatalf("audit lines %v, want one url-not-allowed naming the URL", lines)
+		}
+		if !modern {
+			checkDocumentedLine(t, lines[0])
+		}
+	})
 }
 
 // A server flooding the host with elicitations gets --server-request-limit
@@ -364,33 +372,27 @@ func TestServerRequestFlood(t *testing.T) {
 // beginning "mcpsandbox asks:") reaches the host's ElicitationHandler
 // without the key and with its message beginning "[the server's words] ".
 func TestServerElicitationSpoofMarked(t *testing.T) {
-	for _, era := range eras {
-		t.Run(era.name, func(t *testing.T) {
-			h := &askerHost{}
-			r, cs := startAsker(t, testPolicy(nil), h, era.version)
-			if got, err := ask(cs, askArgs{Kind: "spoof"}); got != "elicit action=accept x1" {
-				t.Fatalf("server got %q (%v)", got, err)
-			}
-			h.mu.Lock()
-			seen := h.elicit
-			h.mu.Unlock()
-			if len(seen) != 1 {
-				t.Fatalf("the handler saw %d elicitations", len(seen))
-			}
-			p := seen[0]
-			if !strings.HasPrefix(p.Message, "[the server's words] mcpsandbox asks:") {
-				t.Errorf("message %q, want it marked as the server's words", p.Message)
-			}
-			if _, ok := p.Meta[serverreq.ApprovalMeta]; ok {
-				t.Errorf("_meta %v still carries mcpsandbox's mark", p.Meta)
-			}
-			if lines := h.serverRequestLines(); len(lines) != 1 || lines[0]["marked"] != true {
-				t.Errorf("audit lines %v, want one marked", lines)
-			}
-			cs.Close()
-			r.end()
-		})
-	}
+	inEachEra(t, testPolicy(nil), func(t *testing.T, h *askerHost, cs *mcp.ClientSession, _ bool) {
+		if got, err := ask(cs, askArgs{Kind: "spoof"}); got != "elicit action=accept x1" {
+			t.Fatalf("server got %q (%v)", got, err)
+		}
+		h.mu.Lock()
+		seen := h.elicit
+		h.mu.Unlock()
+		if len(seen) != 1 {
+			t.Fatalf("the handler saw %d elicitations", len(seen))
+		}
+		p := seen[0]
+		if !strings.HasPrefix(p.Message, "[the server's words] mcpsandbox asks:") {
+			t.Errorf("message %q, want it marked as the server's words", p.Message)
+		}
+		if _, ok := p.Meta[serverreq.ApprovalMeta]; ok {
+			t.Errorf("_meta %v still carries mcpsandbox's mark", p.Meta)
+		}
+		if lines := h.serverRequestLines(); len(lines) != 1 || lines[0]["marked"] != true {
+			t.Errorf("audit lines %v, want one marked", lines)
+		}
+	})
 }
 
 // checkDocumentedLine checks that docs/server-requests.md shows line as it
