@@ -228,7 +228,8 @@
 //	-31105 CodeInvalidResponse  the server's response was not valid JSON-RPC, or not JSON
 //	                            every host parses (too deep, not UTF-8)
 //	-31106 CodeServerRequestRefused  (to the server) its request to the host is not
-//	                            tracked: 1024 pending already, or its id is over 256 bytes
+//	                            tracked: 1024 pending already, or its id is over 256 bytes;
+//	                            or its policy refuses it (package serverreq)
 //	-31107 CodePolicyDenied     the policy's MCP rules forbid the request (a denied tool,
 //	                            prompt or resource)
 //	-31108 CodeCallTimeout      a tools/call took longer than --call-timeout

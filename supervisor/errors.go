@@ -37,7 +37,9 @@ const (
 	// CodeServerRequestRefused answers, to the server, a request of its to
 	// the host that mcpsandbox will not track: 1024 of its requests are
 	// already waiting for the host's answer, or its id is longer than 256
-	// bytes. The host never sees it.
+	// bytes; or that its policy refuses (--server-elicitation and the like
+	// deny it, it is over --server-request-limit, or it is a URL-mode
+	// elicitation to a host not on --allow-host). The host never sees it.
 	CodeServerRequestRefused = -31106
 	// CodePolicyDenied answers a request the policy's MCP rules forbid, e.g.
 	// a tools/call of a tool --deny-tool hides (or --allow-tool leaves out).
