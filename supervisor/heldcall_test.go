@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -20,11 +21,12 @@ import (
 // answered by mcpsandbox (answer) or held (decide), as an approval rule
 // does; other requests pass.
 type heldRule struct {
-	tool    string // held, and any call whose _meta says "hold"
-	answer  []byte
-	decide  func(ctx context.Context, host mcprules.Host) mcprules.Decision
-	entered chan struct{} // a Decide began
-	ctxDone chan error    // a Decide saw its ctx end: ctx.Err()
+	tool     string // held, and any call whose _meta says "hold"
+	answer   []byte
+	refusals map[string]*mcprules.Refusal // by tool: refused at arrival
+	decide   func(ctx context.Context, host mcprules.Host) mcprules.Decision
+	entered  chan struct{} // a Decide began
+	ctxDone  chan error    // a Decide saw its ctx end: ctx.Err()
 }
 
 func newHeldRule(tool string) *heldRule {
@@ -36,7 +38,13 @@ func (h *heldRule) HostRequest(msg []byte, e *sbjsonrpc.Envelope) (mcprules.Verd
 		Name string
 		Meta struct{ Hold bool } `json:"_meta"`
 	}
-	if !e.MethodIs("tools/call") || json.Unmarshal(e.Params, &p) != nil || (p.Name != h.tool && !p.Meta.Hold) {
+	if !e.MethodIs("tools/call") || json.Unmarshal(e.Params, &p) != nil {
+		return mcprules.Verdict{}, nil
+	}
+	if ref := h.refusals[p.Name]; ref != nil {
+		return mcprules.Verdict{Refusal: ref}, nil
+	}
+	if p.Name != h.tool && !p.Meta.Hold {
 		return mcprules.Verdict{}, nil
 	}
 	if h.answer != nil {
@@ -326,4 +334,92 @@ func recv[T any](t *testing.T, ch <-chan T, what string) T {
 	}
 	var zero T
 	return zero
+}
+
+// The new kinds as the host and the audit line see them: a secret in the
+// arguments (-31116: where and which format, never the value) and an
+// approval to be given with mcpsandbox approve (-31114: the id, its expiry).
+func TestApprovalAndSecretRefusals(t *testing.T) {
+	expires := time.Date(2026, 12, 5, 6, 0, 0, 0, time.UTC)
+	rule := newHeldRule("")
+	rule.refusals = map[string]*mcprules.Refusal{
+		"write_file": {Kind: mcprules.SecretInArguments, Path: "arguments.content", Secret: "github-token", Message: "arguments.content carries a github-token"},
+		"read_file": {Kind: mcprules.ApprovalRequired, ApprovalID: "k3mza7q2xd", Expires: expires, Message: "run: mcpsandbox approve k3mza7q2xd",
+			Approval: &mcprules.Approval{Channel: "deferred", Decision: "required", ID: "k3mza7q2xd"}},
+	}
+	r, tap := startHeld(t, rule, 0)
+	cs := r.sdkClient("", nil)
+	_, err := callTool(t, cs, "write_file", map[string]any{"content": "ghp_" + strings.Repeat("a", 36)})
+	werr := wantRefused(t, "a secret in the arguments", err, supervisor.CodeSecretInArguments, "arguments.content")
+	if got := string(werr.Data); !strings.Contains(got, `"kind":"secret-in-arguments"`) || !strings.Contains(got, `"path":"arguments.content"`) ||
+		!strings.Contains(got, `"secret":"github-token"`) || strings.Contains(got, "ghp_") {
+		t.Errorf("data %s: want kind, path and format, never the value", got)
+	}
+	_, err = callTool(t, cs, "read_file", nil)
+	werr = wantRefused(t, "a call awaiting approval", err, supervisor.CodeApprovalRequired, "mcpsandbox approve k3mza7q2xd")
+	if got := string(werr.Data); !strings.Contains(got, `"kind":"approval-required"`) || !strings.Contains(got, `"approvalId":"k3mza7q2xd"`) ||
+		!strings.Contains(got, `"expires":"2026-12-05T06:00:00Z"`) {
+		t.Errorf("data %s: want kind, approvalId and expires", got)
+	}
+	if line := tap.line(t, "write_file"); line["outcome"] != "secret-in-arguments" || line["path"] != "arguments.content" || line["secret"] != "github-token" ||
+		strings.Contains(fmt.Sprint(line), "ghp_") {
+		t.Errorf("audit line %v: want outcome secret-in-arguments, path and secret, never the value", line)
+	}
+	line := tap.line(t, "read_file")
+	ap, _ := line["approval"].(map[string]any)
+	if line["outcome"] != "approval-required" || ap["channel"] != "deferred" || ap["decision"] != "required" || ap["id"] != "k3mza7q2xd" {
+		t.Errorf("audit line %v: want outcome approval-required, approval {deferred, required, id}", line)
+	}
+	cs.Close()
+	r.end()
+}
+
+// mcpsandbox's own questions are bounded: past 64 awaiting the host's
+// answer, one more fails at once; when the request ends, the host is told
+// each question is cancelled, and a late answer stays on the host's side.
+func TestHostQuestionsBounded(t *testing.T) {
+	const n = 65
+	rule := newHeldRule("write_file")
+	errs := make(chan error, n)
+	rule.decide = func(ctx context.Context, host mcprules.Host) mcprules.Decision {
+		for range n {
+			go func() {
+				_, err := host.Request(ctx, "elicitation/create", []byte(`{"message":"mcpsandbox asks: ok?"}`))
+				errs <- err
+			}()
+		}
+		<-ctx.Done()
+		return mcprules.Decision{}
+	}
+	r, _ := startHeld(t, rule, 0)
+	h := r.rawHost()
+	h.initialize("2025-06-18")
+	h.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write_file"}}`)
+	if err := recv(t, errs, "a question refused over the bound"); !errors.Is(err, mcprules.ErrTooManyAsks) {
+		t.Fatalf("first question to end: %v, want ErrTooManyAsks", err)
+	}
+	var ids []string
+	for range n - 1 {
+		ask := h.next("a question", func(m map[string]json.RawMessage) bool { return string(m["method"]) == `"elicitation/create"` })
+		ids = append(ids, string(ask["id"]))
+	}
+	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
+	for range n - 1 {
+		if err := recv(t, errs, "a question's end"); !errors.Is(err, context.Canceled) {
+			t.Errorf("question: %v, want its ctx's end", err)
+		}
+	}
+	for range n - 1 {
+		h.next("a question's cancellation", func(m map[string]json.RawMessage) bool {
+			return string(m["method"]) == `"notifications/cancelled"` && strings.Contains(string(m["params"]), `"mcpsandbox:ask:`)
+		})
+	}
+	// The host answers one anyway: it is dropped on the host's side.
+	h.send(`{"jsonrpc":"2.0","id":` + ids[0] + `,"result":{"action":"accept"}}`)
+	r.logs.waitFor(t, "host answered a request that is not pending; dropped")
+	resp := h.call(`8`, "tools/call", `{"name":"count","arguments":{"method":"tools/call"}}`)
+	if !strings.Contains(string(resp["result"]), `"text":"0"`) {
+		t.Errorf("count: %s, want no call at the server", resp["result"])
+	}
+	r.end()
 }
