@@ -93,21 +93,28 @@ func askPerson(ctx context.Context, host mcprules.Host) mcprules.Decision {
 
 // auditTap collects the session's audit lines.
 type auditTap struct {
-	mu    sync.Mutex
-	lines []string
+	mu      sync.Mutex
+	lines   []string
+	written chan struct{} // a line was tapped
 }
+
+func newAuditTap() *auditTap { return &auditTap{written: make(chan struct{}, 1)} }
 
 func (a *auditTap) tap(line []byte) {
 	a.mu.Lock()
 	a.lines = append(a.lines, string(line))
 	a.mu.Unlock()
+	select {
+	case a.written <- struct{}{}:
+	default:
+	}
 }
 
 // line returns the audit line of the tools/call of tool, once written.
 func (a *auditTap) line(t *testing.T, tool string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for time.Now().Before(deadline) {
+	deadline := time.After(waitLimit)
+	for {
 		a.mu.Lock()
 		for _, l := range a.lines {
 			var m map[string]any
@@ -117,17 +124,19 @@ func (a *auditTap) line(t *testing.T, tool string) map[string]any {
 			}
 		}
 		a.mu.Unlock()
-		time.Sleep(5 * time.Millisecond) // polling a tap; not standing in for an event
+		select {
+		case <-a.written:
+		case <-deadline:
+			t.Fatalf("no audit line for tools/call %s", tool)
+		}
 	}
-	t.Fatalf("no audit line for tools/call %s", tool)
-	return nil
 }
 
 // startHeld starts the rules server behind rule, its audit lines tapped.
 func startHeld(t *testing.T, rule *heldRule, callTimeout time.Duration) (*relay, *auditTap) {
 	pol := testPolicy(rulesServer(t))
 	pol.CallTimeout = callTimeout
-	tap := &auditTap{}
+	tap := newAuditTap()
 	r := startRelay(t, pol, supervisor.WithRules(rule), func(o *supervisor.Options) { o.AuditTap = tap.tap })
 	return r, tap
 }
