@@ -1,0 +1,32 @@
+package supervisor
+
+import (
+	"github.com/mcpsandbox/mcpsandbox/supervisor/approval"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
+)
+
+// summaryMax bounds the arguments a person is shown when asked.
+const summaryMax = 1 << 10
+
+// approvalRules chains the approval tiers' rule inside the others (a call
+// the policy or the pins refuse is never put to a person), as pinRules
+// does for pins: the relay only ever sees Verdicts.
+func (r *relay) approvalRules(opts Options) error {
+	p := opts.Policy
+	if len(p.ApproveTools) == 0 && len(p.ApproveAnnotated) == 0 {
+		return nil
+	}
+	path, err := lockPath(opts)
+	if err != nil {
+		return err
+	}
+	server := opts.ID
+	if server == "" {
+		server = opts.Name
+	}
+	rule := approval.New(approval.Options{Policy: p, Server: server, Name: opts.Name, Lock: path,
+		Mask: func(args []byte) string { return audit.Summary(args, p.AuditMask, summaryMax) }})
+	r.rules = mcprules.Chain(r.rules, rule)
+	return nil
+}
