@@ -3,6 +3,7 @@ package supervisor
 import (
 	"bytes"
 	"strconv"
+	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
@@ -14,23 +15,26 @@ import (
 type outcome uint8
 
 const (
-	outAnswered        outcome = iota // a result: the server's (or mcpsandbox's, e.g. a ping while the server restarts)
-	outToolError                      // a tools/call result with isError: true
-	outError                          // a JSON-RPC error: the server's, or a standard one of mcpsandbox (invalid request, unknown prefixed tool)
-	outDenied                         // CodePolicyDenied
-	outTimeout                        // CodeCallTimeout
-	outRateLimited                    // CodeRateLimited
-	outTooManyCalls                   // CodeTooManyCalls
-	outServerCrashed                  // CodeServerCrashed
-	outServerStopped                  // CodeServerStopped
-	outTooLarge                       // CodeMessageTooLarge
-	outQueueFull                      // CodeQueueFull
-	outInvalidResponse                // CodeInvalidResponse
-	outStartTimeout                   // CodeStartTimeout
-	outHeld                           // CodeHeld
-	outCancelled                      // the host cancelled it: no answer
-	outHostGone                       // the host left first: no answer
-	outIDReused                       // the host sent another request under its id: no answer (the server's goes to the new one)
+	outAnswered          outcome = iota // a result: the server's (or mcpsandbox's, e.g. a ping while the server restarts)
+	outToolError                        // a tools/call result with isError: true
+	outError                            // a JSON-RPC error: the server's, or a standard one of mcpsandbox (invalid request, unknown prefixed tool)
+	outDenied                           // CodePolicyDenied
+	outTimeout                          // CodeCallTimeout
+	outRateLimited                      // CodeRateLimited
+	outTooManyCalls                     // CodeTooManyCalls
+	outServerCrashed                    // CodeServerCrashed
+	outServerStopped                    // CodeServerStopped
+	outTooLarge                         // CodeMessageTooLarge
+	outQueueFull                        // CodeQueueFull
+	outInvalidResponse                  // CodeInvalidResponse
+	outStartTimeout                     // CodeStartTimeout
+	outHeld                             // CodeHeld
+	outApprovalRequired                 // CodeApprovalRequired
+	outApprovalDenied                   // CodeApprovalDenied
+	outSecretInArguments                // CodeSecretInArguments
+	outCancelled                        // the host cancelled it: no answer
+	outHostGone                         // the host left first: no answer
+	outIDReused                         // the host sent another request under its id: no answer (the server's goes to the new one)
 )
 
 // auditOutcomes are the outcomes in the audit log's words.
@@ -39,7 +43,8 @@ var auditOutcomes = [...]audit.Outcome{
 	outDenied: audit.Denied, outTimeout: audit.Timeout, outRateLimited: audit.RateLimited, outTooManyCalls: audit.TooManyCalls,
 	outServerCrashed: audit.ServerCrashed, outServerStopped: audit.ServerStopped, outTooLarge: audit.TooLarge,
 	outQueueFull: audit.QueueFull, outInvalidResponse: audit.InvalidResponse, outStartTimeout: audit.StartTimeout,
-	outHeld: audit.Held, outCancelled: audit.Cancelled, outHostGone: audit.HostGone, outIDReused: audit.IDReused,
+	outHeld: audit.Held, outApprovalRequired: audit.ApprovalRequired, outApprovalDenied: audit.ApprovalDenied,
+	outSecretInArguments: audit.SecretInArguments, outCancelled: audit.Cancelled, outHostGone: audit.HostGone, outIDReused: audit.IDReused,
 }
 
 func (o outcome) String() string { return string(auditOutcomes[o]) }
@@ -70,6 +75,12 @@ func (o outcome) code() int {
 		return CodeStartTimeout
 	case outHeld:
 		return CodeHeld
+	case outApprovalRequired:
+		return CodeApprovalRequired
+	case outApprovalDenied:
+		return CodeApprovalDenied
+	case outSecretInArguments:
+		return CodeSecretInArguments
 	}
 	return 0
 }
@@ -140,6 +151,9 @@ func (r *relay) endLocked(key string, req *hostRequest, end ending) {
 		return // only its place in the table was left
 	}
 	req.ended = true
+	if req.wait != nil {
+		req.wait.cancel()
+	}
 	if req.timer != nil {
 		req.timer.Stop()
 	}
@@ -207,6 +221,36 @@ func (r *relay) ruleEnd(id []byte, method string, ref *mcprules.Refusal, gen int
 	case mcprules.Held:
 		data.Item = ref.Item
 		return refusal(outHeld, id, 0, ref.Message, data)
+	case mcprules.ApprovalRequired:
+		data.ApprovalID = ref.ApprovalID
+		if !ref.Expires.IsZero() {
+			data.Expires = ref.Expires.UTC().Format(time.RFC3339)
+		}
+		return refusal(outApprovalRequired, id, 0, ref.Message, data)
+	case mcprules.ApprovalDenied:
+		return refusal(outApprovalDenied, id, 0, ref.Message, data)
+	case mcprules.SecretInArguments:
+		data.Path, data.Secret = ref.Path, ref.Secret
+		return refusal(outSecretInArguments, id, 0, ref.Message, data)
 	}
 	return refusal(outDenied, id, 0, ref.Message, data)
+}
+
+// auditRefusal gives a request's audit record what the rules' refusal
+// names: the item held, the secret's path and format, the approval.
+func auditRefusal(a *audit.Call, ref *mcprules.Refusal) {
+	switch ref.Kind {
+	case mcprules.Held:
+		a.Hold(ref.Item)
+	case mcprules.SecretInArguments:
+		a.SecretAt(ref.Path, ref.Secret)
+	}
+	auditApproval(a, ref.Approval)
+}
+
+// auditApproval records an approval decision on a request's audit record.
+func auditApproval(a *audit.Call, ap *mcprules.Approval) {
+	if ap != nil {
+		a.Approve(audit.Approval{Channel: ap.Channel, Decision: ap.Decision, WaitedMs: ap.Waited.Milliseconds(), ID: ap.ID})
+	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/pins"
 )
 
@@ -70,6 +71,7 @@ func begin(ctx context.Context, opts Options, w *warmup) (*Session, Outcome, err
 	if err != nil {
 		return nil, Outcome{Reason: err.Error()}, err
 	}
+	r.rules = mcprules.Chain(r.rules, opts.rules)
 	p := opts.Policy
 	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Server: opts.Name, Log: r.log, Tap: opts.AuditTap})
 	if err != nil {

@@ -202,16 +202,23 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 	if r.audit != nil && auditedMethods.has(mk) {
 		req.audit = r.audit.Begin(methodNames[mk], e.Params, msgLen(msg))
 	}
+	var pending mcprules.Pending
 	if r.rules != nil {
 		v, call := r.rules.HostRequest(msg, e)
 		if v.Refusal != nil {
-			if v.Refusal.Kind == mcprules.Held {
-				req.audit.Hold(v.Refusal.Item)
-			}
+			auditRefusal(req.audit, v.Refusal)
 			r.endLocked("", &req, r.ruleEnd(raw, e.MethodString(), v.Refusal, 0))
 			return nil, ""
 		}
 		req.call = call
+		auditApproval(req.audit, v.Approval)
+		if v.Answer != nil {
+			// mcpsandbox answers in its own name (a question the host is
+			// to ask its user): the server never sees the request.
+			r.endLocked("", &req, ending{outcome: outAnswered, answer: jsonrpc.NewResult(raw, v.Answer)})
+			return nil, ""
+		}
+		pending = v.Pending
 		if v.Params != nil {
 			start := jsonrpc.OffsetIn(msg, e.Params)
 			out = jsonrpc.Splice(msg, start, start+len(e.Params), v.Params)
@@ -264,16 +271,26 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 	if cachedMethods.has(mk) || resentMethods.has(mk) {
 		req.params = bytes.Clone(e.Params)
 	}
+	if pending != nil {
+		r.holdLocked(key, &req, out, pending)
+		return nil, ""
+	}
+	r.armTimersLocked(key, &req)
+	r.inflight[key] = req
+	return out, key
+}
+
+// armTimersLocked starts the clocks of request req as it goes to the
+// server: --call-timeout (the rules'), --start-timeout. r.mu is held.
+func (r *relay) armTimersLocked(key string, req *hostRequest) {
 	if req.call != nil {
 		if d := req.call.Timeout(); d > 0 {
 			req.timer = r.armCallTimeout(key, req.seq, d)
 		}
 	}
-	if (mk == mInitialize || mk == mDiscover) && r.pol.StartTimeout > 0 {
+	if (req.method == mInitialize || req.method == mDiscover) && r.pol.StartTimeout > 0 {
 		req.timer = r.armStartTimeout(key, req.seq, r.pol.StartTimeout)
 	}
-	r.inflight[key] = req
-	return out, key
 }
 
 func (r *relay) hostNotificationLocked(msg []byte, e *jsonrpc.Envelope, live bool) []byte {
@@ -310,6 +327,12 @@ func (r *relay) hostCancelLocked(msg []byte, e *jsonrpc.Envelope) []byte {
 	if !ok {
 		return nil
 	}
+	if req.wait != nil {
+		// Held, never relayed: it ends here (its Decide's ctx too), and
+		// the server, which never saw it, gets no cancellation.
+		r.endLocked(key, &req, quietEnd(outCancelled))
+		return nil
+	}
 	if !req.ended {
 		// The host expects no answer now: the request ends here (its
 		// concurrency slot is free, though the server may still answer).
@@ -328,6 +351,9 @@ func (r *relay) hostCancelLocked(msg []byte, e *jsonrpc.Envelope) []byte {
 func (r *relay) hostResponseLocked(msg []byte, e *jsonrpc.Envelope) []byte {
 	raw := e.ID(msg)
 	key := jsonrpc.IDKey(raw, e.IDEscaped)
+	if r.askAnsweredLocked(key, msg, e) {
+		return nil // mcpsandbox's own question: never the server's
+	}
 	p, ok := r.pending[key]
 	if !ok {
 		r.log.Debug("host answered a request that is not pending; dropped", "id", logValue(raw))

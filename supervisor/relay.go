@@ -113,6 +113,10 @@ type relay struct {
 
 	hostGone     chan struct{} // the host closed its side (EOF or write error)
 	hostGoneOnce sync.Once
+	// waits is the parent of every held request's Decide ctx: it ends
+	// when the host goes away or the session ends (held.go).
+	waits    context.Context
+	endWaits context.CancelFunc
 
 	mu          sync.Mutex
 	state       state
@@ -128,6 +132,7 @@ type relay struct {
 	sess        session
 	seq         uint64 // numbers relay ids
 	waiters     map[string]chan []byte
+	asks        map[string]chan hostAnswer // mcpsandbox's own requests to the host, by id key (hostasks.go)
 	restarts    []time.Time
 	nRestarts   int
 	fail        failRecord // the latest run of identical failures
@@ -160,6 +165,7 @@ type hostRequest struct {
 	timer    *time.Timer   // the --call-timeout clock; nil without one
 	audit    *audit.Call   // its audit record; nil when not audited
 	call     mcprules.Call // what the MCP rules keep of it; nil: nothing
+	wait     *heldCall     // while its Pending decides; nil once relayed, or never held
 	denials  uint64        // the server's denials so far at its arrival (denialMark)
 }
 
@@ -171,7 +177,11 @@ type serverRequest struct {
 }
 
 func newRelay(opts Options) *relay {
+	waits, endWaits := context.WithCancel(context.Background())
 	return &relay{
+		waits:       waits,
+		endWaits:    endWaits,
+		asks:        make(map[string]chan hostAnswer),
 		name:        opts.Name,
 		pol:         opts.Policy,
 		stateDir:    opts.StateDir,
@@ -202,11 +212,17 @@ func (r *relay) emit(e Event) {
 	}
 }
 
-func (r *relay) closeHost() { r.hostGoneOnce.Do(func() { close(r.hostGone) }) }
+func (r *relay) closeHost() {
+	r.hostGoneOnce.Do(func() {
+		close(r.hostGone)
+		r.endWaits()
+	})
+}
 
 // serve starts the server and supervises it until the session ends. A
 // prestarted session (w) first warms its process up and waits for a host.
 func (r *relay) serve(ctx context.Context, w *warmup) (Outcome, error) {
+	defer r.endWaits()
 	r.host.onError = func(err error) {
 		r.log.Warn("writing to the host failed; ending the session", "error", err)
 		r.closeHost()

@@ -34,6 +34,14 @@ type errorData struct {
 	DeniedHosts []string `json:"deniedHosts,omitempty"`
 	// Item is the item held for approval (CodeHeld), as users name it.
 	Item string `json:"item,omitempty"`
+	// ApprovalID is what `mcpsandbox approve ID` takes, Expires (RFC
+	// 3339) when it lapses (CodeApprovalRequired).
+	ApprovalID string `json:"approvalId,omitempty"`
+	Expires    string `json:"expires,omitempty"`
+	// Path is where the arguments carry a secret, Secret its format,
+	// never its value (CodeSecretInArguments).
+	Path   string `json:"path,omitempty"`
+	Secret string `json:"secret,omitempty"`
 }
 
 // errorResponse builds a newline-terminated error response for a raw id,

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/launch"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/sandbox"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 )
@@ -70,6 +71,9 @@ type Options struct {
 	// daemon config's), by their ids in the lock → their --tool-prefix: the
 	// scanner finds tool-name clashes and shadowing among them. Nil: none.
 	Neighbours map[string]string
+	// rules, when set, are chained inside the policy's and the pins'
+	// rules: the tests' own (export_test.go).
+	rules mcprules.Rules
 }
 
 // spec is what the sandbox starts for o's server.

@@ -283,7 +283,7 @@ func (r *relay) flush(g *generation) {
 	q := r.queue
 	r.queue, r.queueBytes = nil, 0
 	for k, req := range r.inflight {
-		if req.gen == 0 {
+		if req.gen == 0 && req.wait == nil { // a held one is not in the queue
 			req.gen = g.n
 			r.inflight[k] = req
 		}

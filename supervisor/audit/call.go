@@ -17,18 +17,20 @@ import (
 // goroutine; the first End wins, later ones do nothing, whichever path of
 // the relay sees the request end first.
 type Call struct {
-	l       *Log
-	start   time.Time
-	method  string
-	tool    string
-	prompt  string
-	uri     string
-	args    json.RawMessage
-	argsLen int // the arguments' size as sent, when cut
-	note    string
-	held    string // the item the lock holds for approval, when that refused it
-	bytesIn int
-	ended   atomic.Bool
+	l                        *Log
+	start                    time.Time
+	method                   string
+	tool                     string
+	prompt                   string
+	uri                      string
+	args                     json.RawMessage
+	argsLen                  int // the arguments' size as sent, when cut
+	note                     string
+	held                     string // the item the lock holds for approval, when that refused it
+	approval                 *Approval
+	secretPath, secretFormat string // where its arguments carry a secret, and which format
+	bytesIn                  int
+	ended                    atomic.Bool
 
 	connMu    sync.Mutex      // connections come from the egress proxy's goroutines
 	conns     []ConnectionRef // connections the server opened while the call was in flight
@@ -49,6 +51,9 @@ type record struct {
 	ArgsBytes  int             `json:"arguments_bytes,omitempty"` // set when the arguments were cut
 	Note       string          `json:"note,omitempty"`
 	Held       string          `json:"held,omitempty"` // the item held for approval that refused it
+	Approval   *Approval       `json:"approval,omitempty"`
+	Path       string          `json:"path,omitempty"`   // where the arguments carry a secret (never its value)
+	Secret     string          `json:"secret,omitempty"` // the secret's format
 	Outcome    Outcome         `json:"outcome"`
 	Code       *int            `json:"code,omitempty"`
 	DurationMS float64         `json:"duration_ms"`
@@ -150,6 +155,29 @@ func (c *Call) Hold(item string) {
 	}
 }
 
+// Approval is a person's decision on a call, as its line records it.
+type Approval struct {
+	Channel  string `json:"channel"`  // input-required, elicitation, deferred, session
+	Decision string `json:"decision"` // allow-once, allow-session, deny, cancel, timeout, ...
+	WaitedMs int64  `json:"waitedMs"` // from the question to the answer
+	ID       string `json:"id,omitempty"`
+}
+
+// Approve records the approval decided on the request; call it before End.
+func (c *Call) Approve(a Approval) {
+	if c != nil {
+		c.approval = &a
+	}
+}
+
+// SecretAt records where the request's arguments carry a secret (path,
+// e.g. "arguments.token") and its format; never the value.
+func (c *Call) SecretAt(path, format string) {
+	if c != nil {
+		c.secretPath, c.secretFormat = path, format
+	}
+}
+
 // EndAnswer ends the record with the server's answer: Error (with its
 // code), ToolError for a tools/call result with isError, else Answered.
 func (c *Call) EndAnswer(a Answer) {
@@ -196,6 +224,7 @@ func (c *Call) finish(o Outcome, code *int, bytesOut int) {
 	rec := record{
 		Time: timeOf(c.start), Server: c.l.server, Session: c.l.session, Method: c.method,
 		Tool: c.tool, Prompt: c.prompt, URI: c.uri, Arguments: c.args, ArgsBytes: c.argsLen, Note: c.note, Held: c.held,
+		Approval: c.approval, Path: c.secretPath, Secret: c.secretFormat,
 		Outcome: o, Code: code, DurationMS: math.Round(float64(d.Microseconds())) / 1e3,
 		BytesIn: c.bytesIn, BytesOut: bytesOut,
 	}

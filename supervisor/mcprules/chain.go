@@ -1,6 +1,7 @@
 package mcprules
 
 import (
+	"context"
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
@@ -27,8 +28,11 @@ type chain struct{ outer, inner Rules }
 
 func (c *chain) HostRequest(msg []byte, e *jsonrpc.Envelope) (Verdict, Call) {
 	v, oc := c.outer.HostRequest(msg, e)
-	if v.Refusal != nil {
+	switch {
+	case v.Refusal != nil:
 		return v, nil
+	case v.Answer != nil:
+		return v, oc
 	}
 	ie := e
 	if v.Params != nil {
@@ -46,6 +50,7 @@ func (c *chain) HostRequest(msg []byte, e *jsonrpc.Envelope) (Verdict, Call) {
 	if iv.Params != nil {
 		v.Params = iv.Params
 	}
+	v = joinVerdicts(v, iv)
 	switch {
 	case oc == nil:
 		return v, ic
@@ -90,4 +95,43 @@ func (c *chainCall) Result(result []byte) ([]byte, *Refusal) {
 func (c *chainCall) End() {
 	c.inner.End()
 	c.outer.End()
+}
+
+// joinVerdicts gives the outer rule's verdict what the inner one decided
+// besides params: the inner's answer, its approval, and its Pending, which
+// decides after the outer's (a Pending of each: both, in that order).
+func joinVerdicts(v, iv Verdict) Verdict {
+	if iv.Answer != nil {
+		v.Answer, v.Pending = iv.Answer, nil
+	}
+	if iv.Approval != nil {
+		v.Approval = iv.Approval
+	}
+	switch {
+	case v.Answer != nil || iv.Pending == nil:
+	case v.Pending == nil:
+		v.Pending = iv.Pending
+	default:
+		v.Pending = pendingChain{v.Pending, iv.Pending}
+	}
+	return v
+}
+
+// pendingChain is two Pendings, decided one after the other: the second
+// only when the first relays.
+type pendingChain struct{ first, then Pending }
+
+func (p pendingChain) Decide(ctx context.Context, host Host) Decision {
+	d := p.first.Decide(ctx, host)
+	if d.Refusal != nil {
+		return d
+	}
+	d2 := p.then.Decide(ctx, host)
+	if d2.Params == nil {
+		d2.Params = d.Params
+	}
+	if d2.Approval == nil {
+		d2.Approval = d.Approval
+	}
+	return d2
 }
