@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/demo"
-	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,15 +92,27 @@ func TestApprovalThroughTheGoSDKClient(t *testing.T) {
 			if got := mustCallTool(t, cs, "touch", nil); got != "counter 1" {
 				t.Errorf("allowed once: %q", got)
 			}
-			for reason, answer := range map[string]func(context.Context) (*mcp.ElicitResult, error){
-				"declined":  func(context.Context) (*mcp.ElicitResult, error) { return &mcp.ElicitResult{Action: "decline"}, nil },
-				"cancelled": func(context.Context) (*mcp.ElicitResult, error) { return &mcp.ElicitResult{Action: "cancel"}, nil },
-				"malformed": func(context.Context) (*mcp.ElicitResult, error) {
+			for _, c := range []struct {
+				reason string
+				answer func(context.Context) (*mcp.ElicitResult, error)
+			}{
+				{"declined", func(context.Context) (*mcp.ElicitResult, error) { return &mcp.ElicitResult{Action: "decline"}, nil }},
+				{"cancelled", func(context.Context) (*mcp.ElicitResult, error) { return &mcp.ElicitResult{Action: "cancel"}, nil }},
+				{"malformed", func(context.Context) (*mcp.ElicitResult, error) {
 					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"note": "sure"}}, nil
-				},
+				}},
 			} {
+				reason, answer := c.reason, c.answer
 				p.says(answer)
 				_, err := callTool(t, cs, "touch", nil)
+				if reason == "malformed" && version == "2026-07-28" {
+					// The SDK checks the answer against the form itself and
+					// never retries (a malformed retry: TestMalformedRetry).
+					if err == nil {
+						t.Error("a malformed answer: the call went through")
+					}
+					continue
+				}
 				wantApprovalDenied(t, err, reason)
 			}
 			if version == "2025-11-25" {
@@ -134,7 +145,8 @@ func TestApprovalThroughTheGoSDKClient(t *testing.T) {
 			cs.Close()
 			r.end()
 			decisions := approvalDecisions(t, auditLog)
-			want := "allow-once declined cancelled malformed " + map[string]string{"2025-11-25": "timeout", "2026-07-28": "expired"}[version] + " allow-session session"
+			malformed := map[string]string{"2025-11-25": "malformed ", "2026-07-28": ""}[version]
+			want := "allow-once declined cancelled " + malformed + map[string]string{"2025-11-25": "timeout", "2026-07-28": "expired"}[version] + " allow-session session"
 			if got := strings.Join(decisions, " "); !strings.Contains(got, want) {
 				t.Errorf("audit approvals %q, want %q", got, want)
 			}
@@ -171,7 +183,7 @@ func approvalDecisions(t *testing.T, path string) []string {
 		}
 		json.Unmarshal([]byte(l), &a)
 		switch {
-		case a.Tool != "touch":
+		case a.Tool != "touch" || a.Approval != nil && a.Approval.Decision == "required":
 		case a.Approval == nil:
 			out = append(out, "none")
 		case a.Approval.Channel == "session":
@@ -181,4 +193,55 @@ func approvalDecisions(t *testing.T, path string) []string {
 		}
 	}
 	return out
+}
+
+// A 2026-07-28 host that retries with an answer outside the form, with
+// other arguments, or twice with the same signed state, is refused, and
+// the server never sees the call.
+func TestApprovalRetryThatDoesNotHold(t *testing.T) {
+	pol := testPolicy(exampleCommand(t))
+	pol.ApproveTools = []string{"touch"}
+	r := startRelay(t, pol)
+	h := r.rawHost()
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+	call := func(id, args, extra string) map[string]json.RawMessage {
+		return h.call(id, "tools/call", `{"name":"touch","arguments":`+args+`,`+meta+extra+`}`)
+	}
+	asked := func(id string) string {
+		var res struct {
+			ResultType   string `json:"resultType"`
+			RequestState string `json:"requestState"`
+		}
+		json.Unmarshal(call(id, `{}`, "")["result"], &res)
+		if res.ResultType != "input_required" || res.RequestState == "" {
+			t.Fatalf("want mcpsandbox's question, got %+v", res)
+		}
+		return res.RequestState
+	}
+	answer := func(state, decision string) string {
+		return `,"requestState":"` + state + `","inputResponses":{"io.github.mcpsandbox/approval":{"action":"accept","content":{"decision":` + decision + `}}}`
+	}
+	refusedAs := func(m map[string]json.RawMessage, reason string) {
+		t.Helper()
+		var e struct {
+			Code int `json:"code"`
+			Data struct{ Reason string }
+		}
+		json.Unmarshal(m["error"], &e)
+		if e.Code != supervisor.CodeApprovalDenied || e.Data.Reason != reason {
+			t.Errorf("want approval-denied (%s), got %s%s", reason, m["error"], m["result"])
+		}
+	}
+	refusedAs(call("2", `{}`, answer(asked("1"), `"maybe"`)), "malformed")
+	refusedAs(call("4", `{"more":1}`, answer(asked("3"), `"allow-once"`)), "malformed")
+	state := asked("5")
+	if m := call("6", `{}`, answer(state, `"allow-once"`)); m["result"] == nil {
+		t.Fatalf("the allowed retry: %s", m["error"])
+	}
+	refusedAs(call("7", `{}`, answer(state, `"allow-once"`)), "malformed")
+	var rr struct{ Contents []struct{ Text string } }
+	json.Unmarshal(h.call("8", "resources/read", `{"uri":"`+demo.ExampleResource+`",`+meta+`}`)["result"], &rr)
+	if len(rr.Contents) != 1 || rr.Contents[0].Text != "1" {
+		t.Errorf("the server was touched %+v times, want once", rr)
+	}
 }

@@ -96,7 +96,7 @@ func (r *Rule) denied(tool, reason string, a *mcprules.Approval) *mcprules.Refus
 	why := map[string]string{
 		"declined": "the person asked declined it", "cancelled": "the person asked dismissed the question",
 		"timeout":   fmt.Sprintf("no one answered within --approval-timeout (%s)", r.timeout),
-		"host-gone": "the host could not be asked or went away", "malformed": "the answer was not one of the form's choices",
+		"host-gone": "the host could not be asked or went away", "malformed": "the answer was none of the form's choices",
 	}[reason]
 	return denial(fmt.Sprintf("the call of tool %q was not approved: %s", tool, why), reason, a)
 }

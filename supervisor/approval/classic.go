@@ -25,6 +25,8 @@ func (p *elicited) Decide(ctx context.Context, host mcprules.Host) mcprules.Deci
 	switch {
 	case err != nil && errors.Is(ask.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		a.Decision, reason = "timeout", "timeout"
+	case errors.As(err, new(*mcprules.HostError)):
+		a.Decision, reason = "malformed", "malformed" // an error is no answer the form allows
 	case err != nil:
 		a.Decision, reason = "host-gone", "host-gone"
 	default:
