@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpsandbox/mcpsandbox/lock"
+	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
 const filesystemID = "npm+@modelcontextprotocol+server-filesystem"
@@ -162,4 +167,39 @@ func TestApproveReadmeRunsAsWritten(t *testing.T) {
 		t.Fatal("README has no Approval section with an sh block")
 	}
 	runApproveLines(t, waitingHome(t), strings.Split(strings.TrimSpace(block[1]), "\n"))
+}
+
+// callApproved calls a tool that an approval tier holds, as a person whose
+// host cannot be asked gets it through: the Go SDK client of these tests
+// declares no elicitation, so the call is refused at once with -31114
+// (approval-required), whose data names an id and whose message the
+// command; whileHeld (if any) checks that nothing happened yet; then the
+// test runs `mcpsandbox approve ID` as run was run (its environment names
+// the relay's lock) and makes the same call again. It returns that call's
+// text and whether it is an error result.
+func (m *mcpsandbox) callApproved(t *testing.T, tool string, args map[string]any, whileHeld func()) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := m.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	we, ok := rpcError(err)
+	if !ok || we.Code != supervisor.CodeApprovalRequired {
+		t.Fatalf("%s under the built-in's approval tier answered %+v, %v; want error %d (approval-required)\nstderr:\n%s",
+			tool, res, err, supervisor.CodeApprovalRequired, m.stderr)
+	}
+	var data struct {
+		Kind       string `json:"kind"`
+		ApprovalID string `json:"approvalId"`
+	}
+	if err := json.Unmarshal(we.Data, &data); err != nil || data.Kind != "approval-required" || data.ApprovalID == "" ||
+		!strings.Contains(we.Message, "mcpsandbox approve "+data.ApprovalID) {
+		t.Fatalf("%s held with message %q, data %s: want kind approval-required and an approvalId the message names", tool, we.Message, we.Data)
+	}
+	if whileHeld != nil {
+		whileHeld()
+	}
+	if out, err := cliIn(t, m.cmd.Dir, m.cmd.Env, "approve", data.ApprovalID); err != nil {
+		t.Fatalf("mcpsandbox approve %s: %v\n%s", data.ApprovalID, err, out)
+	}
+	return m.callResult(t, tool, args)
 }
