@@ -36,7 +36,9 @@ func (p *deferred) Decide(ctx context.Context, _ mcprules.Host) mcprules.Decisio
 		return mcprules.Decision{Approval: ap, Refusal: denial(fmt.Sprintf(
 			"approval %s of tool %q expired at %s before this call took it; call the tool again to be asked anew", id, p.tool, a.Expires.Format(time.RFC3339)), "expired", ap)}
 	}
-	expires := now.Add(r.timeout)
+	// Whole seconds, rounded up: the host's data.expires and the lock's
+	// are then the same instant.
+	expires := now.Add(r.timeout + time.Second - 1).Truncate(time.Second)
 	id, err = lock.AskApproval(r.lock, lock.Approval{Server: r.server, Name: r.name, Tool: p.tool, Digest: p.digest,
 		Summary: p.summary, Asked: now, Expires: expires}, now)
 	if err != nil {
