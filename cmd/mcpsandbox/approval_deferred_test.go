@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 // heldCall is what the host got for a call an approval tier holds.
 type heldCall struct {
 	Code       int64
+	Message    string
 	Kind       string    `json:"kind"`
 	ApprovalID string    `json:"approvalId"`
 	Expires    time.Time `json:"expires"`
@@ -29,7 +32,7 @@ func (m *mcpsandbox) held(t *testing.T, tool string, args map[string]any) heldCa
 	if !ok {
 		t.Fatalf("%s %v: answered %+v, %v; want it held", tool, args, res, err)
 	}
-	h := heldCall{Code: we.Code}
+	h := heldCall{Code: we.Code, Message: we.Message}
 	json.Unmarshal(we.Data, &h)
 	return h
 }
@@ -58,6 +61,9 @@ func TestDeferredApprovalThroughTheBinary(t *testing.T) {
 	if first.Code != supervisor.CodeApprovalRequired || first.ApprovalID == "" {
 		t.Fatalf("write_file: %+v, want approval-required with an id", first)
 	}
+	if want := docsDeferredMessage(t, first.ApprovalID, first.Expires); first.Message != want {
+		t.Errorf("the host was told\n%s\ndocs/approval.md shows\n%s", first.Message, want)
+	}
 	approve(first.ApprovalID)
 	other := s.held(t, "write_file", map[string]any{"path": file, "content": "another's"})
 	if other.Code != supervisor.CodeApprovalRequired || other.ApprovalID == first.ApprovalID {
@@ -83,4 +89,20 @@ func TestDeferredApprovalThroughTheBinary(t *testing.T) {
 	if _, err := os.Stat(file); err == nil {
 		t.Error("a call whose approval expired wrote the file")
 	}
+}
+
+// docsDeferredMessage is the -31114 message docs/approval.md shows, with
+// its id and expiry those of the call.
+func docsDeferredMessage(t *testing.T, id string, expires time.Time) string {
+	t.Helper()
+	text, err := os.ReadFile("../../docs/approval.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^ "message": ("mcpsandbox: tool .*"),$`).FindSubmatch(text)
+	var msg string
+	if m == nil || json.Unmarshal(m[1], &msg) != nil {
+		t.Fatal("docs/approval.md shows no -31114 message")
+	}
+	return strings.NewReplacer("k3v7qd2mxa", id, "2026-12-05T10:02:00Z", expires.UTC().Format(time.RFC3339)).Replace(msg)
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -293,5 +295,25 @@ func TestAnnotationTiersOnlyRaise(t *testing.T) {
 		if got := r.tiered(tool); got != want {
 			t.Errorf("%s tiered: %v, want %v", tool, got, want)
 		}
+	}
+}
+
+// docs/approval.md shows the question as a host gets it.
+func TestTheQuestionIsAsTheDocsShow(t *testing.T) {
+	text, err := os.ReadFile("../../docs/approval.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^   "message": ("mcpsandbox asks: .*"),$`).FindSubmatch(text)
+	var want string
+	if m == nil || json.Unmarshal(m[1], &want) != nil {
+		t.Fatal("docs/approval.md shows no question")
+	}
+	p := policy.Policy{ApproveTools: []string{"write_file"}, GrantArgs: policy.GrantRW, Net: policy.NetNone, ApprovalTimeout: time.Minute}
+	r := New(Options{Policy: p, Name: "@modelcontextprotocol/server-filesystem", Mask: func(a []byte) string { return string(a) }})
+	var q struct{ Message string }
+	json.Unmarshal(r.question("write_file", `{"path":"/home/you/notes/todo.md","content":"buy milk"}`, "sha256:0"), &q)
+	if q.Message != want {
+		t.Errorf("the question reads\n%s\ndocs/approval.md shows\n%s", q.Message, want)
 	}
 }
