@@ -1,6 +1,10 @@
 package supervisor
 
 import (
+	"encoding/json"
+
+	"github.com/mcpsandbox/mcpsandbox/lock"
+	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/approval"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
@@ -25,7 +29,24 @@ func (r *relay) approvalRules(opts Options) error {
 	if server == "" {
 		server = opts.Name
 	}
+	overrides, err := policy.ParseToolOverrides(p.ToolOverrides)
+	if err != nil {
+		return err
+	}
+	var known []json.RawMessage
+	if opts.ID != "" && len(p.ApproveAnnotated) > 0 {
+		f, err := lock.Load(path)
+		if err != nil {
+			return err
+		}
+		if s := f.Servers[opts.ID]; s != nil {
+			for _, e := range s.Contract.Tools {
+				known = append(known, e.Text)
+			}
+		}
+	}
 	rule := approval.New(approval.Options{Policy: p, Server: server, Name: opts.Name, Lock: path,
+		Known: known, Overrides: overrides,
 		Mask: func(args []byte) string { return audit.Summary(args, p.AuditMask, summaryMax) }})
 	r.rules = mcprules.Chain(r.rules, rule)
 	return nil

@@ -23,6 +23,13 @@ type Options struct {
 	// masker); nil: the arguments are not shown.
 	Mask func(arguments []byte) string
 	Now  func() time.Time // nil: time.Now
+	// Known are tools as the lock pins them (their canonical text, the
+	// policy's overrides applied): their annotations count from the start,
+	// whatever the server lists later.
+	Known []json.RawMessage
+	// Overrides raise tools' annotations (--tool-override) for a server
+	// whose list mcpsandbox has not pinned.
+	Overrides map[string]policy.ToolOverride
 }
 
 // Rule is the approval rule of one session (one host connection): the
@@ -64,12 +71,16 @@ func New(o Options) *Rule {
 	if o.Name == "" {
 		o.Name = o.Server
 	}
-	return &Rule{
+	r := &Rule{
 		globs: p.ApproveTools, tiers: tierSet(p.ApproveAnnotated), timeout: p.ApprovalTimeout,
 		server: o.Server, name: o.Name, lock: o.Lock, reach: Reach(p), mask: o.Mask, now: o.Now,
 		key: processKey(), session: hex.EncodeToString([]byte(nonce())),
 		annotated: map[string]bool{}, granted: map[string]bool{}, used: map[string]int64{},
 	}
+	if len(r.tiers) > 0 {
+		r.known(o.Known, o.Overrides)
+	}
+	return r
 }
 
 func (r *Rule) HostRequest(msg []byte, e *jsonrpc.Envelope) (mcprules.Verdict, mcprules.Call) {

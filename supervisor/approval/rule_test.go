@@ -317,3 +317,18 @@ func TestTheQuestionIsAsTheDocsShow(t *testing.T) {
 		t.Errorf("the question reads\n%s\ndocs/approval.md shows\n%s", q.Message, want)
 	}
 }
+
+// Annotations the lock pins, or an override raises, tier a tool before the
+// server lists it, and a server that lists it as harmless does not lower it.
+func TestPinnedAndOverriddenAnnotationsTier(t *testing.T) {
+	r := New(Options{Policy: policy.Policy{ApproveAnnotated: []string{policy.ApproveOpenWorld}, ApprovalTimeout: time.Minute},
+		Known:     []json.RawMessage{[]byte(`{"name":"fetch","annotations":{"openWorldHint":true}}`), []byte(`{"name":"calc","annotations":{"openWorldHint":false}}`)},
+		Overrides: map[string]policy.ToolOverride{"post": {Annotations: map[string]bool{"openWorldHint": true}}}})
+	_, call := request(t, r, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	call.Result([]byte(`{"tools":[{"name":"fetch","annotations":{"openWorldHint":false}},{"name":"post","annotations":{"openWorldHint":false}}]}`))
+	for tool, want := range map[string]bool{"fetch": true, "post": true, "calc": false} {
+		if got := r.tiered(tool); got != want {
+			t.Errorf("%s tiered: %v, want %v", tool, got, want)
+		}
+	}
+}

@@ -16,14 +16,16 @@ func (r *Rule) tiered(tool string) bool {
 
 // toolAnnotations is what a tools/list result says of its tools.
 type toolAnnotations struct {
-	Tools []struct {
-		Name        string `json:"name"`
-		Annotations *struct {
-			ReadOnly    *bool `json:"readOnlyHint"`
-			Destructive *bool `json:"destructiveHint"`
-			OpenWorld   *bool `json:"openWorldHint"`
-		} `json:"annotations"`
-	} `json:"tools"`
+	Tools []toolAnnotation `json:"tools"`
+}
+
+type toolAnnotation struct {
+	Name        string `json:"name"`
+	Annotations *struct {
+		ReadOnly    *bool `json:"readOnlyHint"`
+		Destructive *bool `json:"destructiveHint"`
+		OpenWorld   *bool `json:"openWorldHint"`
+	} `json:"annotations"`
 }
 
 // listed records the tools of a tools/list result whose annotations put
@@ -35,6 +37,29 @@ func (r *Rule) listed(result []byte) {
 	if json.Unmarshal(result, &page) != nil {
 		return
 	}
+	r.tier(page)
+}
+
+// known tiers the pinned tools, and those an override makes destructive
+// or open-world, before the server lists anything.
+func (r *Rule) known(pinned []json.RawMessage, overrides map[string]policy.ToolOverride) {
+	var page toolAnnotations
+	for _, text := range pinned {
+		var t toolAnnotation
+		if json.Unmarshal(text, &t) == nil {
+			page.Tools = append(page.Tools, t)
+		}
+	}
+	r.tier(page)
+	for name, o := range overrides {
+		if (r.tiers[policy.ApproveDestructive] && o.Annotations["destructiveHint"]) ||
+			(r.tiers[policy.ApproveOpenWorld] && o.Annotations["openWorldHint"]) {
+			r.annotated[name] = true
+		}
+	}
+}
+
+func (r *Rule) tier(page toolAnnotations) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, t := range page.Tools {
