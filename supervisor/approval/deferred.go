@@ -44,6 +44,10 @@ func (p *deferred) Decide(ctx context.Context, _ mcprules.Host) mcprules.Decisio
 	if err != nil {
 		return p.unrecorded(err)
 	}
+	if state == lock.ApprovalNone && r.notify != nil {
+		r.notify(fmt.Sprintf("%s waits for your approval", p.tool),
+			fmt.Sprintf("%s wants to run %s with %s.\nRun: %s", r.name, p.tool, p.summary, r.approveCommand(id)))
+	}
 	ap := &mcprules.Approval{Channel: chanDeferred, Decision: "required", ID: id}
 	return mcprules.Decision{Approval: ap, Refusal: &mcprules.Refusal{Kind: mcprules.ApprovalRequired, Reason: "approval required",
 		ApprovalID: id, Expires: expires, Approval: ap,

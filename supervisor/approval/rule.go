@@ -30,6 +30,10 @@ type Options struct {
 	// Overrides raise tools' annotations (--tool-override) for a server
 	// whose list mcpsandbox has not pinned.
 	Overrides map[string]policy.ToolOverride
+	// Notify, when set, tells a person that a call waits for `mcpsandbox
+	// approve` (a desktop notification); called once per approval asked,
+	// never for a host's retries. It must not block.
+	Notify func(summary, body string)
 }
 
 // Rule is the approval rule of one session (one host connection): the
@@ -43,6 +47,7 @@ type Rule struct {
 	lock    string
 	reach   string
 	mask    func([]byte) string
+	notify  func(summary, body string)
 	now     func() time.Time
 	key     []byte
 	session string
@@ -73,7 +78,7 @@ func New(o Options) *Rule {
 	}
 	r := &Rule{
 		globs: p.ApproveTools, tiers: tierSet(p.ApproveAnnotated), timeout: p.ApprovalTimeout,
-		server: o.Server, name: o.Name, lock: o.Lock, reach: Reach(p), mask: o.Mask, now: o.Now,
+		server: o.Server, name: o.Name, lock: o.Lock, reach: Reach(p), mask: o.Mask, notify: o.Notify, now: o.Now,
 		key: processKey(), session: hex.EncodeToString([]byte(nonce())),
 		annotated: map[string]bool{}, granted: map[string]bool{}, used: map[string]int64{},
 	}

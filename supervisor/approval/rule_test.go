@@ -251,6 +251,8 @@ func TestClassicDenials(t *testing.T) {
 func TestDeferredApproval(t *testing.T) {
 	c := &clock{time.Unix(1_800_000_000, 0)}
 	r := newRule(t, c, policy.Policy{ApproveTools: []string{"write_file"}})
+	var notified []string
+	r.notify = func(summary, body string) { notified = append(notified, summary+"\n"+body) }
 	d := pending(t, r, `{"path":"/w/a"}`).Decide(context.Background(), nil)
 	ref := d.Refusal
 	if ref == nil || ref.Kind != mcprules.ApprovalRequired || ref.ApprovalID == "" || !strings.Contains(ref.Message, "mcpsandbox approve "+ref.ApprovalID) {
@@ -258,6 +260,9 @@ func TestDeferredApproval(t *testing.T) {
 	}
 	if again := pending(t, r, `{"path":"/w/a"}`).Decide(context.Background(), nil).Refusal; again == nil || again.ApprovalID != ref.ApprovalID {
 		t.Errorf("a retry before approval got another id: %+v", again)
+	}
+	if len(notified) != 1 || !strings.Contains(notified[0], "approve "+ref.ApprovalID) {
+		t.Errorf("a person was notified %q, want once, naming the command", notified)
 	}
 	if _, err := lock.Approve(r.lock, ref.ApprovalID, c.t); err != nil {
 		t.Fatal(err)
