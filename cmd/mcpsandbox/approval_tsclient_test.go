@@ -26,8 +26,8 @@ type tsApprovalStep struct {
 
 // runTSApproval runs approval.mjs as the host of `mcpsandbox run` of the
 // real server-filesystem serving dir (its built-in holds write_file for
-// approval), each step writing its own file.
-func runTSApproval(t *testing.T, dir string, answers ...string) []tsApprovalStep {
+// approval) under b's state dir and lock, each step writing its own file.
+func runTSApproval(t *testing.T, b *stateBase, dir string, answers ...string) []tsApprovalStep {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -40,13 +40,13 @@ func runTSApproval(t *testing.T, dir string, answers ...string) []tsApprovalStep
 	}
 	plan, _ := json.Marshal(map[string]any{
 		"sdk": tsSDKDir(t), "command": self(t), "tool": "write_file", "steps": steps,
-		"args": []string{asCLI, "run", "--lock", filepath.Join(t.TempDir(), "lock.json"), "--approval-timeout", "1s",
+		"args": []string{asCLI, "run", "--approval-timeout", "1s",
 			"--", "node", testenv.NPMServer(t, "server-filesystem"), dir},
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), testenv.Wait(time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(testenv.RepoRoot(t), "testdata", "tsclient", "approval.mjs"), string(plan))
-	cmd.Stderr = testenv.NewLogCapture(t)
+	cmd.Stderr, cmd.Env = testenv.NewLogCapture(t), b.env // approval.mjs hands mcpsandbox the test's state dir and lock
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("approval.mjs: %v\n%s", err, out)
@@ -74,7 +74,8 @@ func runTSApproval(t *testing.T, dir string, answers ...string) []tsApprovalStep
 func TestApprovalThroughTheTypeScriptSDKClient(t *testing.T) {
 	requireConfinement(t)
 	dir := sandboxDir(t, "mcpsandbox-approval-ts-")
-	got := runTSApproval(t, dir, "decline", "cancel", "malformed", "never", "allow-once", "allow-session", "deny")
+	b := newStateBase(t)
+	got := runTSApproval(t, b, dir, "decline", "cancel", "malformed", "never", "allow-once", "allow-session", "deny")
 	want := []struct {
 		reason string // "" for written
 		asked  int
@@ -93,7 +94,7 @@ func TestApprovalThroughTheTypeScriptSDKClient(t *testing.T) {
 			t.Errorf("%s: %+v, want refused %d (%s), nothing written", s.Name, s, supervisor.CodeApprovalDenied, w.reason)
 		}
 	}
-	next := runTSApproval(t, dir, "deny")[0]
+	next := runTSApproval(t, b, dir, "deny")[0]
 	if next.Asked != 1 || next.Written || next.Data.Reason != "declined" {
 		t.Errorf("the next session, after allow-session in another: %+v, want asked and refused", next)
 	}

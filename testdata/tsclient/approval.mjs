@@ -41,7 +41,7 @@ client.setRequestHandler(ElicitRequestSchema, async (req) => {
       return { action: 'accept', content: { decision: answer } };
   }
 });
-await client.connect(new StdioClientTransport({ command: plan.command, args: plan.args, stderr: 'inherit' }));
+await client.connect(new StdioClientTransport({ command: plan.command, args: plan.args, env: process.env, stderr: 'inherit' }));
 for (const step of plan.steps) {
   answer = step.answer;
   const before = asked;
