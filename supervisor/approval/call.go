@@ -17,12 +17,11 @@ const inputKey = "io.github.mcpsandbox/approval"
 // toolCall decides a tools/call: let it through (untiered, or granted for
 // the session, or a retry carrying a valid signed answer), or ask.
 func (r *Rule) toolCall(params []byte) (mcprules.Verdict, mcprules.Call) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(params, &m) != nil || m == nil {
-		return refuse("tools/call params are not an object mcpsandbox can check against its approval tiers", "malformed", nil), nil
-	}
-	tool, ok := jsonrpc.ExactMember(m, "name")
-	if !ok {
+	// The name alone decides most calls: the rest is decoded only for a
+	// tool a tier names, so an untiered call costs one scan of its params.
+	rawName, ok := jsonrpc.ExactMemberValue(params, "name")
+	tool, okName := jsonrpc.StringValue(rawName)
+	if !ok || !okName {
 		return refuse("tools/call has no tool name mcpsandbox can check against its approval tiers", "malformed", nil), nil
 	}
 	r.mu.Lock()
@@ -30,6 +29,10 @@ func (r *Rule) toolCall(params []byte) (mcprules.Verdict, mcprules.Call) {
 	r.mu.Unlock()
 	if !tiered {
 		return mcprules.Verdict{}, nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil || m == nil {
+		return refuse("tools/call params are not an object mcpsandbox can check against its approval tiers", "malformed", nil), nil
 	}
 	args, okArgs := exactRaw(m, "arguments")
 	digest, err := lock.ArgumentDigest(args)

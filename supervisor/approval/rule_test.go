@@ -337,3 +337,21 @@ func TestPinnedAndOverriddenAnnotationsTier(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUntieredCall is the rule's share of a 1 KiB tools/call of a tool
+// no tier names: what every call pays for a policy with a tier.
+func BenchmarkUntieredCall(b *testing.B) {
+	r := New(Options{Policy: policy.Policy{ApproveTools: []string{"write_*"}, ApprovalTimeout: time.Minute}})
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 1024) + `"}}}`)
+	var sc jsonrpc.Scanner
+	var batch jsonrpc.Batch
+	if err := sc.Scan(msg, &batch); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, _ := r.HostRequest(msg, &batch.Msgs[0]); v.Refusal != nil || v.Pending != nil {
+			b.Fatal("an untiered call was held")
+		}
+	}
+}
