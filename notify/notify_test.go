@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,5 +174,20 @@ func TestNotifyDoesNotWaitForAHungDesktop(t *testing.T) {
 	<-s.got
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a desktop that never answers: %v, want the context's deadline", err)
+	}
+}
+
+// Desktop logs why it cannot notify once, at debug level, however often
+// it is asked.
+func TestDesktopLogsItsFailureOnce(t *testing.T) {
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	var log strings.Builder
+	d := &Desktop{Log: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	for range 3 {
+		d.Notify("s", "b")
+	}
+	if got := strings.Count(log.String(), "no desktop notification"); got != 1 || !strings.Contains(log.String(), "level=DEBUG") ||
+		!strings.Contains(log.String(), "DBUS_SESSION_BUS_ADDRESS is not set") {
+		t.Errorf("logged %d times:\n%s", got, log.String())
 	}
 }
