@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpsandbox/mcpsandbox/lock"
+	"github.com/mcpsandbox/mcpsandbox/notify"
 	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/approval"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
@@ -46,8 +47,27 @@ func (r *relay) approvalRules(opts Options) error {
 		}
 	}
 	rule := approval.New(approval.Options{Policy: p, Server: server, Name: opts.Name, Lock: path,
-		Known: known, Overrides: overrides,
+		Known: known, Overrides: overrides, Notify: r.desktopNotifier(),
 		Mask: func(args []byte) string { return audit.Summary(args, p.AuditMask, summaryMax) }})
 	r.rules = mcprules.Chain(r.rules, rule)
 	return nil
+}
+
+// desktopNotifier tells the desktop that a call waits for `mcpsandbox
+// approve`, without ever holding the call: one notification at a time, on
+// a goroutine of its own; one asked meanwhile is not shown (a host cannot
+// pile up goroutines by asking with ever new arguments).
+func (r *relay) desktopNotifier() func(summary, body string) {
+	desk := &notify.Desktop{Log: r.log}
+	busy := make(chan struct{}, 1)
+	return func(summary, body string) {
+		select {
+		case busy <- struct{}{}:
+			go func() {
+				defer func() { <-busy }()
+				desk.Notify(summary, body)
+			}()
+		default:
+		}
+	}
 }
