@@ -245,3 +245,34 @@ func TestApprovalRetryThatDoesNotHold(t *testing.T) {
 		t.Errorf("the server was touched %+v times, want once", rr)
 	}
 }
+
+// A classic host that goes away while mcpsandbox's question is open: the
+// call is denied (host-gone) and never reaches the server, as its audit
+// line shows.
+func TestApprovalHostGoneWhileAsked(t *testing.T) {
+	pol := testPolicy(exampleCommand(t))
+	pol.ApproveTools = []string{"touch"}
+	pol.AuditLog = filepath.Join(t.TempDir(), "audit.jsonl")
+	r := startRelay(t, pol)
+	h := r.rawHost()
+	h.call(`0`, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"1"}}`)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"touch","arguments":{}}}`)
+	ask := h.next("mcpsandbox's question", func(m map[string]json.RawMessage) bool {
+		return string(m["method"]) == `"elicitation/create"`
+	})
+	if !strings.HasPrefix(string(ask["id"]), `"mcpsandbox:ask:`) {
+		t.Errorf("the question's id %s is not in mcpsandbox's namespace", ask["id"])
+	}
+	r.toRelay.Close()
+	r.wait()
+	var line struct {
+		Outcome  string
+		Approval struct{ Channel, Decision string }
+	}
+	data, _ := os.ReadFile(pol.AuditLog)
+	json.Unmarshal(data, &line) // the only tools/call line: initialize is not audited
+	if line.Approval.Decision != "host-gone" || line.Outcome == "ok" {
+		t.Errorf("audit after the host went away while asked: %s", data)
+	}
+}
