@@ -77,11 +77,10 @@ func modernElicitation(m map[string]json.RawMessage) bool {
 			Elicitation map[string]json.RawMessage `json:"elicitation"`
 		} `json:"io.modelcontextprotocol/clientCapabilities"`
 	}
-	if json.Unmarshal(m["_meta"], &meta) != nil || meta.Caps == nil || meta.Caps.Elicitation == nil {
+	if json.Unmarshal(m["_meta"], &meta) != nil || meta.Caps == nil {
 		return false
 	}
-	_, form := meta.Caps.Elicitation["form"]
-	return form || len(meta.Caps.Elicitation) == 0 // {} means form
+	return formElicitation(meta.Caps.Elicitation)
 }
 
 // refuse is a denial of reason, with what the audit records of it.

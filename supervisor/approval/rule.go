@@ -106,16 +106,24 @@ func (r *Rule) ServerNotification([]byte, *jsonrpc.Envelope) bool { return true 
 func (r *Rule) initialized(params []byte) {
 	var p struct {
 		Capabilities struct {
-			Elicitation json.RawMessage `json:"elicitation"`
+			Elicitation map[string]json.RawMessage `json:"elicitation"`
 		} `json:"capabilities"`
 	}
 	json.Unmarshal(params, &p)
 	r.mu.Lock()
-	r.elicitation = isObject(p.Capabilities.Elicitation)
+	r.elicitation = formElicitation(p.Capabilities.Elicitation)
 	r.mu.Unlock()
 }
 
-func isObject(v json.RawMessage) bool { return len(v) > 0 && v[0] == '{' }
+// formElicitation reports whether a client's elicitation capability takes
+// forms: {} (forms, before modes existed) or one naming form.
+func formElicitation(c map[string]json.RawMessage) bool {
+	if c == nil {
+		return false
+	}
+	_, form := c["form"]
+	return form || len(c) == 0
+}
 
 // listCall reads the tools/list result for annotation tiers.
 type listCall struct{ r *Rule }

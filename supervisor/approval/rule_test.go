@@ -355,3 +355,14 @@ func BenchmarkUntieredCall(b *testing.B) {
 		}
 	}
 }
+
+// A host that takes only URL elicitations cannot be shown the form: it
+// gets the deferred path, in both eras.
+func TestURLOnlyElicitationIsNotAsked(t *testing.T) {
+	r := newRule(t, &clock{time.Now()}, policy.Policy{ApproveTools: []string{"write_file"}})
+	verdict(t, r, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"url":{}}}}}`)
+	v := verdict(t, r, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"url":{}}}}}}`)
+	if _, isDeferred := v.Pending.(*deferred); !isDeferred || v.Answer != nil {
+		t.Errorf("a URL-only host: %+v, want the deferred path", v)
+	}
+}
