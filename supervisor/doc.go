@@ -45,7 +45,11 @@
 // goes back under the server's own id, so the two id spaces (which both
 // count from 0 or 1) cannot collide and an answer can never reach a newer
 // process than the one that asked. notifications/cancelled is rewritten to
-// match, in both directions.
+// match, in both directions. mcpsandbox's own requests to the host (a
+// rule's question, mcprules.Host) go out under "mcpsandbox:ask:<n>": the
+// host's answer is taken on the host's side and never reaches the server,
+// and the server side never looks such an id up, so a server cannot answer
+// one.
 //
 // # The tool-error hint
 //
@@ -127,6 +131,21 @@
 // when Options.ID names the server) is a rule too, chained inside the
 // policy's (mcprules.Chain): the relay knows no pin, and answers its
 // refusals with CodeHeld.
+//
+// A rule may also answer a request in mcpsandbox's name (Verdict.Answer: a
+// question the host is to put to its user) or hold it (Verdict.Pending):
+// the relay registers a held request as in flight but neither relays it
+// nor starts --call-timeout; the rule's Decide runs on a goroutine of its
+// own (held.go) with a ctx that ends with the request (the host cancels
+// it, the host goes away, the session ends), and may ask the host through
+// mcprules.Host. Its decision relays the request once, then starts its
+// clock, or ends it with the rule's refusal; a decision that finds the
+// request ended is dropped, so the host gets one answer, and a host that
+// left while it was asked gets nothing relayed. At most 64 of
+// mcpsandbox's own questions await the host at once; a question whose
+// request ends is cancelled at the host. The relay learns no approval: it
+// answers the kinds with their codes and writes the decision into the
+// audit line.
 // Tools matching a --deny-tool glob, or none of the --allow-tool globs when
 // there are any, are left out of tools/list (other members, nextCursor
 // included, kept) and a tools/call of one is answered with CodePolicyDenied
@@ -239,6 +258,13 @@
 //	                            max-instances)
 //	-31112 CodeStartTimeout     the server did not answer initialize (or server/discover)
 //	                            within --start-timeout; names the hosts it was denied
+//	-31113 CodeHeld             an item the lock holds for approval (data: item)
+//	-31114 CodeApprovalRequired a tools/call that waits for `mcpsandbox approve ID`
+//	                            (data: approvalId, expires)
+//	-31115 CodeApprovalDenied   a tools/call a person did not allow (data.reason: declined,
+//	                            cancelled, timeout, malformed, host-gone, expired)
+//	-31116 CodeSecretInArguments  a tools/call whose arguments carry a secret (data: path,
+//	                            secret: its format, never its value)
 //	-32700 / -32600             the host sent a line that is not JSON / not a JSON-RPC request
 //	                            (the server gets them too, for a request of its that is not)
 package supervisor

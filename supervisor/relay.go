@@ -338,7 +338,10 @@ func (r *relay) finish(reason string) Outcome {
 	r.mu.Lock()
 	r.state = stateClosing
 	n := r.nRestarts
-	r.mu.Unlock()
+	for k, req := range r.inflight { // held ones (held.go): the rest were answered at once
+		r.endLocked(k, &req, r.stoppedEndLocked([]byte(req.hostID)))
+	}
+	r.unlock()
 	r.log.Error("mcpsandbox: session ended", "reason", reason, "failed", true)
 	return Outcome{Reason: reason, Failed: true, Restarts: n}
 }

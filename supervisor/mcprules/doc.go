@@ -28,4 +28,33 @@
 // so a rule inside them (the pinned contract, package supervisor/pins)
 // sees the server's own names and params, and its list results are
 // filtered before the policy renames or hides what is left.
+//
+// # Answers, pending requests and questions to the host
+//
+// A rule that needs a person's word on a request (an approval) need not
+// decide at its arrival. Its Verdict may instead carry:
+//
+//   - Answer: a result mcpsandbox gives the host in its own name; the
+//     request never reaches the server (a 2026-07-28 input_required result
+//     whose question the host puts to its user, then retries).
+//   - Pending: "not yet". The relay holds the request, neither relayed nor
+//     timed by --call-timeout, and calls Pending.Decide once, on a
+//     goroutine of its own and without the relay's lock. Decide may ask
+//     the host through Host.Request (elicitation/create in mcpsandbox's own
+//     name: the relay sends it under an id of its own namespace, so the
+//     answer comes back to Decide and can never reach the server). Its
+//     Decision relays the request (with new Params, if any), and only then
+//     does --call-timeout start, or refuses it. Decide's ctx ends when the
+//     request does (the host cancels it or goes away, mcpsandbox shuts
+//     down): Decide returns then, and the relay drops a decision on a
+//     request that has ended, so the host gets one answer.
+//   - Approval: what the audit line records of a decision taken at once.
+//
+// A Refusal's kinds ApprovalRequired, ApprovalDenied and SecretInArguments
+// carry what the host's error data and the audit line name (the approval's
+// id and expiry, the argument's path and the secret's format, never its
+// value). Host.Request fails with ErrHostGone when the host leaves,
+// ErrTooManyAsks when too many questions await it, and a *HostError for
+// the host's error answer. Chain passes an inner rule's Answer, Pending and
+// Approval on; two Pendings decide in turn, outer first.
 package mcprules
