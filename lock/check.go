@@ -55,8 +55,14 @@ var (
 		"name": {kind: kindString}, "mode": {kind: kindString}, "package": packageShape,
 		"contract": contractShape, "pending": contractShape,
 	}}
+	approvalShape = &shape{kind: kindObject, fields: map[string]*shape{
+		"server": {kind: kindString}, "name": {kind: kindString}, "tool": {kind: kindString},
+		"digest": {kind: kindString}, "summary": {kind: kindString},
+		"asked": {kind: kindTime}, "expires": {kind: kindTime}, "approved": {kind: kindTime},
+	}}
 	fileShape = &shape{kind: kindObject, fields: map[string]*shape{
 		"version": {kind: kindInt}, "servers": {kind: kindMap, elem: serverShape},
+		"approvals": {kind: kindMap, elem: approvalShape},
 	}}
 )
 

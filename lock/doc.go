@@ -1,6 +1,9 @@
 // Package lock is the lock file: per server, the package it was prepared
 // from and the contract it was approved with (plus what was seen and held
-// until approval), in one human-readable, diff-friendly JSON file.
+// until approval), in one human-readable, diff-friendly JSON file; and the
+// tool calls held for a person on the deferred approval path (approvals.go),
+// which the relay asks for and `mcpsandbox approve` grants from another
+// process.
 //
 // It is a package of its own because the relay's pin rule, prepare, the pins
 // commands and upgrade all read and write the same file, from several

@@ -14,8 +14,9 @@ const Version = 1
 // File is a whole lock: {"version":1,"servers":{ID:{…}}}. A server's ID is
 // launch's state name (npm+@playwright+mcp).
 type File struct {
-	Version int
-	Servers map[string]*Server
+	Version   int
+	Servers   map[string]*Server
+	Approvals map[string]*Approval // by id: calls held on the deferred path (approvals.go)
 }
 
 // Server is what the lock records of one server.

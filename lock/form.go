@@ -9,8 +9,9 @@ import (
 // written sorted by key. Text is stored as JSON, not as a string, so a diff
 // of the file reads as a diff of the contract.
 type fileJSON struct {
-	Version int                    `json:"version"`
-	Servers map[string]*serverJSON `json:"servers"`
+	Version   int                    `json:"version"`
+	Servers   map[string]*serverJSON `json:"servers"`
+	Approvals map[string]*Approval   `json:"approvals,omitempty"`
 }
 
 type serverJSON struct {

@@ -44,6 +44,10 @@ func (c *checker) fromForm(root *hujson.Value, form *fileJSON) (*File, error) {
 		}
 		f.Servers[id] = s
 	}
+	if err := c.approvals(root, form.Approvals); err != nil {
+		return nil, err
+	}
+	f.Approvals = form.Approvals
 	return f, nil
 }
 

@@ -62,7 +62,7 @@ func TestHandEditedLocksAreRefusedInPlace(t *testing.T) {
 		{"an unknown key at the top", func(s string) string {
 			return strings.Replace(s, `"version": 1,`, `"version": 1, "approved": true,`, 1)
 		},
-			first(`"approved"`), `unknown key "approved" in the lock: remove it, or use one of the known keys: servers, version`},
+			first(`"approved"`), `unknown key "approved" in the lock: remove it, or use one of the known keys: approvals, servers, version`},
 		{"version 2", func(s string) string { return strings.Replace(s, `"version": 1,`, `"version": 2,`, 1) },
 			first(`2,`), `version 2 is not one this mcpsandbox reads (it reads version 1): write "version": 1 if the file is in version 1's form, or use the mcpsandbox that wrote it`},
 		{"a version as a string", func(s string) string { return strings.Replace(s, `"version": 1,`, `"version": "1",`, 1) },

@@ -28,7 +28,7 @@ func (f *File) Marshal() []byte {
 }
 
 func (f *File) form() *fileJSON {
-	out := &fileJSON{Version: f.Version, Servers: map[string]*serverJSON{}}
+	out := &fileJSON{Version: f.Version, Servers: map[string]*serverJSON{}, Approvals: f.Approvals}
 	if out.Version == 0 {
 		out.Version = Version
 	}

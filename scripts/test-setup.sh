@@ -43,6 +43,8 @@ if ! $build_only; then
   [ -x /usr/bin/python3 ] || missing+=(python3)
   compgen -G '/usr/lib/postgresql/*/bin/psql' >/dev/null || missing+=(postgresql-client)
   compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)
+  # package notify's tests start a session bus of their own.
+  command -v dbus-daemon >/dev/null || missing+=(dbus-daemon)
   # scripts/lint.sh checks the shell scripts with it.
   command -v shellcheck >/dev/null || missing+=(shellcheck)
   # packaging/: systemd-analyze verify for the units, apparmor_parser for

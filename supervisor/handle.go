@@ -65,6 +65,9 @@ func begin(ctx context.Context, opts Options, w *warmup) (*Session, Outcome, err
 	opts.moveFormerState()
 	r := newRelay(opts)
 	pinned, err := r.pinRules(opts)
+	if err == nil {
+		err = r.approvalRules(opts)
+	}
 	if err != nil {
 		return nil, Outcome{Reason: err.Error()}, err
 	}

@@ -16,15 +16,9 @@ func (r *relay) pinRules(opts Options) (*pins.Rule, error) {
 	if opts.ID == "" {
 		return nil, nil
 	}
-	path := opts.Policy.Lock
-	if path == "" {
-		path = opts.Lock
-	}
-	if path == "" {
-		var err error
-		if path, err = lock.DefaultPath(); err != nil {
-			return nil, err
-		}
+	path, err := lockPath(opts)
+	if err != nil {
+		return nil, err
 	}
 	overrides, err := policy.ParseToolOverrides(opts.Policy.ToolOverrides)
 	if err != nil {
@@ -37,4 +31,16 @@ func (r *relay) pinRules(opts Options) (*pins.Rule, error) {
 	}
 	r.rules = mcprules.Chain(r.rules, p)
 	return p, nil
+}
+
+// lockPath is the lock file of opts's server: the policy's, the daemon's,
+// or the user's.
+func lockPath(opts Options) (string, error) {
+	if opts.Policy.Lock != "" {
+		return opts.Policy.Lock, nil
+	}
+	if opts.Lock != "" {
+		return opts.Lock, nil
+	}
+	return lock.DefaultPath()
 }

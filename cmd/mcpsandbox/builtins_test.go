@@ -54,8 +54,16 @@ func TestBuiltinNPMServersPreparedRunOffline(t *testing.T) {
 		{policy: "filesystem", pkg: "@modelcontextprotocol/server-filesystem@2026.8.31", args: []string{fsDir},
 			tools: []string{"list_directory", "write_file", "read_text_file"},
 			try: func(t *testing.T, s *started) {
+				// write_file waits for a person under the built-in's tier.
 				file := filepath.Join(fsDir, "written.txt")
-				s.mustCall(t, "write_file", map[string]any{"path": file, "content": "from the sandbox"})
+				notYet := func() {
+					if _, err := os.Stat(file); err == nil {
+						t.Error("write_file wrote before it was approved")
+					}
+				}
+				if got, failed := s.callApproved(t, "write_file", map[string]any{"path": file, "content": "from the sandbox"}, notYet); failed {
+					t.Fatalf("write_file, approved: %s", got)
+				}
 				if data, err := os.ReadFile(file); err != nil || string(data) != "from the sandbox" {
 					t.Errorf("write_file into the granted dir: host reads %q, %v", data, err)
 				}

@@ -35,6 +35,7 @@ func init() {
 		{Name: "upgrade", Page: upgradePage, Run: upgradeCommand},
 		{Name: "policy", Page: policyPage, Run: policyCommand},
 		{Name: "pins", Page: pinsPage, Run: pinsCommand},
+		{Name: "approve", Page: approvePage, Run: approveCommand},
 		{Name: "daemon", Page: daemonPage, Run: daemonCommand},
 		{Name: "connect", Page: connectPage, Run: connectCommand},
 		{Name: "status", Page: statusPage, Run: statusCommand},

@@ -70,7 +70,9 @@ func (e explanation) write() {
 		e.section("Landlock", e.d.Landlock...)
 		e.section("User", e.d.User+e.userFrom())
 	}
-	e.section("MCP rules", e.settings("mcp")...)
+	e.section("MCP rules", e.settingsWhere("mcp", func(k policy.Key) bool { return !inApproval(k) })...)
+	e.section("Approval", e.approvalLines()...)
+	e.section("Server requests", e.serverRequestLines()...)
 	if e.p.AuditLog == "" {
 		e.section("Audit log", "off"+e.from("AuditLog"))
 	} else {

@@ -10,10 +10,11 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/policy"
 )
 
-// The settings blocks of explain (Limits, MCP rules, Audit log) share one
-// layout: the key, its value, where the value came from, in columns that
-// fit the longest key of any block, no line wider than a manual page's.
-// A list too long for its line goes on beneath, at the value's column.
+// The settings blocks of explain (Limits, MCP rules, Approval, Server
+// requests, Audit log) share one layout: the key, its value, where the
+// value came from, in columns that fit the longest key of any block, no
+// line wider than a manual page's. A list too long for its line goes on
+// beneath, at the value's column.
 const (
 	explainIndent = 2 // section's
 	explainWidth  = cmdline.Width
@@ -25,7 +26,7 @@ func keyWidth() int {
 	w := 0
 	for _, k := range policy.Keys() {
 		switch k.Section {
-		case "limits", "mcp", "audit":
+		case "limits", "mcp", "audit", "server-requests":
 			w = max(w, len(k.Name))
 		}
 	}

@@ -414,3 +414,61 @@ func TestExplainNamesTheServerAndItsStateDirectory(t *testing.T) {
 		t.Errorf("explain moved the former state directory: %v", err)
 	}
 }
+
+// explain shows the approval tiers (the built-ins' own for the reference
+// servers' writing tools, and the operator's with where each came from),
+// the secret scan, and what becomes of the server's own requests, with
+// the hosts a URL-mode elicitation may name.
+func TestExplainShowsApprovalAndServerRequests(t *testing.T) {
+	fs := explain(t, "--", "npx", "-y", "@modelcontextprotocol/server-filesystem@2026.8.31", t.TempDir())
+	approval := fs.text("Approval")
+	for _, want := range []string{"approve-tools        write_file, edit_file, move_file, create_directory", "(built-in filesystem)",
+		"a call of these tools waits for a person", "refused at once with -31114 naming `mcpsandbox approve ID`; no answer", "within 2m refuses it",
+		"refused before the server sees it (-31116, naming the argument)"} {
+		if !strings.Contains(approval, want) {
+			t.Errorf("filesystem's Approval section lacks %q:\n%s", want, approval)
+		}
+	}
+	if rules := fs.text("MCP rules"); strings.Contains(rules, "approve-tools") {
+		t.Errorf("MCP rules lists the approval keys too:\n%s", rules)
+	}
+	memory := explain(t, "--", "npx", "-y", "@modelcontextprotocol/server-memory@2026.8.31")
+	if got := memory.text("Approval"); !strings.Contains(got, "approve-tools        delete_*   (built-in memory)") {
+		t.Errorf("memory's Approval section:\n%s", got)
+	}
+
+	github := explain(t, "--", "npx", "-y", "@modelcontextprotocol/server-github@2025.4.8")
+	if got := github.text("Approval"); !strings.Contains(got, "create_*, update_*") || !strings.Contains(got, "merge_pull_request") {
+		t.Errorf("github's Approval section:\n%s", got)
+	}
+	if got := github.text("Server requests"); !strings.Contains(got, "a URL-mode elicitation only to: api.github.com:443, uploads.github.com:443, raw.githubusercontent.com:443") {
+		t.Errorf("github's Server requests section:\n%s", got)
+	}
+
+	plain := explain(t, "--", "sh")
+	if got := plain.text("Approval"); !strings.Contains(got, "no tool call waits for a person") {
+		t.Errorf("sh's Approval section:\n%s", got)
+	}
+	if got := plain.text("Server requests"); !strings.Contains(got, "elicitation          allow      (default)") ||
+		!strings.Contains(got, "a URL-mode elicitation is refused: no --allow-host names a host for it") {
+		t.Errorf("sh's Server requests section:\n%s", got)
+	}
+
+	own := explain(t, "--approve-tool", "deploy_*", "--approval-timeout", "30s", "--no-secret-scan",
+		"--server-sampling", "deny", "--server-elicitation", "decline", "--", "sh")
+	approval = own.text("Approval")
+	for _, want := range []string{"approve-tools        deploy_*   (--approve-tool)", "within 30s refuses it", "arguments that look like secrets are passed on (no-secret-scan)"} {
+		if !strings.Contains(approval, want) {
+			t.Errorf("the operator's Approval section lacks %q:\n%s", want, approval)
+		}
+	}
+	requests := own.text("Server requests")
+	for _, want := range []string{"elicitation          decline    (--server-elicitation)", "sampling             deny       (--server-sampling)"} {
+		if !strings.Contains(requests, want) {
+			t.Errorf("the operator's Server requests section lacks %q:\n%s", want, requests)
+		}
+	}
+	if strings.Contains(requests, "URL-mode") {
+		t.Errorf("a declined elicitation still names where a URL may go:\n%s", requests)
+	}
+}

@@ -159,7 +159,13 @@ func TestFrictionNpxFilesystemPrepareThenOffline(t *testing.T) {
 	if got, isErr := m.callResult(t, "read_text_file", map[string]any{"path": filepath.Join(dir, "todo.txt")}); isErr || got != "in notes" {
 		t.Errorf("read in DIR: %q (error %v)", got, isErr)
 	}
-	if got, isErr := m.callResult(t, "write_file", map[string]any{"path": filepath.Join(dir, "new.txt"), "content": "written"}); isErr {
+	// write_file waits for a person under the built-in filesystem's tier.
+	notYet := func() {
+		if _, err := os.Stat(filepath.Join(dir, "new.txt")); err == nil {
+			t.Error("write_file wrote before it was approved")
+		}
+	}
+	if got, isErr := m.callApproved(t, "write_file", map[string]any{"path": filepath.Join(dir, "new.txt"), "content": "written"}, notYet); isErr {
 		t.Errorf("write in DIR: %q", got)
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "new.txt")); err != nil || string(data) != "written" {

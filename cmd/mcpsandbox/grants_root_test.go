@@ -48,7 +48,10 @@ func TestRootGrantsRootsDirectoryToServerFilesystem(t *testing.T) {
 		t.Errorf("read_text_file in the --rw grant answered %q", got)
 	}
 	written := filepath.Join(notes, "new.txt")
-	s.mustCall(t, "write_file", map[string]any{"path": written, "content": "from the server"})
+	// write_file waits for a person under the built-in filesystem's tier.
+	if got, failed := s.callApproved(t, "write_file", map[string]any{"path": written, "content": "from the server"}, nil); failed {
+		t.Fatalf("write_file, approved: %s", got)
+	}
 	if got := s.mustCall(t, "read_text_file", map[string]any{"path": written}); got != "from the server" {
 		t.Errorf("read_text_file of what it wrote answered %q", got)
 	}
@@ -63,7 +66,7 @@ func TestRootGrantsRootsDirectoryToServerFilesystem(t *testing.T) {
 	if got := s.mustCall(t, "read_text_file", map[string]any{"path": filepath.Join(private, "plan.txt")}); got != "root's plan" {
 		t.Errorf("read_text_file in the root-only --ro grant answered %q", got)
 	}
-	if text, failed := s.call(t, "write_file", map[string]any{"path": filepath.Join(private, "new.txt"), "content": "x"}); !failed || !strings.Contains(text, "read-only file system") {
+	if text, failed := s.callApproved(t, "write_file", map[string]any{"path": filepath.Join(private, "new.txt"), "content": "x"}, nil); !failed || !strings.Contains(text, "read-only file system") {
 		t.Errorf("write_file in the --ro grant: %q (failed %v); want EROFS", text, failed)
 	}
 	if _, err := os.Lstat(filepath.Join(private, "new.txt")); err == nil {

@@ -70,6 +70,7 @@ func mainPage() *cmdline.Page {
 			"mcpsandbox wrap [--dry-run] [--undo] [--daemon] [FILE...]",
 			"mcpsandbox policy list | show NAME | check FILE... | explain -- COMMAND",
 			"mcpsandbox pins list|diff|approve|verify [--lock FILE] [NAME] [ITEM...]",
+			"mcpsandbox approve ID | --list [--lock FILE]",
 			"mcpsandbox upgrade NAME [--to VERSION]",
 			"mcpsandbox daemon --config FILE",
 			"mcpsandbox connect NAME",

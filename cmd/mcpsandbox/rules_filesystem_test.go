@@ -53,7 +53,17 @@ func TestRulesOnServerFilesystem(t *testing.T) {
 	if got := s.mustCall(t, "fs_read_text_file", map[string]any{"path": filepath.Join(dir, "note.txt")}); got != "hello" {
 		t.Errorf("fs_read_text_file answered %q", got)
 	}
-	s.mustCall(t, "fs_write_file", map[string]any{"path": filepath.Join(dir, "out.txt"), "content": "written"})
+	// write_file waits for a person under the built-in's approval tier (a
+	// tier names the server's own tools): this host cannot be asked, so
+	// the call gets an id to approve, and is written only after.
+	notYet := func() {
+		if _, err := os.Stat(filepath.Join(dir, "out.txt")); err == nil {
+			t.Error("write_file wrote before it was approved")
+		}
+	}
+	if got, failed := s.callApproved(t, "fs_write_file", map[string]any{"path": filepath.Join(dir, "out.txt"), "content": "written"}, notYet); failed {
+		t.Fatalf("fs_write_file, approved: %s", got)
+	}
 	if data, err := os.ReadFile(filepath.Join(dir, "out.txt")); err != nil || string(data) != "written" {
 		t.Errorf("the allowed write left %q (%v) on the host", data, err)
 	}
@@ -94,14 +104,15 @@ func TestRulesOnServerFilesystem(t *testing.T) {
 		t.Fatalf("audit log: %v, mode %v; want 0600", err, st)
 	}
 	outcomes := auditOutcomes(t, audit)
-	want := []string{"fs_read_text_file ok", "fs_write_file ok", "fs_move_file denied -31107", "fs_read_media_file denied -31107",
+	want := []string{"fs_read_text_file ok", "fs_write_file approval-required -31114 deferred:required", "fs_write_file ok deferred:allow-once", "fs_move_file denied -31107", "fs_read_media_file denied -31107",
 		"read_text_file error -32602", "fs_list_directory ok", "fs_list_directory ok", "fs_list_directory rate-limited -31109"}
 	if strings.Join(outcomes, "\n") != strings.Join(want, "\n") {
 		t.Errorf("audit lines:\n%s\nwant:\n%s", strings.Join(outcomes, "\n"), strings.Join(want, "\n"))
 	}
 }
 
-// auditOutcomes reads an audit file as "tool outcome [code]" per line.
+// auditOutcomes reads an audit file as "tool outcome [code]
+// [channel:decision]" per line.
 func auditOutcomes(t *testing.T, path string) []string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -113,9 +124,10 @@ func auditOutcomes(t *testing.T, path string) []string {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var l struct {
-			Tool    string `json:"tool"`
-			Outcome string `json:"outcome"`
-			Code    int    `json:"code"`
+			Tool     string `json:"tool"`
+			Outcome  string `json:"outcome"`
+			Code     int    `json:"code"`
+			Approval *struct{ Channel, Decision string }
 		}
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("audit line %q: %v", sc.Text(), err)
@@ -123,6 +135,9 @@ func auditOutcomes(t *testing.T, path string) []string {
 		s := l.Tool + " " + l.Outcome
 		if l.Code != 0 {
 			s += " " + strconv.Itoa(l.Code)
+		}
+		if a := l.Approval; a != nil {
+			s += " " + a.Channel + ":" + a.Decision
 		}
 		out = append(out, s)
 	}

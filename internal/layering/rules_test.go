@@ -162,6 +162,12 @@ var rules = []rule{
 		why:   "the lock file is data and file I/O that the relay, prepare, the pins commands and upgrade share from several processes: it knows contracts and nothing of who pins, so none of them drags another in",
 	},
 	{
+		pkgs:  []string{"notify"},
+		notOn: append([]string{"./..."}, thirdParty...),
+		but:   []string{"github.com/godbus/dbus/v5"},
+		why:   "the desktop notification is the one place mcpsandbox talks to a desktop: a summary and a body over the session bus, knowing nothing of approvals, the lock or the relay, which decide when to notify",
+	},
+	{
 		pkgs:  []string{"npmregistry"},
 		notOn: []string{"./...", mcpSDK},
 		why:   "npmregistry asks an npm registry what a package is and checks its integrity, signatures and age for prepare, wrap and upgrade: it is told the registry, the clock and the cooldown, and knows nothing of policy, the lock or confinement, nor of the rest of mcpsandbox",
