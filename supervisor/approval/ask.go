@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 )
 
 // MetaKey marks mcpsandbox's own questions in their _meta, beside a message
@@ -11,8 +13,8 @@ import (
 // either is rewritten before the host sees it (docs/approval.md), so a host
 // can tell mcpsandbox's question from a server's.
 const (
-	MetaKey       = "io.github.mcpsandbox/approval"
-	MessagePrefix = "mcpsandbox asks:"
+	MetaKey       = mcprules.QuestionMeta
+	MessagePrefix = mcprules.QuestionPrefix
 )
 
 // The form's one field and its choices.

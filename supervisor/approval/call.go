@@ -12,7 +12,7 @@ import (
 
 // inputKey names mcpsandbox's question among a result's inputRequests and
 // its answer among a retry's inputResponses.
-const inputKey = "io.github.mcpsandbox/approval"
+const inputKey = MetaKey
 
 // toolCall decides a tools/call: let it through (untiered, or granted for
 // the session, or a retry carrying a valid signed answer), or ask.

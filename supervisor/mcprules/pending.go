@@ -44,3 +44,12 @@ type Approval struct {
 	Waited   time.Duration // from the question to the answer
 	ID       string        // the deferred approval's id
 }
+
+// mcpsandbox's own questions to the host carry two marks no server's
+// keeps: QuestionMeta in their _meta, and a message beginning
+// QuestionPrefix. The relay rewrites a server's elicitation that carries
+// either (package supervisor/serverreq), so a host can tell them apart.
+const (
+	QuestionMeta   = "io.github.mcpsandbox/approval"
+	QuestionPrefix = "mcpsandbox asks:"
+)

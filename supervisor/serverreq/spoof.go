@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
+
 	"github.com/mcpsandbox/mcpsandbox/supervisor/diagnose"
 )
 
@@ -17,11 +19,11 @@ import (
 // its message, as the relay does for a server's error that claims to be
 // mcpsandbox's.
 
-// ApprovalMeta is the _meta key of mcpsandbox's own elicitation.
-const ApprovalMeta = "io.github.mcpsandbox/approval"
-
-// OwnPrefix begins the message of mcpsandbox's own elicitation.
-const OwnPrefix = "mcpsandbox asks:"
+// The marks of mcpsandbox's own elicitation.
+const (
+	ApprovalMeta = mcprules.QuestionMeta
+	OwnPrefix    = mcprules.QuestionPrefix
+)
 
 // claimsOwn reports whether an elicitation's message would pass for
 // mcpsandbox's.
