@@ -5,12 +5,14 @@ import (
 	"strings"
 )
 
-// format is one kind of secret. A match starts where one of its anchors
-// does, in a decoded string; re, anchored at the start, says whether the
-// text there is one.
+// format is one kind of secret. A default format's match starts at a place
+// candidates finds, and re, anchored there, says whether the text is one;
+// a caller's pattern, or the AWS secret key, is matched anywhere in a
+// string (anchor, its fixed prefix, only tells Scan's quick look where to
+// look).
 type format struct {
 	name, what string // "github-token", "a GitHub token"
-	anchors    []string
+	anchor     string
 	re         *regexp.Regexp
 	// window bounds the text re is given after the anchor: no format is
 	// longer, and a huge string is not read again from every anchor.
@@ -20,44 +22,42 @@ type format struct {
 	boundary bool
 	// ok, when not nil, tells a token from text that only looks like one.
 	ok func(match string) bool
-	// whole: re is matched against the whole string (a caller's pattern,
-	// the AWS secret key); anchors, if any, only tell Scan where to look.
-	whole bool
 }
 
-// The default formats. Private key blocks need a body after the header, so
-// a document that only names the header is not refused.
-var defaults = []*format{
-	{name: "private-key", what: "a private key", anchors: []string{"-----BEGIN"}, window: 4096,
-		re: regexp.MustCompile(`\A-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\s*[A-Za-z-]+: [^\n]*)*\s+[A-Za-z0-9+/=]{40}`)},
-	{name: "github-token", what: "a GitHub token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, window: 64, boundary: true,
-		re: regexp.MustCompile(`\Agh[pousr]_[A-Za-z0-9]{36}`)},
-	{name: "github-token", what: "a GitHub token", anchors: []string{"github_pat_"}, window: 128, boundary: true,
-		re: regexp.MustCompile(`\Agithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}`)},
-	{name: "gitlab-token", what: "a GitLab token", anchors: []string{"glpat-"}, window: 128, boundary: true,
-		re: regexp.MustCompile(`\Aglpat-[A-Za-z0-9_-]{20,}`)},
-	{name: "slack-token", what: "a Slack token", anchors: []string{"xox"}, window: 256, boundary: true,
-		re: regexp.MustCompile(`\Axox[abposr]-[0-9]+-[A-Za-z0-9-]{8,}`)},
-	{name: "slack-token", what: "a Slack token", anchors: []string{"xapp-"}, window: 256, boundary: true,
-		re: regexp.MustCompile(`\Axapp-[0-9]+-[A-Za-z0-9-]{20,}`)},
-	{name: "aws-access-key-id", what: "an AWS access key id", anchors: []string{"AKIA", "ASIA"}, window: 32, boundary: true,
-		re: regexp.MustCompile(`\A(?:AKIA|ASIA)[A-Z0-9]{16}(?:[^A-Za-z0-9]|\z)`)},
-	{name: "anthropic-key", what: "an Anthropic key", anchors: []string{"sk-ant-"}, window: 256, boundary: true,
-		re: regexp.MustCompile(`\Ask-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{32,}`)},
-	{name: "openai-key", what: "an OpenAI key", anchors: []string{"sk-"}, window: 256, boundary: true,
-		re: regexp.MustCompile(`\Ask-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,}`), ok: openAIKey},
-	{name: "jwt", what: "a JSON Web Token", anchors: []string{"eyJ"}, window: 8192, boundary: true,
-		re: regexp.MustCompile(`\AeyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`)},
-}
+// The default formats, in the order a place that could start two is
+// tried. Private key blocks need a body after the header, so a document
+// that only names the header is not refused.
+var (
+	privateKey = &format{name: "private-key", what: "a private key", window: 4096,
+		re: regexp.MustCompile(`\A-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\s*[A-Za-z-]+: [^\n]*)*\s+[A-Za-z0-9+/=]{40}`)}
+	githubToken = &format{name: "github-token", what: "a GitHub token", window: 64, boundary: true,
+		re: regexp.MustCompile(`\Agh[pousr]_[A-Za-z0-9]{36}`)}
+	githubPAT = &format{name: "github-token", what: "a GitHub token", window: 128, boundary: true,
+		re: regexp.MustCompile(`\Agithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}`)}
+	gitlabToken = &format{name: "gitlab-token", what: "a GitLab token", window: 128, boundary: true,
+		re: regexp.MustCompile(`\Aglpat-[A-Za-z0-9_-]{20,}`)}
+	slackToken = &format{name: "slack-token", what: "a Slack token", window: 256, boundary: true,
+		re: regexp.MustCompile(`\Axox[abposr]-[0-9]+-[A-Za-z0-9-]{8,}`)}
+	slackAppToken = &format{name: "slack-token", what: "a Slack token", window: 256, boundary: true,
+		re: regexp.MustCompile(`\Axapp-[0-9]+-[A-Za-z0-9-]{20,}`)}
+	awsKeyID = &format{name: "aws-access-key-id", what: "an AWS access key id", window: 32, boundary: true,
+		re: regexp.MustCompile(`\A(?:AKIA|ASIA)[A-Z0-9]{16}(?:[^A-Za-z0-9]|\z)`)}
+	anthropicKey = &format{name: "anthropic-key", what: "an Anthropic key", window: 256, boundary: true,
+		re: regexp.MustCompile(`\Ask-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{32,}`)}
+	openAIKey = &format{name: "openai-key", what: "an OpenAI key", window: 256, boundary: true,
+		re: regexp.MustCompile(`\Ask-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,}`), ok: isOpenAIKey}
+	jwt = &format{name: "jwt", what: "a JSON Web Token", window: 8192, boundary: true,
+		re: regexp.MustCompile(`\AeyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`)}
+)
 
 // awsSecretKey is an AWS secret access key: 40 characters of base64, told
 // from any other 40 only by an access key id beside it.
-var awsSecretKey = &format{name: "aws-secret-access-key", what: "an AWS secret access key", whole: true,
+var awsSecretKey = &format{name: "aws-secret-access-key", what: "an AWS secret access key",
 	re: regexp.MustCompile(`(?:\A|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|\z)`)}
 
-// openAIKey tells a key (random letters and digits) from prose such as
+// isOpenAIKey tells a key (random letters and digits) from prose such as
 // "sk-learn-style-preprocessing-pipeline", and is no Anthropic key.
-func openAIKey(m string) bool {
+func isOpenAIKey(m string) bool {
 	if strings.HasPrefix(m, "sk-ant-") {
 		return false
 	}
@@ -94,22 +94,17 @@ func (f *format) at(s string, i int) bool {
 	return m != "" && (f.ok == nil || f.ok(m))
 }
 
-// in reports whether s holds f's secret.
-func (f *format) in(s string) bool {
-	if f.whole {
-		return f.re.MatchString(s)
-	}
-	for _, a := range f.anchors {
-		for off := 0; ; {
-			i := strings.Index(s[off:], a)
-			if i < 0 {
-				break
-			}
-			if f.at(s, off+i) {
-				return true
-			}
-			off += i + 1
+// in reports whether s holds f's secret (f is a caller's pattern, or the
+// AWS secret key).
+func (f *format) in(s string) bool { return f.re.MatchString(s) }
+
+// defaultIn is the first default format s holds, or nil.
+func defaultIn(s string) (found *format) {
+	candidates(s, func(f *format, i int) bool {
+		if f.at(s, i) {
+			found = f
 		}
-	}
-	return false
+		return found == nil
+	})
+	return found
 }

@@ -1,9 +1,8 @@
 package secrets
 
 import (
-	"bytes"
 	"regexp"
-	"slices"
+	"strings"
 )
 
 // Pattern is one more secret format: a value matching Re anywhere in a
@@ -32,39 +31,37 @@ const maxFindings = 16
 
 // Scanner finds secrets. Its methods may be called concurrently.
 type Scanner struct {
-	formats []*format
-	anchors [][]byte // every format's anchors, for the look at raw bytes
-	always  bool     // a pattern has no fixed prefix: every value is decoded
-	// hidable are the ASCII characters of the anchors: a \u escape of one
-	// could hide an anchor from the raw look; nonASCII: an anchor holds
-	// one beyond ASCII.
+	extra  []*format // the caller's patterns
+	always bool      // a pattern has no fixed prefix: every value is decoded
+	// hidable are the ASCII characters a \u escape could hide a format's
+	// start behind, from the quick look at raw bytes; nonASCII: a
+	// pattern's prefix holds one beyond ASCII.
 	hidable  [128]bool
 	nonASCII bool
 }
 
 // New returns a Scanner of the default formats and extra.
 func New(extra ...Pattern) *Scanner {
-	s := &Scanner{formats: slices.Clone(defaults)}
+	s := &Scanner{}
+	for _, c := range "-_." {
+		s.hidable[c] = true
+	}
+	for c := range 128 {
+		s.hidable[c] = s.hidable[c] || isWordByte(byte(c))
+	}
 	for _, p := range extra {
-		f := &format{name: p.Name, what: "a secret of --secret-pattern " + p.Name, re: p.Re, whole: true}
-		if prefix, _ := p.Re.LiteralPrefix(); prefix != "" {
-			f.anchors = []string{prefix}
-		} else {
+		f := &format{name: p.Name, what: "a secret of --secret-pattern " + p.Name, re: p.Re}
+		if f.anchor, _ = p.Re.LiteralPrefix(); f.anchor == "" {
 			s.always = true
 		}
-		s.formats = append(s.formats, f)
-	}
-	for _, f := range s.formats {
-		for _, a := range f.anchors {
-			s.anchors = append(s.anchors, []byte(a))
-			for i := range len(a) {
-				if c := a[i]; c < 128 {
-					s.hidable[c] = true
-				} else {
-					s.nonASCII = true
-				}
+		for i := range len(f.anchor) {
+			if c := f.anchor[i]; c < 128 {
+				s.hidable[c] = true
+			} else {
+				s.nonASCII = true
 			}
 		}
+		s.extra = append(s.extra, f)
 	}
 	return s
 }
@@ -77,11 +74,11 @@ func (s *Scanner) Scan(value []byte, skip ...string) ([]Finding, error) {
 	if !s.always && !s.mayHold(value) {
 		return nil, nil
 	}
-	w := walker{formats: s.formats, skip: skip}
+	w := walker{defaults: true, formats: s.extra, skip: skip}
 	if err := w.walk(value); err != nil {
 		return nil, err
 	}
-	if w.has("aws-access-key-id") {
+	if w.has(awsKeyID.name) {
 		aws := walker{formats: []*format{awsSecretKey}, skip: skip, found: w.found}
 		if err := aws.walk(value); err != nil {
 			return nil, err
@@ -91,40 +88,40 @@ func (s *Scanner) Scan(value []byte, skip ...string) ([]Finding, error) {
 	return w.found, nil
 }
 
-// mayHold is the quick look at the raw bytes: whether an anchor is there,
-// or an escape that could hide one. Without either no string can hold a
-// secret, since each string, decoded, is then a piece of value as is.
+// mayHold is the quick look at the raw bytes: whether a format may start
+// there, or an escape could hide where one does. Without either no string
+// holds a secret, since each string, decoded, is then a piece of value as
+// it is.
 func (s *Scanner) mayHold(value []byte) bool {
-	for _, a := range s.anchors {
-		if bytes.Contains(value, a) {
+	raw := unsafeString(value)
+	may := false
+	candidates(raw, func(f *format, i int) bool {
+		// The format's own test of the byte before, unless that byte ends
+		// an escape (\n, \u003c), which decodes to no letter.
+		may = !f.boundary || i == 0 || !isWordByte(raw[i-1]) || i >= 2 && raw[i-2] == '\\' || i >= 6 && raw[i-6] == '\\'
+		return !may
+	})
+	if may {
+		return true
+	}
+	for _, f := range s.extra {
+		if strings.Contains(raw, f.anchor) {
 			return true
 		}
 	}
 	for off := 0; ; {
-		i := bytes.IndexByte(value[off:], '\\')
+		i := strings.Index(raw[off:], `\u`)
 		if i < 0 {
-			return false
+			break
 		}
 		i += off
-		if i+1 >= len(value) {
-			return true // not JSON: let the walk say so
+		r, ok := hex4(value[i+2:])
+		if !ok || r >= 128 && s.nonASCII || r < 128 && s.hidable[r] {
+			return true
 		}
-		switch value[i+1] {
-		case 'u':
-			r, ok := hex4(value[i+2:])
-			if !ok || r >= 128 && s.nonASCII || r < 128 && s.hidable[r] {
-				return true
-			}
-			off = i + 6
-		case '/':
-			if s.hidable['/'] {
-				return true
-			}
-			off = i + 2
-		default:
-			off = i + 2
-		}
+		off = i + 2
 	}
+	return s.hidable['/'] && strings.Contains(raw, `\/`)
 }
 
 // hex4 reads the four hex digits of a \u escape.

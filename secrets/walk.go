@@ -14,12 +14,13 @@ const maxDepth = 10000
 
 // walker decodes a JSON value's strings, keeping the path to each.
 type walker struct {
-	formats []*format
-	skip    []string // top-level members not looked into
-	path    []byte
-	buf     []byte // the string being decoded
-	found   []Finding
-	depth   int
+	defaults bool      // look for the default formats
+	formats  []*format // and these
+	skip     []string  // top-level members not looked into
+	path     []byte
+	buf      []byte // the string being decoded
+	found    []Finding
+	depth    int
 }
 
 func (w *walker) has(name string) bool {
@@ -154,8 +155,20 @@ func (w *walker) array(v []byte, i int) (int, error) {
 
 // check records the first format s holds, reporting whether it holds one.
 func (w *walker) check(s string, inName bool) bool {
+	var found *format
+	if w.defaults {
+		found = defaultIn(s)
+	}
 	for _, f := range w.formats {
+		if found != nil {
+			break
+		}
 		if f.in(s) {
+			found = f
+		}
+	}
+	if f := found; f != nil {
+		{
 			if len(w.found) < maxFindings {
 				w.found = append(w.found, Finding{Path: string(w.path), Secret: f.name, What: f.what, InName: inName})
 			}
