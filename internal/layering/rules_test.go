@@ -71,8 +71,13 @@ var rules = []rule{
 	{
 		pkgs:  []string{"supervisor/mcprules"},
 		notOn: []string{"./...", mcpSDK},
-		but:   []string{"jsonrpc", "policy", "internal/field", "internal/pathrule", "internal/yamlnode"},
+		but:   []string{"jsonrpc", "policy", "secrets", "internal/field", "internal/pathrule", "internal/yamlnode"},
 		why:   "the MCP rules read messages through the wire code and decide from the policy's settings: they know nothing of the relay's requests, processes or restarts, which call them through one narrow interface",
+	},
+	{
+		pkgs:  []string{"secrets"},
+		notOn: []string{"./...", mcpSDK},
+		why:   "the secret scanner is pure: it reads a JSON value's strings and knows nothing of MCP, the relay or the policy, whose tools/call rule (supervisor/mcprules) uses it",
 	},
 	{
 		pkgs:  []string{"supervisor/pins"},
