@@ -82,7 +82,7 @@ var rules = []rule{
 	{
 		pkgs:  []string{"supervisor/pins"},
 		notOn: []string{"./...", mcpSDK},
-		but:   []string{"supervisor/mcprules", "contract", "contract/scan", "contract/override", "lock", "jsonrpc", "policy", "internal/..."},
+		but:   []string{"supervisor/mcprules", "secrets", "contract", "contract/scan", "contract/override", "lock", "jsonrpc", "policy", "internal/..."},
 		why:   "the pin rule holds a server to its lock through the rule seam alone: it compares what the server says (contract, as the policy overrides it and the scanner judges it) with the lock's entry (lock) and answers through mcprules, knowing nothing of the relay, processes or the sandbox, which know nothing of pins",
 	},
 	{
