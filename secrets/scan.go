@@ -88,6 +88,20 @@ func (s *Scanner) Scan(value []byte, skip ...string) ([]Finding, error) {
 	return w.found, nil
 }
 
+// Holds reports whether str, one string as decoded, holds a secret: for a
+// masker that hides such strings wherever they are.
+func (s *Scanner) Holds(str string) bool {
+	if defaultIn(str) != nil {
+		return true
+	}
+	for _, f := range s.extra {
+		if f.in(str) {
+			return true
+		}
+	}
+	return false
+}
+
 // mayHold is the quick look at the raw bytes: whether a format may start
 // there, or an escape could hide where one does. Without either no string
 // holds a secret, since each string, decoded, is then a piece of value as

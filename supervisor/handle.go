@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/pins"
 )
 
@@ -68,7 +69,7 @@ func begin(ctx context.Context, opts Options, w *warmup) (*Session, Outcome, err
 		return nil, Outcome{Reason: err.Error()}, err
 	}
 	p := opts.Policy
-	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Server: opts.Name, Log: r.log, Tap: opts.AuditTap})
+	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Secrets: mcprules.SecretScanner(p), Server: opts.Name, Log: r.log, Tap: opts.AuditTap})
 	if err != nil {
 		return nil, Outcome{Reason: field.Message(err, opts.Setting)}, err
 	}

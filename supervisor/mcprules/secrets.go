@@ -13,11 +13,10 @@ import (
 // another tool and hands this server as an argument. _meta is the host's,
 // not the agent's, and is not looked into.
 
-// secretScanner is the policy's scanner, or nil under --no-secret-scan.
-func secretScanner(p policy.Policy) *secrets.Scanner {
-	if p.NoSecretScan {
-		return nil
-	}
+// SecretScanner is the scanner of the policy's formats (the default ones
+// and SecretPatterns), whatever NoSecretScan says: the audit log masks
+// what it finds even where the rule is off.
+func SecretScanner(p policy.Policy) *secrets.Scanner {
 	var extra []secrets.Pattern
 	for _, s := range p.SecretPatterns {
 		sp, err := policy.ParseSecretPattern(s) // p is valid
@@ -27,6 +26,14 @@ func secretScanner(p policy.Policy) *secrets.Scanner {
 		extra = append(extra, secrets.Pattern{Name: sp.Name, Re: sp.Re})
 	}
 	return secrets.New(extra...)
+}
+
+// secretScanner is the rule's scanner, nil under --no-secret-scan.
+func secretScanner(p policy.Policy) *secrets.Scanner {
+	if p.NoSecretScan {
+		return nil
+	}
+	return SecretScanner(p)
 }
 
 // secretRefusal refuses e's tools/call when its params hold a secret.
