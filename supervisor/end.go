@@ -207,6 +207,8 @@ func (r *relay) ruleEnd(id []byte, method string, ref *mcprules.Refusal, gen int
 	case mcprules.Held:
 		data.Item = ref.Item
 		return refusal(outHeld, id, 0, ref.Message, data)
+	case mcprules.SecretInArguments: // the code and kind; the relay's mapping adds data.path, data.secret and the audit's word
+		return refusal(outError, id, CodeSecretInArguments, ref.Message, data)
 	}
 	return refusal(outDenied, id, 0, ref.Message, data)
 }
