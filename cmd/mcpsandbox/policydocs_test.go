@@ -38,9 +38,9 @@ func TestPolicyDocsListEveryKeyWithItsFlag(t *testing.T) {
 
 var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")
 
-// Every YAML example of docs/policy.md, docs/pins.md and README.md loads and is valid.
+// Every YAML example of docs/policy.md, docs/pins.md, docs/secrets.md and README.md loads and is valid.
 func TestPolicyExamplesLoad(t *testing.T) {
-	for _, file := range []string{"../../docs/policy.md", "../../docs/pins.md", "../../README.md"} {
+	for _, file := range []string{"../../docs/policy.md", "../../docs/pins.md", "../../docs/secrets.md", "../../README.md"} {
 		text, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

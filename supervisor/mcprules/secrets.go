@@ -46,12 +46,16 @@ func (s *set) secretRefusal(e *jsonrpc.Envelope) *Refusal {
 		return nil
 	}
 	f := found[0]
-	where := f.Path + " holds"
-	if f.InName {
-		where = f.Path + " has a member whose name is"
-	}
-	if f.Path == "" {
+	var where string
+	switch at := f.Path; {
+	case at == "" && f.InName:
+		where = "the params have a member whose name is"
+	case at == "":
 		where = "the params hold"
+	case f.InName:
+		where = at + " has a member whose name is"
+	default:
+		where = at + " holds"
 	}
 	more := ""
 	if len(found) > 1 {

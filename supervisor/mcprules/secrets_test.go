@@ -1,6 +1,7 @@
 package mcprules
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -55,5 +56,19 @@ func TestSecretScanSettings(t *testing.T) {
 	}
 	if ref := call(extra, `{"name":"echo","arguments":{"text":"acme_short"}}`); ref != nil {
 		t.Errorf("--secret-pattern, no match: refused %+v", ref)
+	}
+}
+
+// docs/secrets.md shows the message a user sees, as the rule writes it.
+func TestSecretsDocShowsTheMessage(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/secrets.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := `-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n`
+	v, _ := request(t, New(policy.Default(), Options{Setting: policy.FlagOf}),
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/home/you/.ssh/copy","content":"`+key+`"}}}`)
+	if v.Refusal == nil || !strings.Contains(string(doc), "\n"+v.Refusal.Message+"\n") {
+		t.Errorf("docs/secrets.md does not show the message %+v", v.Refusal)
 	}
 }
