@@ -147,6 +147,13 @@ func TestNoFalseFinding(t *testing.T) {
 		map[string]any{"data": blob}, // base64 once marshalled
 		map[string]any{"ids": []string{"AKIAWHATEVER", "ASIAN-FOOD", "eyJhbGciOi"}}, // prefixes without the rest
 		map[string]any{"name": "github_pat_format", "url": "https://github.com/ghp_user/repo"},
+		// The reference servers' own calls.
+		map[string]any{"path": "/srv/notes/a.md", "edits": []map[string]any{{"oldText": "- [ ] ship v1.2-rc.1", "newText": "- [x] ship v1.2-rc.1 (see docs/release_notes.md)"}}, "dryRun": true},
+		map[string]any{"owner": "octo-org", "repo": "hello_world", "path": "src/app.ts", "branch": "feature/sk-42_fix", "message": "fix: handle task-queue back-pressure", "content": "ZXhwb3J0IGNvbnN0IGEgPSAxOwo=", "sha": "95b966ae1c166bd92f8ae7d1c313e738c731dfc3"},
+		map[string]any{"relations": []map[string]any{{"from": "AKIA_project", "to": "eyJ-parser", "relationType": "depends-on"}}},
+		map[string]any{"messages": []map[string]any{{"role": "user", "content": map[string]any{"type": "text", "text": "Summarise base64 JSON like eyJhIjoxfQ== and eyJhIjoxfQ.eyJiIjoyfQ for me."}}}, "maxTokens": 100},
+		map[string]any{"image": "iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAYAAACNiR0NAAAKsGlDQ1BJQ0MgUHJvZmlsZQAASImVlwdUU+kSgOfe9JDQEiIgJfQmSCeAlBBaAAXpYCMkAUKJMRBU7MriClZURLCs6KqIgo0idizYFsWC3QVZBNR1sWDDlXeBQ9jdd9575805c+a7c+efmf+e/z9nLgCdKZDJMlF1gCxpjjwyyI8dn5DIJvUABRiY0kEABaPNkvEiIsIAk1H7d/lwD5Bhe9t2ONe/v/+vosESZQsBkAiMk0XZwiyMj2H6SiiT5wDgdmN+kzk5smFuxZgpxxrE+MkwpwzxgPDADzaOrSDnHkuOkAnE60hN+5//eT5hvIVM58FlV7YHLIzKV0gNE8+0JwAA==", "mimeType": "image/png"},
+		map[string]any{"requestId": "req_01HZX3K9Q7M2N4P6R8T0V2W4Y6", "trace": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
 	} {
 		raw, _ := json.Marshal(v)
 		if got, err := New().Scan(raw); err != nil || len(got) != 0 {
