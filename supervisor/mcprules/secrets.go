@@ -38,6 +38,9 @@ func secretScanner(p policy.Policy) *secrets.Scanner {
 
 // secretRefusal refuses e's tools/call when its params hold a secret.
 func (s *set) secretRefusal(e *jsonrpc.Envelope) *Refusal {
+	if len(e.Params) == 0 {
+		return nil // nothing to carry one; the server answers the call
+	}
 	found, err := s.secrets.Scan(e.Params, "_meta")
 	if err != nil {
 		return deny("tools/call params could not be read to look for secrets in its arguments; it was not relayed").Refusal
