@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -49,33 +48,8 @@ func benchPins(b *testing.B, server []string, op func(*session)) {
 	if _, err := pinned.cs.ListTools(context.Background(), nil); err != nil { // first sight: pins
 		b.Fatal(err)
 	}
-	chains := []struct {
-		name string
-		s    *session
-	}{
-		{"lock", pinned},
-		{"nolock", startSession(b, run("--pin", "off", "--lock", filepath.Join(dir, "empty.json")))},
-	}
-	for _, c := range chains {
-		for range 20 {
-			op(c.s)
-		}
-	}
-	got := samples{}
-	b.ResetTimer()
-	for i := range b.N {
-		for k := range chains {
-			c := chains[(i+k)%len(chains)] // in turns, neither always first
-			start := time.Now()
-			op(c.s)
-			got[c.name] = append(got[c.name], time.Since(start))
-		}
-	}
-	b.StopTimer()
-	for _, c := range chains {
-		b.ReportMetric(float64(got.median(c.name))/1e3, c.name+"-µs")
-	}
-	b.ReportMetric(float64(got.median("lock"))/float64(got.median("nolock")), "x-lock-vs-nolock")
+	pair{on: "lock", off: "nolock", warmup: 20}.run(b, pinned,
+		startSession(b, run("--pin", "off", "--lock", filepath.Join(dir, "empty.json"))), op)
 }
 
 // tools118 is a contract of 118 tools shaped like the GitLab server's:

@@ -73,7 +73,7 @@ func begin(ctx context.Context, opts Options, w *warmup) (*Session, Outcome, err
 	}
 	r.rules = mcprules.Chain(r.rules, opts.rules)
 	p := opts.Policy
-	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Server: opts.Name, Log: r.log, Tap: opts.AuditTap})
+	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Secrets: mcprules.SecretScanner(p), Server: opts.Name, Log: r.log, Tap: opts.AuditTap})
 	if err != nil {
 		return nil, Outcome{Reason: field.Message(err, opts.Setting)}, err
 	}

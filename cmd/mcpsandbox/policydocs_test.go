@@ -40,7 +40,7 @@ var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")
 
 // Every YAML example of the policy docs and README.md loads and is valid.
 func TestPolicyExamplesLoad(t *testing.T) {
-	for _, file := range []string{"../../docs/policy.md", "../../docs/pins.md", "../../docs/server-requests.md", "../../docs/approval.md", "../../README.md"} {
+	for _, file := range []string{"../../docs/policy.md", "../../docs/pins.md", "../../docs/server-requests.md", "../../docs/approval.md", "../../docs/secrets.md", "../../README.md"} {
 		text, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

@@ -71,13 +71,18 @@ var rules = []rule{
 	{
 		pkgs:  []string{"supervisor/mcprules"},
 		notOn: []string{"./...", mcpSDK},
-		but:   []string{"jsonrpc", "policy", "internal/field", "internal/pathrule", "internal/yamlnode"},
+		but:   []string{"jsonrpc", "policy", "secrets", "internal/field", "internal/pathrule", "internal/yamlnode"},
 		why:   "the MCP rules read messages through the wire code and decide from the policy's settings: they know nothing of the relay's requests, processes or restarts, which call them through one narrow interface",
+	},
+	{
+		pkgs:  []string{"secrets"},
+		notOn: []string{"./...", mcpSDK},
+		why:   "the secret scanner is pure: it reads a JSON value's strings and knows nothing of MCP, the relay or the policy, whose tools/call rule (supervisor/mcprules) uses it",
 	},
 	{
 		pkgs:  []string{"supervisor/pins"},
 		notOn: []string{"./...", mcpSDK},
-		but:   []string{"supervisor/mcprules", "contract", "contract/scan", "contract/override", "lock", "jsonrpc", "policy", "internal/..."},
+		but:   []string{"supervisor/mcprules", "secrets", "contract", "contract/scan", "contract/override", "lock", "jsonrpc", "policy", "internal/..."},
 		why:   "the pin rule holds a server to its lock through the rule seam alone: it compares what the server says (contract, as the policy overrides it and the scanner judges it) with the lock's entry (lock) and answers through mcprules, knowing nothing of the relay, processes or the sandbox, which know nothing of pins",
 	},
 	{
@@ -89,7 +94,7 @@ var rules = []rule{
 	{
 		pkgs:  []string{"supervisor/audit"},
 		notOn: []string{"./...", mcpSDK},
-		but:   []string{"internal/field", "jsonrpc"},
+		but:   []string{"internal/field", "jsonrpc", "secrets"},
 		why:   "the audit log is told plain values (a method, raw params, an outcome, a code, byte counts) and knows nothing of the relay, policy or confinement, so every relay of a process can share its writer of a file; it reads names as the MCP rules do, through the wire code (jsonrpc.ExactMember)",
 	},
 	{

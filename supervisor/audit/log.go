@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/secrets"
 )
 
 // Defaults of Config.
@@ -25,7 +26,10 @@ type Config struct {
 	Keep    int      // rotated files kept; 0: DefaultKeep
 	Queue   int      // lines waiting for the writer; 0: DefaultQueue
 	Mask    []string // globs of secret keys, beside the built-in ones (AuditMask)
-	Server  string   // the server's name, in every line
+	// Secrets masks every string that holds a secret it finds, whatever
+	// its key (the policy's SecretPatterns too); nil: the default formats.
+	Secrets *secrets.Scanner
+	Server  string // the server's name, in every line
 	Log     *slog.Logger
 	// Tap, when set, is given every line as it is made (also with no
 	// Path): the daemon shows them in `mcpsandbox logs`. It must be quick
@@ -69,7 +73,7 @@ func Open(c Config) (*Log, error) {
 	}
 	var id [8]byte
 	rand.Read(id[:])
-	l := &Log{server: c.Server, session: hex.EncodeToString(id[:]), mask: newMasker(c.Mask), log: c.Log, tap: c.Tap}
+	l := &Log{server: c.Server, session: hex.EncodeToString(id[:]), mask: newMasker(c.Mask, c.Secrets), log: c.Log, tap: c.Tap}
 	if c.Path == "" {
 		return l, nil // lines only for the tap
 	}

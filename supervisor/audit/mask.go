@@ -7,6 +7,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/mcpsandbox/mcpsandbox/secrets"
 )
 
 // What the audit log keeps of a call's arguments: the values of keys that
@@ -32,12 +34,20 @@ var defaultMask = []string{
 	"*cookie*", "*credential*", "*session*", "*jwt*", "*bearer*",
 }
 
-// masker decides which keys are secret.
-type masker struct{ globs []string }
+// masker decides which keys are secret, and which strings hold a secret
+// of a format the scanner knows (a key block, a token) whatever their key.
+type masker struct {
+	globs   []string
+	secrets *secrets.Scanner
+}
 
-// newMasker is the default globs plus extra (validated by Policy.Validate).
-func newMasker(extra []string) *masker {
-	m := &masker{}
+// newMasker is the default globs plus extra (validated by Policy.Validate),
+// and sc's formats (nil: the default ones).
+func newMasker(extra []string, sc *secrets.Scanner) *masker {
+	if sc == nil {
+		sc = secrets.New()
+	}
+	m := &masker{secrets: sc}
 	for _, g := range append(append([]string(nil), defaultMask...), extra...) {
 		m.globs = append(m.globs, strings.ToLower(g))
 	}
@@ -124,6 +134,9 @@ func (w *maskWalk) object(depth int) error {
 			return err
 		}
 		k, _ := tok.(string)
+		if w.m.secrets.Holds(k) {
+			k = maskedValue
+		}
 		if n > 0 {
 			w.out = append(w.out, ',')
 		}
@@ -194,10 +207,14 @@ func (w *maskWalk) skip() error {
 	}
 }
 
-// maskText masks the secrets a string may carry whatever its key: the
-// userinfo of URLs (https://user:***@host), values of secret-looking
-// key=value pairs (a query, a fragment, a DSN) and bearer tokens.
+// maskText masks the secrets a string may carry whatever its key: all of
+// it when it holds a key block or a token, else the userinfo of URLs
+// (https://user:***@host), values of secret-looking key=value pairs (a
+// query, a fragment, a DSN) and bearer tokens.
 func (m *masker) maskText(s string) string {
+	if m.secrets.Holds(s) {
+		return maskedValue
+	}
 	if strings.Contains(s, "://") {
 		s = maskUserinfo(s)
 	}

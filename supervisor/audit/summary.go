@@ -8,7 +8,7 @@ func Summary(arguments []byte, extra []string, max int) string {
 	if len(arguments) == 0 {
 		return "{}"
 	}
-	out, cut, ok := newMasker(extra).maskJSON(arguments, max)
+	out, cut, ok := newMasker(extra, nil).maskJSON(arguments, max)
 	switch {
 	case !ok:
 		return "(arguments that are not JSON)"

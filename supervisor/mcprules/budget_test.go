@@ -119,9 +119,15 @@ func TestUncheckableURI(t *testing.T) {
 	}
 }
 
-// No rule set: no rules at all, so the relay takes no step for them.
+// No rule set: no rules at all, so the relay takes no step for them. The
+// secret scan is on by default, so only --no-secret-scan leaves none.
 func TestNoRulesIsNil(t *testing.T) {
-	if ru := New(policy.Default(), Options{}); ru != nil {
-		t.Errorf("the default policy has rules: %#v", ru)
+	p := policy.Default()
+	if New(p, Options{}) == nil {
+		t.Errorf("the default policy has no rules: its secret scan is off")
+	}
+	p.NoSecretScan = true
+	if ru := New(p, Options{}); ru != nil {
+		t.Errorf("the default policy under --no-secret-scan has rules: %#v", ru)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/secrets"
 )
 
 // Rules are what the relay asks at a host request's arrival and at a
@@ -91,7 +92,8 @@ type Options struct {
 }
 
 // New returns the policy's rules (p must be valid), or nil when it sets
-// none: the relay then takes no step for them beyond a nil check.
+// none (--no-secret-scan and nothing else): the relay then takes no step
+// for them beyond a nil check.
 func New(p policy.Policy, o Options) Rules {
 	if o.Setting == nil {
 		o.Setting = field.Plain
@@ -104,8 +106,9 @@ func New(p policy.Policy, o Options) Rules {
 		toolPrefix: p.ToolPrefix, callTimeout: p.CallTimeout,
 		budget:  newBudget(p.RateLimits, p.MaxConcurrentCalls, o.Now),
 		setting: o.Setting,
+		secrets: secretScanner(p),
 	}
-	if !s.rewritesTools() && s.callTimeout <= 0 && !s.prompts.Active() && !s.resources.Active() && s.budget == nil {
+	if !s.rewritesTools() && s.callTimeout <= 0 && !s.prompts.Active() && !s.resources.Active() && s.budget == nil && s.secrets == nil {
 		return nil
 	}
 	return s
@@ -118,6 +121,7 @@ type set struct {
 	callTimeout               time.Duration
 	budget                    *budget // nil without --rate-limit and --max-concurrent-calls
 	setting                   field.Namer
+	secrets                   *secrets.Scanner // nil under --no-secret-scan
 }
 
 // call is what the rules keep of one host request.

@@ -48,6 +48,11 @@ func (s *set) toolCall(e *jsonrpc.Envelope) (Verdict, Call) {
 			v.Params = enc
 		}
 	}
+	if s.secrets != nil {
+		if ref := s.secretRefusal(e); ref != nil {
+			return Verdict{Refusal: ref}, nil
+		}
+	}
 	c := &call{s: s, timeout: s.callTimeout}
 	if s.budget != nil {
 		if ref := s.budget.take(s, own, c); ref != nil {
