@@ -88,7 +88,7 @@ var rules = []rule{
 	{
 		pkgs:  []string{"supervisor/serverreq"},
 		notOn: []string{"./...", mcpSDK},
-		but:   []string{"supervisor/mcprules", "supervisor/audit", "supervisor/diagnose", "jsonrpc", "policy", "internal/..."},
+		but:   []string{"supervisor/mcprules", "supervisor/audit", "supervisor/diagnose", "secrets", "jsonrpc", "policy", "internal/..."},
 		why:   "the policy for the server's own requests decides from the policy's settings and reads messages as JSON: the relay asks it about each request and the rule seam carries its modern half, so it knows nothing of the relay's ids, processes or restarts",
 	},
 	{
