@@ -7,6 +7,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/daemon/config"
@@ -145,6 +146,9 @@ func (s *server) logChoice() {
 	s.d.log.Info("mcpsandbox: policy", attrs...)
 	if err := s.res.Launch.RuntimeErr; err != nil {
 		s.d.log.Warn("mcpsandbox: the program is started as given", "server", s.name, "err", err)
+	}
+	if dropped := s.res.NoApprovalDropped; len(dropped) > 0 {
+		s.d.log.Warn("mcpsandbox: no call waits for approval (no-approval): tiers dropped", "server", s.name, "tiers", strings.Join(dropped, ","))
 	}
 }
 

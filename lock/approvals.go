@@ -93,7 +93,7 @@ func AskApproval(path string, a Approval, now time.Time) (id string, err error) 
 		}
 		for id = newApprovalID(); f.Approvals[id] != nil; id = newApprovalID() {
 		}
-		a.Approved = nil
+		a.Approved, a.Summary = nil, cutSummary(a.Summary)
 		f.Approvals[id] = &a
 		return nil
 	})
@@ -177,6 +177,17 @@ func (f *File) findApproval(server, tool, digest string) (string, *Approval) {
 		}
 	}
 	return "", nil
+}
+
+// maxSummary bounds an approval's summary: it is for a person to read, and
+// the arguments of a call may be megabytes.
+const maxSummary = 1000
+
+func cutSummary(s string) string {
+	if r := []rune(s); len(r) > maxSummary {
+		return string(r[:maxSummary-1]) + "…"
+	}
+	return s
 }
 
 func (f *File) dropExpired(now time.Time) {

@@ -120,6 +120,17 @@ func TestAskReusesTheOpenApprovalUntilItExpires(t *testing.T) {
 	if _, ok := f.Approvals[id]; ok || len(f.Approvals) != 1 {
 		t.Errorf("the expired approval %s was not dropped: %v", id, f.OpenApprovals(asked))
 	}
+
+	big := writeCall(t, `{"path":"/tmp/big"}`)
+	big.Summary = strings.Repeat("x", 1<<20)
+	id, err = AskApproval(path, big, asked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ = Load(path)
+	if got := []rune(f.Approvals[id].Summary); len(got) != maxSummary || got[len(got)-1] != '…' {
+		t.Errorf("a 1 MiB summary is kept as %d characters, want %d ending in …", len(got), maxSummary)
+	}
 }
 
 // TestApprovalIsTakenOnce: open until approved, then good for exactly one
@@ -209,6 +220,9 @@ func TestHandEditedApprovalsAreRefusedInPlace(t *testing.T) {
 	}
 	data, _ := os.ReadFile(path)
 	good := string(data)
+	if f, err := Parse(path, data); err != nil || string(f.Marshal()) != good {
+		t.Fatalf("a lock with an approval does not read back as written: %v\n%s", err, good)
+	}
 	entry := fmt.Sprintf("approvals[%q]", id)
 	cases := []struct {
 		name, old, new, at, want string

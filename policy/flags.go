@@ -25,6 +25,7 @@ var flags = map[string]string{
 	"ApproveTools":       "approve-tool",
 	"ApproveAnnotated":   "approve-annotated",
 	"ApprovalTimeout":    "approval-timeout",
+	"NoApproval":         "no-approval",
 	"NoSecretScan":       "no-secret-scan",
 	"SecretPatterns":     "secret-pattern",
 	"ServerElicitation":  "server-elicitation",

@@ -80,6 +80,7 @@ var keys = []Key{
 	{"mcp", "approve-tools", "ApproveTools", false},
 	{"mcp", "approve-annotated", "ApproveAnnotated", false},
 	{"mcp", "approval-timeout", "ApprovalTimeout", false},
+	{"mcp", "no-approval", "NoApproval", false},
 	{"mcp", "no-secret-scan", "NoSecretScan", false},
 	{"mcp", "secret-patterns", "SecretPatterns", false},
 

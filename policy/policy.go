@@ -73,6 +73,7 @@ type Policy struct {
 	ApproveTools     []string      // --approve-tool GLOB (repeatable): these tools' calls wait for approval
 	ApproveAnnotated []string      // --approve-annotated HINT (repeatable): destructive, open-world
 	ApprovalTimeout  time.Duration // --approval-timeout: how long a person has to decide
+	NoApproval       bool          // --no-approval: no call waits; drops every tier, the built-ins' too (resolve)
 	// Secrets in a tools/call's arguments refuse the call.
 	NoSecretScan   bool     // --no-secret-scan: let arguments carry secrets
 	SecretPatterns []string // --secret-pattern NAME=REGEX (repeatable): more secret formats

@@ -48,6 +48,11 @@ type Resolution struct {
 
 	Overrides policy.Policy // as the request gave them
 
+	// NoApprovalDropped are the approval tiers (approve-tools globs, then
+	// approve-annotated hints) that Policy.NoApproval took away, for the
+	// caller to log.
+	NoApprovalDropped []string
+
 	// Host is the machine the resolution was made for (its environment
 	// is what a passed variable's value is read from).
 	Host launch.Host
@@ -97,8 +102,21 @@ func Resolve(req Request) (Resolution, error) {
 	if err != nil {
 		return r, err
 	}
+	r.NoApprovalDropped = dropTiers(&p)
 	r.Policy = p
 	return r, nil
+}
+
+// dropTiers empties p's approval tiers when p.NoApproval says so, and
+// returns them: lists add to what a file extends, so only this takes a
+// built-in's tier away.
+func dropTiers(p *policy.Policy) []string {
+	if !p.NoApproval {
+		return nil
+	}
+	dropped := append(slices.Clone(p.ApproveTools), p.ApproveAnnotated...)
+	p.ApproveTools, p.ApproveAnnotated = nil, nil
+	return dropped
 }
 
 // applyLaunch adds to p what the launch line needs, its grants settled

@@ -13,7 +13,7 @@ import (
 // (the deferred path of approval tiers, docs/approval.md).
 func approveCommand(args []string, std stdio) int {
 	fs := newFlagSet("approve")
-	where := lockFlags{lock: fs.String("lock", "", ""), policy: fs.String("policy", "", ""), config: fs.String("config", "", "")}
+	where := addLockFlags(fs)
 	list := fs.Bool("list", false, "")
 	words, status, ok := interspersed(fs, "approve", args, std)
 	if !ok {

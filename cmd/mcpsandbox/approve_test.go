@@ -156,17 +156,7 @@ func TestApproveHelpExamplesRunAsWritten(t *testing.T) {
 
 // README's Approval section's lines work as written.
 func TestApproveReadmeRunsAsWritten(t *testing.T) {
-	text, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(text), "\n## Approval\n")
-	section, _, _ = strings.Cut(section, "\n## ")
-	block := shBlock.FindStringSubmatch(section)
-	if !ok || block == nil {
-		t.Fatal("README has no Approval section with an sh block")
-	}
-	runApproveLines(t, waitingHome(t), strings.Split(strings.TrimSpace(block[1]), "\n"))
+	runApproveLines(t, waitingHome(t), readmeShLines(t, "Approval"))
 }
 
 // callApproved calls a tool that an approval tier holds, as a person whose

@@ -34,9 +34,13 @@ func (e explanation) settingsWhere(section string, keep func(policy.Key) bool) [
 func (e explanation) approvalLines() []string {
 	p := e.p
 	lines := e.settingsWhere("mcp", inApproval)
-	if len(p.ApproveTools) == 0 && len(p.ApproveAnnotated) == 0 {
+	switch {
+	case len(e.r.NoApprovalDropped) > 0:
+		lines = append(lines, "no tool call waits for a person: no-approval drops the tiers",
+			"  "+strings.Join(e.r.NoApprovalDropped, ", "))
+	case len(p.ApproveTools) == 0 && len(p.ApproveAnnotated) == 0:
 		lines = append(lines, "no tool call waits for a person")
-	} else {
+	default:
 		lines = append(lines,
 			"a call of these tools waits for a person: asked through the host where",
 			"it can ask (a 2026-07-28 input request, or elicitation/create), else",

@@ -432,6 +432,11 @@ func TestExplainShowsApprovalAndServerRequests(t *testing.T) {
 	if rules := fs.text("MCP rules"); strings.Contains(rules, "approve-tools") {
 		t.Errorf("MCP rules lists the approval keys too:\n%s", rules)
 	}
+	trusted := explain(t, "--no-approval", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem@2026.8.31", t.TempDir())
+	if got := trusted.text("Approval"); !strings.Contains(got, "no-approval          true       (--no-approval)") ||
+		!strings.Contains(got, "no tool call waits for a person: no-approval drops the tiers\nwrite_file, edit_file, move_file, create_directory") {
+		t.Errorf("filesystem's Approval section under --no-approval:\n%s", got)
+	}
 	memory := explain(t, "--", "npx", "-y", "@modelcontextprotocol/server-memory@2026.8.31")
 	if got := memory.text("Approval"); !strings.Contains(got, "approve-tools        delete_*   (built-in memory)") {
 		t.Errorf("memory's Approval section:\n%s", got)

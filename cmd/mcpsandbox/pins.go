@@ -16,7 +16,7 @@ import (
 // [ITEM...]`: the lock as a user reviews and approves it.
 func pinsCommand(args []string, std stdio) int {
 	fs := newFlagSet("pins")
-	where := lockFlags{lock: fs.String("lock", "", ""), policy: fs.String("policy", "", ""), config: fs.String("config", "", "")}
+	where := addLockFlags(fs)
 	all := fs.Bool("all", false, "")
 	words, status, ok := interspersed(fs, "pins", args, std)
 	if !ok {
@@ -113,6 +113,11 @@ func interspersed(fs *flag.FlagSet, name string, args []string, std stdio) ([]st
 // the user's (lock.DefaultPath: MCPSANDBOX_LOCK's first, as run reads it). The
 // policy --policy names is returned too (nil: none), for the scanner.
 type lockFlags struct{ lock, policy, config *string }
+
+// addLockFlags defines --lock, --policy and --config on fs.
+func addLockFlags(fs *flag.FlagSet) lockFlags {
+	return lockFlags{lock: fs.String("lock", "", ""), policy: fs.String("policy", "", ""), config: fs.String("config", "", "")}
+}
 
 func (l lockFlags) path() (string, *policy.Policy, error) {
 	var pol *policy.Policy

@@ -177,22 +177,29 @@ func pinsOwn(t *testing.T, home string) {
 func TestPinsReadmeRunsAsWritten(t *testing.T) {
 	home, sh := pinsHome(t)
 	writeMemoryLock(t, filepath.Join(home, ".config/mcpsandbox/lock.json"))
-	text, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(text), "\n## Pins\n")
-	section, _, _ = strings.Cut(section, "\n## ")
-	block := shBlock.FindStringSubmatch(section)
-	if !ok || block == nil {
-		t.Fatal("README has no Pins section with an sh block")
-	}
 	wants := map[string]string{"diff": "tool:export_graph added", "approve": "approved tool:export_graph (new) for " + memoryName}
-	for _, line := range strings.Split(strings.TrimSpace(block[1]), "\n") {
+	for _, line := range readmeShLines(t, "Pins") {
 		out, code := sh(line)
 		want, known := wants[strings.Fields(line)[2]]
 		if code != exitOK || !known || !strings.Contains(out, want+"\n") {
 			t.Errorf("%s: exit %d, want a line %q:\n%s", line, code, want, out)
 		}
 	}
+}
+
+// readmeShLines are the lines of the first sh block of README's section
+// "## heading".
+func readmeShLines(t *testing.T, heading string) []string {
+	t.Helper()
+	text, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(text), "\n## "+heading+"\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	block := shBlock.FindStringSubmatch(section)
+	if !ok || block == nil {
+		t.Fatalf("README has no %s section with an sh block", heading)
+	}
+	return strings.Split(strings.TrimSpace(block[1]), "\n")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"log/slog"
+	"strings"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
 	"github.com/mcpsandbox/mcpsandbox/launch"
@@ -69,5 +70,8 @@ func logChoice(r resolve.Resolution, log *slog.Logger) {
 	log.Info("mcpsandbox: policy", attrs...)
 	if err := r.Launch.RuntimeErr; err != nil {
 		log.Warn("mcpsandbox: the program is started as given", "server", r.Launch.Name, "err", err)
+	}
+	if dropped := r.NoApprovalDropped; len(dropped) > 0 {
+		log.Warn("mcpsandbox: no call waits for approval (no-approval): tiers dropped", "server", r.Launch.Name, "tiers", strings.Join(dropped, ","))
 	}
 }
