@@ -44,6 +44,8 @@ func (r *Rule) toolCall(params []byte) (mcprules.Verdict, mcprules.Call) {
 	}
 	if s, _ := jsonrpc.StringValue(state); strings.HasPrefix(s, statePrefix) {
 		return r.retried(m, tool, digest, s), nil
+	} else if state != nil && r.continues(tool, digest) {
+		return mcprules.Verdict{Approval: &mcprules.Approval{Channel: chanInputRequired, Decision: "continued"}}, nil
 	}
 	if granted {
 		return mcprules.Verdict{Approval: &mcprules.Approval{Channel: "session", Decision: allowSession}}, nil

@@ -59,6 +59,8 @@ func (r *Rule) retried(m map[string]json.RawMessage, tool, digest, state string)
 	}
 	if decision == allowSession {
 		r.grant(tool)
+	} else {
+		r.allowContinuing(tool, digest, time.UnixMilli(t.Expires))
 	}
 	delete(m, "requestState")
 	delete(responses, inputKey)
@@ -78,4 +80,42 @@ func (r *Rule) grant(tool string) {
 	r.mu.Lock()
 	r.granted[tool] = true
 	r.mu.Unlock()
+}
+
+// maxContinuing bounds the calls remembered for their server's own
+// rounds: past it the oldest approval is forgotten (its rounds then ask
+// again, which fails safe).
+const maxContinuing = 256
+
+// allowContinuing lets the server's own input rounds of a call allowed
+// once (the host's retries with the server's requestState and the same
+// arguments) through until the approval's expiry, without asking again.
+func (r *Rule) allowContinuing(tool, digest string, until time.Time) {
+	now := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, t := range r.continuing {
+		if !now.Before(t) {
+			delete(r.continuing, k)
+		}
+	}
+	if len(r.continuing) >= maxContinuing {
+		var oldest string
+		for k, t := range r.continuing {
+			if oldest == "" || t.Before(r.continuing[oldest]) {
+				oldest = k
+			}
+		}
+		delete(r.continuing, oldest)
+	}
+	r.continuing[tool+"\x00"+digest] = until
+}
+
+// continues reports whether a call carrying a requestState that is not
+// mcpsandbox's continues one allowed once, within its approval's life.
+func (r *Rule) continues(tool, digest string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	until, ok := r.continuing[tool+"\x00"+digest]
+	return ok && r.now().Before(until)
 }

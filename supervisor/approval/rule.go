@@ -59,6 +59,11 @@ type Rule struct {
 	annotated   map[string]bool  // tools an annotation tier holds
 	granted     map[string]bool  // tools allowed for this session
 	used        map[string]int64 // nonces of requestStates taken, to their expiry
+	// continuing are calls allowed once in a 2026-07-28 session (tool and
+	// argument digest) to when that approval lapses: the server may answer
+	// such a call with an input_required result of its own, and the host's
+	// retries then carry the server's requestState, not mcpsandbox's.
+	continuing map[string]time.Time
 }
 
 // New returns the rule of o's policy, or nil when it names no tier.
@@ -81,6 +86,7 @@ func New(o Options) *Rule {
 		server: o.Server, name: o.Name, lock: o.Lock, reach: Reach(p), mask: o.Mask, notify: o.Notify, now: o.Now,
 		key: processKey(), session: hex.EncodeToString([]byte(nonce())),
 		annotated: map[string]bool{}, granted: map[string]bool{}, used: map[string]int64{},
+		continuing: map[string]time.Time{},
 	}
 	if len(r.tiers) > 0 {
 		r.known(o.Known, o.Overrides)

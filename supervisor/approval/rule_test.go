@@ -158,6 +158,36 @@ func TestModernDeclineCancelAndMalformedAnswersDeny(t *testing.T) {
 	}
 }
 
+// A call allowed once may be answered by the server with an input_required
+// result of its own: the host's retries, carrying the server's state and
+// the same arguments, go through without a second question until the
+// approval lapses; other arguments, or no state, are asked about again.
+func TestServersOwnRoundsOfAnApprovedCallContinue(t *testing.T) {
+	c := &clock{time.Unix(1_800_000_000, 0)}
+	r := newRule(t, c, policy.Policy{ApproveTools: []string{"write_*"}, ApprovalTimeout: time.Minute})
+	args := `{"path":"/tmp/a","content":"hi"}`
+	_, state := inputRequired(t, verdict(t, r, modernCall(args, "")))
+	if v := verdict(t, r, retry(args, state, allowOnceAnswer)); v.Refusal != nil || v.Params == nil {
+		t.Fatalf("accepted retry: %+v", v)
+	}
+	serversRound := modernCall(args, `,"requestState":"servers-own","inputResponses":{"k":{"action":"accept"}}`)
+	v, _ := request(t, r, serversRound)
+	if v.Refusal != nil || v.Answer != nil || v.Pending != nil || v.Approval == nil || v.Approval.Decision != "continued" {
+		t.Errorf("the server's own round of an approved call: %+v", v)
+	}
+	otherArgs := modernCall(`{"path":"/etc/passwd","content":"x"}`, `,"requestState":"servers-own"`)
+	if v, _ := request(t, r, otherArgs); v.Answer == nil {
+		t.Errorf("another call with the server's state was not asked about: %+v", v)
+	}
+	if v, _ := request(t, r, modernCall(args, "")); v.Answer == nil {
+		t.Errorf("the same call again, without a state, was not asked about: %+v", v)
+	}
+	c.t = c.t.Add(2 * time.Minute)
+	if v, _ := request(t, r, serversRound); v.Answer == nil {
+		t.Errorf("a round after the approval lapsed was not asked about: %+v", v)
+	}
+}
+
 // A requestState that is not mcpsandbox's may be the server's: left alone.
 func TestAnotherRequestStateIsLeftAlone(t *testing.T) {
 	r := newRule(t, &clock{time.Now()}, policy.Policy{ApproveTools: []string{"write_file"}})

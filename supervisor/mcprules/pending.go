@@ -40,7 +40,7 @@ type Decision struct {
 // Approval is a person's decision on a call, as the audit records it.
 type Approval struct {
 	Channel  string        // input-required, elicitation, deferred, session (an earlier "for this session")
-	Decision string        // allow-once, allow-session, deny, cancel, timeout, malformed, host-gone, required (deferred: asked, not yet approved), expired
+	Decision string        // allow-once, allow-session, deny, cancel, timeout, malformed, host-gone, required (deferred: asked, not yet approved), expired, continued (a server's own input round of a call allowed once)
 	Waited   time.Duration // from the question to the answer
 	ID       string        // the deferred approval's id
 }
