@@ -34,6 +34,13 @@ type goDaemonHost struct {
 // initialize if the server does not know it), else initialize with it.
 func (d *e2eDaemon) connectGo(t *testing.T, name, version string) (*goDaemonHost, error) {
 	t.Helper()
+	return d.connectGoWith(t, name, version, nil)
+}
+
+// connectGoWith is connectGo with a client of options (nil: none), e.g. an
+// ElicitationHandler, which makes the client declare elicitation.
+func (d *e2eDaemon) connectGoWith(t *testing.T, name, version string, options *mcp.ClientOptions) (*goDaemonHost, error) {
+	t.Helper()
 	argv := d.connectArgv(name)
 	h := &goDaemonHost{name: name, cmd: exec.Command(argv[0], argv[1:]...), wire: newWireTally(), errs: testenv.NewLogCapture(t)}
 	h.cmd.Env, h.cmd.Stderr = d.env, h.errs
@@ -43,7 +50,7 @@ func (d *e2eDaemon) connectGo(t *testing.T, name, version string) (*goDaemonHost
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "daemon-e2e", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "daemon-e2e", Version: "1"}, options)
 	cs, err := client.Connect(ctx, &tallyTransport{inner: &mcp.CommandTransport{Command: h.cmd, TerminateDuration: 10 * time.Second}, tally: h.wire}, so)
 	if err != nil {
 		if h.cmd.Process != nil {
