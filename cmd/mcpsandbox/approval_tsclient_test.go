@@ -29,20 +29,27 @@ type tsApprovalStep struct {
 // approval) under b's state dir and lock, each step writing its own file.
 func runTSApproval(t *testing.T, b *stateBase, dir string, answers ...string) []tsApprovalStep {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed (scripts/test-setup.sh installs it): the TypeScript SDK client runs in it")
-	}
 	var steps []map[string]any
 	for i, a := range answers {
 		file := filepath.Join(dir, a+string(rune('a'+i))+".txt")
 		steps = append(steps, map[string]any{"name": a, "answer": a, "file": file, "arguments": map[string]any{"path": file, "content": a}})
 	}
-	plan, _ := json.Marshal(map[string]any{
+	return runApprovalPlan(t, b, map[string]any{
 		"sdk": tsSDKDir(t), "command": self(t), "tool": "write_file", "steps": steps,
 		"args": []string{asCLI, "run", "--approval-timeout", "1s",
 			"--", "node", testenv.NPMServer(t, "server-filesystem"), dir},
 	})
+}
+
+// runApprovalPlan runs approval.mjs on plan, one result per step.
+func runApprovalPlan(t *testing.T, b *stateBase, planned map[string]any) []tsApprovalStep {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed (scripts/test-setup.sh installs it): the TypeScript SDK client runs in it")
+	}
+	plan, _ := json.Marshal(planned)
+	answers := planned["steps"].([]map[string]any)
 	ctx, cancel := context.WithTimeout(t.Context(), testenv.Wait(time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(testenv.RepoRoot(t), "testdata", "tsclient", "approval.mjs"), string(plan))
@@ -63,6 +70,42 @@ func runTSApproval(t *testing.T, b *stateBase, dir string, answers ...string) []
 		t.Fatalf("approval.mjs printed %d steps, want %d", len(got), len(answers))
 	}
 	return got
+}
+
+// The TypeScript SDK's v2 client (pinned), pinned to a 2026-07-28
+// session, on the Go SDK example server (which speaks it) with echo in a
+// tier: mcpsandbox answers the call with its question in an input_required
+// result, the client asks its handler and retries; only an allow gets the
+// server's answer, and "allow for this session" is not asked again.
+func TestApprovalThroughTheTypeScriptSDKv2In20260728(t *testing.T) {
+	requireConfinement(t)
+	v2 := filepath.Join(filepath.Dir(tsSDKDir(t)), "client")
+	b := newStateBase(t)
+	var steps []map[string]any
+	for _, a := range []string{"decline", "cancel", "malformed", "allow-once", "allow-session", "deny"} {
+		steps = append(steps, map[string]any{"name": a, "answer": a, "arguments": map[string]any{"text": "from " + a}})
+	}
+	got := runApprovalPlan(t, b, map[string]any{
+		"v2": v2, "command": self(t), "tool": "echo", "steps": steps,
+		"args": []string{asCLI, "run", "--approve-tool", "echo", "--", self(t), asExampleServer},
+	})
+	want := []struct {
+		reason string // "" for the server's answer
+		asked  int
+	}{{"declined", 1}, {"cancelled", 1}, {"malformed", 1}, {"", 1}, {"", 1}, {"", 0}}
+	for i, s := range got {
+		w := want[i]
+		switch {
+		case !s.Ours:
+			t.Errorf("%s: a question did not begin \"mcpsandbox asks:\" or lacked its _meta key", s.Name)
+		case s.Asked != w.asked:
+			t.Errorf("%s: asked %d times, want %d", s.Name, s.Asked, w.asked)
+		case w.reason == "" && (s.Code != 0 || s.Text != "from "+s.Name):
+			t.Errorf("%s: %+v, want the server's echo", s.Name, s)
+		case w.reason != "" && (s.Code != supervisor.CodeApprovalDenied || s.Data.Reason != w.reason || s.Text != ""):
+			t.Errorf("%s: %+v, want refused %d (%s)", s.Name, s, supervisor.CodeApprovalDenied, w.reason)
+		}
+	}
 }
 
 // The TypeScript SDK client (pinned) as a classic host that declares

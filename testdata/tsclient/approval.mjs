@@ -10,22 +10,33 @@
 //
 // PLAN_JSON: {"sdk": dir of @modelcontextprotocol/sdk, "command", "args",
 // "tool", "steps": [{"name", "answer": allow-once | allow-session | deny |
-// decline | cancel | malformed | never, "file", "arguments"}]}.
+// decline | cancel | malformed | never, "file", "arguments"}]}. With "v2"
+// (dir of @modelcontextprotocol/client) the host is the v2 client pinned to
+// the 2026-07-28 session, where the question comes inside an input_required
+// result and the client retries the call with its answer.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const plan = JSON.parse(process.argv[2]);
-const sdk = (file) => import(pathToFileURL(path.join(plan.sdk, 'dist', 'esm', file)).href);
-const { Client } = await sdk('client/index.js');
-const { StdioClientTransport } = await sdk('client/stdio.js');
-const { ElicitRequestSchema } = await sdk('types.js');
-
-const client = new Client({ name: 'approval-host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+const load = (dir, file) => import(pathToFileURL(path.join(dir, file)).href);
+let client, StdioClientTransport, elicitation;
+if (plan.v2) {
+  ({ StdioClientTransport } = await load(plan.v2, 'dist/stdio.mjs'));
+  const { Client } = await load(plan.v2, 'dist/index.mjs');
+  client = new Client({ name: 'approval-host', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  elicitation = 'elicitation/create';
+} else {
+  ({ StdioClientTransport } = await load(plan.sdk, 'dist/esm/client/stdio.js'));
+  const { Client } = await load(plan.sdk, 'dist/esm/client/index.js');
+  ({ ElicitRequestSchema: elicitation } = await load(plan.sdk, 'dist/esm/types.js'));
+  client = new Client({ name: 'approval-host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+}
 let answer = 'deny';
 let asked = 0;
 let ours = true;
-client.setRequestHandler(ElicitRequestSchema, async (req) => {
+client.setRequestHandler(elicitation, async (req) => {
   asked++;
   const p = req.params;
   ours &&= p.message.startsWith('mcpsandbox asks:') && p._meta?.['io.github.mcpsandbox/approval'] !== undefined;
@@ -55,7 +66,7 @@ for (const step of plan.steps) {
   }
   out.asked = asked - before;
   out.ours = ours;
-  out.written = fs.existsSync(step.file);
+  out.written = step.file ? fs.existsSync(step.file) : false;
   console.log(JSON.stringify(out));
 }
 await client.close();
