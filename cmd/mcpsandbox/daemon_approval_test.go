@@ -21,6 +21,7 @@ import (
 // next session is asked again. A host that declared elicitation is asked
 // through connect's bridge, and its answer alone decides.
 func TestDaemonApprovalThroughConnect(t *testing.T) {
+	requireConfinement(t)
 	pol := map[string]any{"mcp": map[string]any{"approve-tools": []string{"echo"}}}
 	d := startE2EDaemon(t, claudeConfig(t, exampleEntry(t, "notes", map[string]any{"policy": pol})), nil)
 	args := map[string]any{"text": "deploy"}
