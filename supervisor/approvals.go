@@ -3,12 +3,13 @@ package supervisor
 import (
 	"encoding/json"
 
-	"github.com/mcpsandbox/mcpsandbox/lock"
 	"github.com/mcpsandbox/mcpsandbox/notify"
 	"github.com/mcpsandbox/mcpsandbox/policy"
+	"github.com/mcpsandbox/mcpsandbox/secrets"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/approval"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
+	"github.com/mcpsandbox/mcpsandbox/supervisor/pins"
 )
 
 // summaryMax bounds the arguments a person is shown when asked.
@@ -16,8 +17,9 @@ const summaryMax = 1 << 10
 
 // approvalRules chains the approval tiers' rule inside the others (a call
 // the policy or the pins refuse is never put to a person), as pinRules
-// does for pins: the relay only ever sees Verdicts.
-func (r *relay) approvalRules(opts Options) error {
+// does for pins: the relay only ever sees Verdicts. The annotations the
+// lock pins come from the pin rule (nil: none pinned), which has read it.
+func (r *relay) approvalRules(opts Options, pinned *pins.Rule, overrides map[string]policy.ToolOverride, scanner *secrets.Scanner) error {
 	p := opts.Policy
 	if len(p.ApproveTools) == 0 && len(p.ApproveAnnotated) == 0 {
 		return nil
@@ -30,25 +32,13 @@ func (r *relay) approvalRules(opts Options) error {
 	if server == "" {
 		server = opts.Name
 	}
-	overrides, err := policy.ParseToolOverrides(p.ToolOverrides)
-	if err != nil {
-		return err
-	}
 	var known []json.RawMessage
-	if opts.ID != "" && len(p.ApproveAnnotated) > 0 {
-		f, err := lock.Load(path)
-		if err != nil {
-			return err
-		}
-		if s := f.Servers[opts.ID]; s != nil {
-			for _, e := range s.Contract.Tools {
-				known = append(known, e.Text)
-			}
-		}
+	if pinned != nil && len(p.ApproveAnnotated) > 0 {
+		known = pinned.PinnedTools()
 	}
 	rule := approval.New(approval.Options{Policy: p, Server: server, Name: opts.Name, Lock: path,
 		Known: known, Overrides: overrides, Notify: r.desktopNotifier(),
-		Mask: func(args []byte) string { return audit.Summary(args, p.AuditMask, summaryMax) }})
+		Mask: func(args []byte) string { return audit.Summary(args, p.AuditMask, scanner, summaryMax) }})
 	r.rules = mcprules.Chain(r.rules, rule)
 	return nil
 }

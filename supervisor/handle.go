@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpsandbox/mcpsandbox/internal/field"
+	"github.com/mcpsandbox/mcpsandbox/policy"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/audit"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 	"github.com/mcpsandbox/mcpsandbox/supervisor/pins"
@@ -64,16 +65,24 @@ func begin(ctx context.Context, opts Options, w *warmup) (*Session, Outcome, err
 	}
 	opts.moveFormerState()
 	r := newRelay(opts)
-	pinned, err := r.pinRules(opts)
+	// What several rooms read of the policy is read once: its tool
+	// overrides (pins and approval tiers) and its secret formats (the
+	// audit's masker and the arguments a person is shown).
+	scanner := mcprules.SecretScanner(opts.Policy)
+	overrides, err := policy.ParseToolOverrides(opts.Policy.ToolOverrides)
+	var pinned *pins.Rule
 	if err == nil {
-		err = r.approvalRules(opts)
+		pinned, err = r.pinRules(opts, overrides)
+	}
+	if err == nil {
+		err = r.approvalRules(opts, pinned, overrides, scanner)
 	}
 	if err != nil {
 		return nil, Outcome{Reason: err.Error()}, err
 	}
 	r.rules = mcprules.Chain(r.rules, opts.rules)
 	p := opts.Policy
-	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Secrets: mcprules.SecretScanner(p), Server: opts.Name, Log: r.log, Tap: opts.AuditTap})
+	r.audit, err = audit.Open(audit.Config{Path: p.AuditLog, MaxSize: int64(p.AuditMaxSize), Mask: p.AuditMask, Secrets: scanner, Server: opts.Name, Log: r.log, Tap: opts.AuditTap})
 	if err != nil {
 		return nil, Outcome{Reason: field.Message(err, opts.Setting)}, err
 	}

@@ -12,15 +12,11 @@ import (
 // (the relay sees one Rules and holds no pin), with the policy's tool
 // overrides and the scanner's view of its egress, and returns it for the
 // session's status (nil: none): a lock that does not load fails the start.
-func (r *relay) pinRules(opts Options) (*pins.Rule, error) {
+func (r *relay) pinRules(opts Options, overrides map[string]policy.ToolOverride) (*pins.Rule, error) {
 	if opts.ID == "" {
 		return nil, nil
 	}
 	path, err := lockPath(opts)
-	if err != nil {
-		return nil, err
-	}
-	overrides, err := policy.ParseToolOverrides(opts.Policy.ToolOverrides)
 	if err != nil {
 		return nil, err
 	}

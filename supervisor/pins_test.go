@@ -341,3 +341,27 @@ func TestPinsServerMemoryFromNPM(t *testing.T) {
 		}
 	}
 }
+
+// --approve-annotated counts what the lock pins from the session's start:
+// the fixture's "safe" tool is pinned destructive, so a call of it before
+// any tools/list waits for a person (-31114: the Go SDK client declares no
+// elicitation), while "write_file", pinned not destructive, goes through.
+func TestPinnedAnnotationsTierACallBeforeAnyList(t *testing.T) {
+	lockPath := filepath.Join(t.TempDir(), "lock.json")
+	first := mustPinned(t, pinfixture.First(), lockPath, policy.PinTOFU)
+	first.tools(t)
+	first.close(t)
+
+	run := mustPinned(t, pinfixture.First(), lockPath, policy.PinTOFU, func(p *policy.Policy) {
+		p.ApproveAnnotated = []string{policy.ApproveDestructive}
+	})
+	defer run.close(t)
+	_, err := callTool(t, run.cs, "safe", map[string]any{"path": "/srv/a"})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != supervisor.CodeApprovalRequired {
+		t.Errorf("safe, pinned destructive, called before any list: %v, want error %d", err, supervisor.CodeApprovalRequired)
+	}
+	if _, err := callTool(t, run.cs, "write_file", map[string]any{"path": "/srv/a"}); err != nil {
+		t.Errorf("write_file, pinned not destructive: %v", err)
+	}
+}

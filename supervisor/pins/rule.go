@@ -3,6 +3,7 @@ package pins
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -255,3 +256,14 @@ func keyOf(params []byte, member string) (string, bool) {
 // pinned reports whether the server has an approved contract: the lock's,
 // or what this session pinned at first sight.
 func (r *Rule) pinned() bool { return !r.approved.Empty() }
+
+// PinnedTools are the tools the lock pins for the server, as their
+// canonical text (the policy's overrides applied): what other rules may
+// read of the approved contract without reading the lock again.
+func (r *Rule) PinnedTools() []json.RawMessage {
+	var tools []json.RawMessage
+	for _, e := range r.approved.Tools {
+		tools = append(tools, e.Text)
+	}
+	return tools
+}
