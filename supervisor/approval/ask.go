@@ -8,15 +8,6 @@ import (
 	"github.com/mcpsandbox/mcpsandbox/supervisor/mcprules"
 )
 
-// MetaKey marks mcpsandbox's own questions in their _meta, beside a message
-// that begins with MessagePrefix: a server's elicitation that carries
-// either is rewritten before the host sees it (docs/approval.md), so a host
-// can tell mcpsandbox's question from a server's.
-const (
-	MetaKey       = mcprules.QuestionMeta
-	MessagePrefix = mcprules.QuestionPrefix
-)
-
 // The form's one field and its choices.
 const (
 	field        = "decision"
@@ -29,7 +20,7 @@ const (
 // with arguments (already masked).
 func (r *Rule) question(tool, summary, digest string) json.RawMessage {
 	var msg strings.Builder
-	fmt.Fprintf(&msg, "%s may the MCP server %q run its tool %q with these arguments?\n%s\n", MessagePrefix, r.name, tool, summary)
+	fmt.Fprintf(&msg, "%s may the MCP server %q run its tool %q with these arguments?\n%s\n", mcprules.QuestionPrefix, r.name, tool, summary)
 	fmt.Fprintf(&msg, "The sandbox lets this server reach: %s.", r.reach)
 	params := map[string]any{
 		"mode":    "form",
@@ -49,7 +40,7 @@ func (r *Rule) question(tool, summary, digest string) json.RawMessage {
 			},
 			"required": []string{field},
 		},
-		"_meta": map[string]any{MetaKey: map[string]string{"server": r.name, "tool": tool, "digest": digest}},
+		"_meta": map[string]any{mcprules.QuestionMeta: map[string]string{"server": r.name, "tool": tool, "digest": digest}},
 	}
 	b, _ := json.Marshal(params)
 	return b

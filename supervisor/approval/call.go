@@ -11,8 +11,9 @@ import (
 )
 
 // inputKey names mcpsandbox's question among a result's inputRequests and
-// its answer among a retry's inputResponses.
-const inputKey = MetaKey
+// its answer among a retry's inputResponses: the mark its question carries
+// in _meta too, which a server's elicitation may not (docs/approval.md).
+const inputKey = mcprules.QuestionMeta
 
 // toolCall decides a tools/call: let it through (untiered, or granted for
 // the session, or a retry carrying a valid signed answer), or ask.

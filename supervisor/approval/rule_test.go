@@ -100,11 +100,11 @@ func TestModernHostIsAskedInAnInputRequiredResult(t *testing.T) {
 	args := `{"path":"/tmp/a","content":"hi","password":"hunter2"}`
 	q, state := inputRequired(t, verdict(t, r, modernCall(args, "")))
 	msg, _ := q["message"].(string)
-	if !strings.HasPrefix(msg, MessagePrefix) || !strings.Contains(msg, `"write_file"`) || !strings.Contains(msg, `"fs"`) {
+	if !strings.HasPrefix(msg, mcprules.QuestionPrefix) || !strings.Contains(msg, `"write_file"`) || !strings.Contains(msg, `"fs"`) {
 		t.Errorf("question message: %q", msg)
 	}
-	if meta, _ := q["_meta"].(map[string]any); meta[MetaKey] == nil {
-		t.Errorf("question carries no _meta[%q]: %v", MetaKey, q)
+	if meta, _ := q["_meta"].(map[string]any); meta[mcprules.QuestionMeta] == nil {
+		t.Errorf("question carries no _meta[%q]: %v", mcprules.QuestionMeta, q)
 	}
 	c.t = c.t.Add(3 * time.Second)
 	v := verdict(t, r, retry(args, state, allowOnceAnswer))
@@ -239,7 +239,7 @@ func TestClassicHostIsAskedWithElicitation(t *testing.T) {
 		Meta    map[string]json.RawMessage `json:"_meta"`
 	}
 	json.Unmarshal(asked, &q)
-	if !strings.HasPrefix(q.Message, "mcpsandbox asks:") || q.Meta[MetaKey] == nil || !strings.Contains(q.Message, "no network") {
+	if !strings.HasPrefix(q.Message, "mcpsandbox asks:") || q.Meta[mcprules.QuestionMeta] == nil || !strings.Contains(q.Message, "no network") {
 		t.Errorf("question: %s", asked)
 	}
 	pending(t, r, `{}`) // allow-once granted nothing

@@ -11,19 +11,13 @@ import (
 
 // mcpsandbox asks the host questions of its own (approval of a tool call)
 // with elicitation/create, so a server's elicitation must not pass for one
-// of them. mcpsandbox's carry two marks no server's keeps: ApprovalMeta in
-// their _meta, and a message beginning OwnPrefix. A server's elicitation
-// that carries the key, or whose message reads as mcpsandbox's (a line
-// beginning "mcpsandbox", in any look-alike spelling, or "mcpsandbox
-// asks" anywhere), loses the key and has diagnose.ServerWords put before
-// its message, as the relay does for a server's error that claims to be
-// mcpsandbox's.
-
-// The marks of mcpsandbox's own elicitation.
-const (
-	ApprovalMeta = mcprules.QuestionMeta
-	OwnPrefix    = mcprules.QuestionPrefix
-)
+// of them. mcpsandbox's carry two marks no server's keeps:
+// mcprules.QuestionMeta in their _meta, and a message beginning
+// mcprules.QuestionPrefix. A server's elicitation that carries the key, or
+// whose message reads as mcpsandbox's (a line beginning "mcpsandbox", in
+// any look-alike spelling, or "mcpsandbox asks" anywhere), loses the key
+// and has diagnose.ServerWords put before its message, as the relay does
+// for a server's error that claims to be mcpsandbox's.
 
 // claimsOwn reports whether an elicitation's message would pass for
 // mcpsandbox's.
@@ -48,7 +42,7 @@ func markSpoof(params json.RawMessage) (json.RawMessage, bool) {
 				continue
 			}
 			for mk := range meta {
-				if strings.EqualFold(mk, ApprovalMeta) {
+				if strings.EqualFold(mk, mcprules.QuestionMeta) {
 					delete(meta, mk)
 					changed = true
 				}
