@@ -220,12 +220,7 @@ func (r *relay) hostRequestLocked(msg []byte, e *jsonrpc.Envelope, live bool) (o
 		}
 		pending = v.Pending
 		if v.Params != nil {
-			start := jsonrpc.OffsetIn(msg, e.Params)
-			out = jsonrpc.Splice(msg, start, start+len(e.Params), v.Params)
-			if idStart > start {
-				shift := len(v.Params) - len(e.Params)
-				idStart, idEnd = idStart+shift, idEnd+shift
-			}
+			out, idStart, idEnd = withNewParams(msg, e, v.Params)
 		}
 	}
 	if r.state == stateStopped || r.state == stateClosing {

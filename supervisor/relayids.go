@@ -49,3 +49,17 @@ type errorData struct {
 func errorResponse(id []byte, code int, message string, data any) []byte {
 	return jsonrpc.NewError(id, code, message, withKind(code, data))
 }
+
+// withNewParams returns msg (whose envelope is e) with its params replaced
+// by params, and where its id now lies: the relay then rewrites the id in
+// the message it will send.
+func withNewParams(msg []byte, e *jsonrpc.Envelope, params []byte) (out []byte, idStart, idEnd int) {
+	start := jsonrpc.OffsetIn(msg, e.Params)
+	out = jsonrpc.Splice(msg, start, start+len(e.Params), params)
+	idStart, idEnd = e.IDStart, e.IDEnd
+	if idStart > start {
+		shift := len(params) - len(e.Params)
+		idStart, idEnd = idStart+shift, idEnd+shift
+	}
+	return out, idStart, idEnd
+}

@@ -175,15 +175,11 @@ func (r *relay) serverElemLocked(g *generation, msg []byte, e *jsonrpc.Envelope,
 		p := serverRequest{gen: g.n, origID: string(orig), origKey: jsonrpc.IDKey(orig, e.IDEscaped)}
 		r.pending[string(nid)] = p
 		r.pendingOrig[p.origKey] = string(nid)
-		out := jsonrpc.Splice(msg, e.IDStart, e.IDEnd, nid)
+		out, idStart, idEnd := msg, e.IDStart, e.IDEnd
 		if params != nil { // marked as the server's words
-			start := jsonrpc.OffsetIn(msg, e.Params)
-			if e.IDStart < start {
-				start += len(nid) - (e.IDEnd - e.IDStart)
-			}
-			out = jsonrpc.Splice(out, start, start+len(e.Params), params)
+			out, idStart, idEnd = withNewParams(msg, e, params)
 		}
-		return out
+		return jsonrpc.Splice(out, idStart, idEnd, nid)
 
 	case jsonrpc.Notification:
 		if g.retired.Load() {
