@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
@@ -168,6 +169,12 @@ func (r *Rule) inputRequired(method string, result []byte) ([]byte, *mcprules.Re
 			ir = inputRequest{Method: "(unreadable)"}
 		}
 		v := r.g.Decide(ir.Method, ir.Params)
+		if strings.EqualFold(k, mcprules.QuestionMeta) {
+			// The key marks mcpsandbox's own question in a result: a
+			// server's under it would pass for one (docs/approval.md).
+			v.Outcome, v.Params = Denied, nil
+			v.Reason = "the server named its input request " + strconv.Quote(k) + ", the key that marks mcpsandbox's own questions"
+		}
 		if v.Outcome == Declined && v.Decline == nil {
 			v.Reason = "the policy declines " + ir.Method + " (" + r.g.setting(settingOf[ir.Method]) + " decline), and a 2026-07-28 result cannot tell the server a user said no to it"
 		}
