@@ -110,14 +110,9 @@ func (w *walker) object(v []byte, i int) (int, error) {
 		if err != nil {
 			return i, err
 		}
-		switch i = space(v, i); {
-		case i < len(v) && v[i] == ',':
-			i = space(v, i+1)
-		case i < len(v) && v[i] == '}':
-			w.depth--
-			return i + 1, nil
-		default:
-			return i, fmt.Errorf("offset %d: want ',' or '}'", i)
+		var done bool
+		if i, done, err = w.separator(v, i, '}'); done || err != nil {
+			return i, err
 		}
 	}
 }
@@ -141,16 +136,24 @@ func (w *walker) array(v []byte, i int) (int, error) {
 		if err != nil {
 			return i, err
 		}
-		switch i = space(v, i); {
-		case i < len(v) && v[i] == ',':
-			i = space(v, i+1)
-		case i < len(v) && v[i] == ']':
-			w.depth--
-			return i + 1, nil
-		default:
-			return i, fmt.Errorf("offset %d: want ',' or ']'", i)
+		var done bool
+		if i, done, err = w.separator(v, i, ']'); done || err != nil {
+			return i, err
 		}
 	}
+}
+
+// separator reads what follows a member or an element: a ',' (more come)
+// or the container's close (done, and the walk is out of it).
+func (w *walker) separator(v []byte, i int, close byte) (next int, done bool, err error) {
+	switch i = space(v, i); {
+	case i < len(v) && v[i] == ',':
+		return space(v, i+1), false, nil
+	case i < len(v) && v[i] == close:
+		w.depth--
+		return i + 1, true, nil
+	}
+	return i, false, fmt.Errorf("offset %d: want ',' or '%c'", i, close)
 }
 
 // check records the first format s holds, reporting whether it holds one.
