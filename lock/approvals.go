@@ -2,13 +2,13 @@ package lock
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/mcpsandbox/mcpsandbox/contract"
 )
 
 // Approval is one tool call held for a person on the deferred path (a host
@@ -68,8 +68,7 @@ func ArgumentDigest(arguments []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("lock: the arguments are not JSON: %w", err)
 	}
-	sum := sha256.Sum256(canon)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	return contract.Hash(canon), nil // the form a contract's items hash in
 }
 
 // AskApproval records that a call waits for approval and returns its id.
