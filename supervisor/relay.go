@@ -216,8 +216,10 @@ func (r *relay) emit(e Event) {
 
 func (r *relay) closeHost() {
 	r.hostGoneOnce.Do(func() {
-		close(r.hostGone)
+		// Decide's ctx ends before its question does, so a Decide that
+		// sees the host gone also finds its ctx ended.
 		r.endWaits()
+		close(r.hostGone)
 	})
 }
 
