@@ -105,7 +105,7 @@ func prepare(args []string, host launch.Host, std stdio) (int, *prepareFailure) 
 		fmt.Fprintln(std.Err, "mcpsandbox prepare: stopped")
 		return exitFailure, nil
 	case ex.Failed():
-		cache, _ := policyEnv(p, "npm_config_cache", nil)
+		cache, _ := npmEnv(p, "npm_config_cache", nil)
 		f := prepareFailure{once: ex, script: failedScript(r.StateDir(), cache, start), last: out.lastLine(), args: args}
 		fmt.Fprintf(std.Err, "mcpsandbox prepare: %s\n", f)
 		return exitFailure, &f

@@ -76,7 +76,7 @@ func prepareNetwork(tool string, r resolve.Resolution, p policy.Policy) (hosts, 
 // npxRegistry is the registry npx installs from under p: the policy's
 // npm_config_registry, else the one npm on this host is configured with.
 func npxRegistry(r resolve.Resolution, p policy.Policy) (string, error) {
-	if registry, ok := policyEnv(p, "npm_config_registry", r.Host.LookupEnv); ok {
+	if registry, ok := npmEnv(p, "npm_config_registry", r.Host.LookupEnv); ok {
 		return registry, nil
 	}
 	return npmRegistry(r)
@@ -97,13 +97,38 @@ func indexHosts(what, index string) ([]string, error) {
 // policyEnv is name's value as the policy sets or passes it, else as the
 // host has it.
 func policyEnv(p policy.Policy, name string, lookupEnv func(string) (string, bool)) (string, bool) {
+	return envIn(p, name, lookupEnv, func(a, b string) bool { return a == b })
+}
+
+// npmEnv is npm's variable name as policyEnv finds it, in any case: npm
+// reads npm_config_* whatever their case, so NPM_CONFIG_REGISTRY names
+// its registry as well.
+func npmEnv(p policy.Policy, name string, lookupEnv func(string) (string, bool)) (string, bool) {
+	if lookupEnv != nil {
+		host := lookupEnv
+		lookupEnv = func(n string) (string, bool) {
+			if v, ok := host(n); ok {
+				return v, ok
+			}
+			return host(strings.ToUpper(n))
+		}
+	}
+	return envIn(p, name, lookupEnv, strings.EqualFold)
+}
+
+// envIn is the value of the policy's last entry for name (under same),
+// looked up on the host when that entry passes it on by name alone, or
+// when the policy has none.
+func envIn(p policy.Policy, name string, lookupEnv func(string) (string, bool), same func(a, b string) bool) (string, bool) {
 	for i := len(p.Env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(p.Env[i], name+"="); ok {
+		k, v, set := strings.Cut(p.Env[i], "=")
+		if !same(k, name) {
+			continue
+		}
+		if set {
 			return v, true
 		}
-		if p.Env[i] == name {
-			break
-		}
+		break
 	}
 	if lookupEnv == nil {
 		return "", false

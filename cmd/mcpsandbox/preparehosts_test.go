@@ -35,6 +35,17 @@ func TestPrepareReachesNPMsRegistry(t *testing.T) {
 	if hosts, _, err := prepareNetwork("npx", hostWith(dir, nil), p); err != nil || !slices.Equal(hosts, []string{"npm.example.test:443"}) {
 		t.Errorf("the policy's registry: hosts %q (%v)", hosts, err)
 	}
+	// npm reads its variables in any case: so does prepare.
+	p.Env = []string{"NPM_CONFIG_REGISTRY=https://caps.example.test/"}
+	if hosts, env, err := prepareNetwork("npx", hostWith(dir, nil), p); err != nil || !slices.Equal(hosts, []string{"caps.example.test:443"}) ||
+		!slices.Equal(env, []string{"npm_config_registry=https://caps.example.test/"}) {
+		t.Errorf("the policy's NPM_CONFIG_REGISTRY: hosts %q env %q (%v), want its registry", hosts, env, err)
+	}
+	p.Env = []string{"NPM_CONFIG_REGISTRY"}
+	fromHost := hostWith(dir, map[string]string{"NPM_CONFIG_REGISTRY": "https://host.example.test:8443/"})
+	if hosts, _, err := prepareNetwork("npx", fromHost, p); err != nil || !slices.Equal(hosts, []string{"host.example.test:8443"}) {
+		t.Errorf("NPM_CONFIG_REGISTRY passed on from the host: hosts %q (%v), want its registry", hosts, err)
+	}
 	p.Env = []string{"npm_config_registry=registry.example.test"}
 	if _, _, err := prepareNetwork("npx", hostWith(dir, nil), p); err == nil || !strings.Contains(err.Error(), "is no URL of a host") {
 		t.Errorf("a registry that is no URL: %v", err)
