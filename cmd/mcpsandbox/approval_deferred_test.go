@@ -47,7 +47,9 @@ func TestDeferredApprovalThroughTheBinary(t *testing.T) {
 	entry := testenv.NPMServer(t, "server-filesystem")
 	b := newStateBase(t)
 	dir := sandboxDir(t, "mcpsandbox-approval-fs-")
-	const life = 2 * time.Second // --approval-timeout: how long an approval waits
+	// --approval-timeout: how long an approval waits. Each approval must be
+	// used before it: room for a race-built approve and call on a busy machine.
+	const life = 5 * time.Second
 	s := b.mustStart(t, "--approval-timeout", life.String(), "--", "node", entry, dir)
 	approve := func(id string) {
 		t.Helper()

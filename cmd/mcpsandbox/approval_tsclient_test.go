@@ -36,7 +36,7 @@ func runTSApproval(t *testing.T, b *stateBase, dir string, answers ...string) []
 	}
 	return runApprovalPlan(t, b, map[string]any{
 		"sdk": tsSDKDir(t), "command": self(t), "tool": "write_file", "steps": steps,
-		"args": []string{asCLI, "run", "--approval-timeout", "1s",
+		"args": []string{asCLI, "run", "--approval-timeout", "3s", // the "never" step waits it out; the others answer at once, well within it
 			"--", "node", testenv.NPMServer(t, "server-filesystem"), dir},
 	})
 }
