@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -97,14 +96,6 @@ func TestDeferredApprovalThroughTheBinary(t *testing.T) {
 // its id and expiry those of the call.
 func docsDeferredMessage(t *testing.T, id string, expires time.Time) string {
 	t.Helper()
-	text, err := os.ReadFile("../../docs/approval.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^ "message": ("mcpsandbox: tool .*"),$`).FindSubmatch(text)
-	var msg string
-	if m == nil || json.Unmarshal(m[1], &msg) != nil {
-		t.Fatal("docs/approval.md shows no -31114 message")
-	}
+	msg := testenv.DocString(t, "docs/approval.md", `(?m)^ "message": ("mcpsandbox: tool .*"),$`)
 	return strings.NewReplacer("k3v7qd2mxa", id, "2026-12-05T10:02:00Z", expires.UTC().Format(time.RFC3339)).Replace(msg)
 }

@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/jsonrpc"
 	"github.com/mcpsandbox/mcpsandbox/lock"
 	"github.com/mcpsandbox/mcpsandbox/policy"
@@ -335,15 +334,7 @@ func TestAnnotationTiersOnlyRaise(t *testing.T) {
 
 // docs/approval.md shows the question as a host gets it.
 func TestTheQuestionIsAsTheDocsShow(t *testing.T) {
-	text, err := os.ReadFile("../../docs/approval.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^   "message": ("mcpsandbox asks: .*"),$`).FindSubmatch(text)
-	var want string
-	if m == nil || json.Unmarshal(m[1], &want) != nil {
-		t.Fatal("docs/approval.md shows no question")
-	}
+	want := testenv.DocString(t, "docs/approval.md", `(?m)^   "message": ("mcpsandbox asks: .*"),$`)
 	p := policy.Policy{ApproveTools: []string{"write_file"}, GrantArgs: policy.GrantRW, Net: policy.NetNone, ApprovalTimeout: time.Minute}
 	r := New(Options{Policy: p, Name: "@modelcontextprotocol/server-filesystem", Mask: func(a []byte) string { return string(a) }})
 	var q struct{ Message string }
