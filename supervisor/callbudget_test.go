@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsandbox/mcpsandbox/internal/testenv"
 	"github.com/mcpsandbox/mcpsandbox/supervisor"
 )
 
@@ -191,7 +192,9 @@ func TestMaxConcurrentCallsOneAnswerEach(t *testing.T) {
 func TestMaxConcurrentCallsAfterTimeout(t *testing.T) {
 	pol := testPolicy(rulesServer(t))
 	pol.MaxConcurrentCalls = 1
-	pol.CallTimeout = 200 * time.Millisecond
+	// The wait runs into it; read_file must be answered within it, on a
+	// machine the race suite keeps busy (200 ms was once too little).
+	pol.CallTimeout = testenv.Wait(time.Second)
 	r := startRelay(t, pol)
 	cs := r.sdkClient("2025-11-25", nil)
 	_, err := callTool(t, cs, "wait", nil)
